@@ -1,0 +1,77 @@
+# Every entry point of the project.  Each part adds its binaries, C unit tests
+# and targets through a fragment (tools/*.mk, httpd/*.mk, harness/*.mk, ...),
+# so parts can grow without touching this file.
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+
+CC ?= cc
+OPT ?= -O2 -g
+WARN := -Wall -Wextra -Werror
+CPPFLAGS += -D_GNU_SOURCE -Itools
+LDLIBS ?= -lowfat -lz
+# Where binaries and objects go; the sanitizer and static builds use their own.
+BIN ?= bin
+B ?= build/default
+
+# Filled in by the fragments:
+#   BINS += NAME           and NAME_SRCS := the .c files of bin/NAME
+#   CTESTS += NAME         and NAME_test_SRCS := tests/c/NAME_test.c + its code
+BINS :=
+CTESTS :=
+
+objs = $(patsubst %.c,$(B)/%.o,$(1))
+
+include $(sort $(wildcard tools/*.mk httpd/*.mk harness/*.mk playbooks/*.mk plots/*.mk))
+
+define bin_rule
+$(BIN)/$(1): $(call objs,$($(1)_SRCS)) | $(BIN)
+	$$(CC) $$(OPT) $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
+endef
+define ctest_rule
+$(B)/tests/$(1)_test: $(call objs,$($(1)_test_SRCS))
+	@mkdir -p $$(@D)
+	$$(CC) $$(OPT) $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
+endef
+$(foreach b,$(BINS),$(eval $(call bin_rule,$(b))))
+$(foreach t,$(CTESTS),$(eval $(call ctest_rule,$(t))))
+
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests/c $(WARN) $(OPT) -MMD -MP -c -o $@ $<
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+$(BIN):
+	mkdir -p $@
+
+.PHONY: all ctests asan-ctests deps deps-check test lint bench static clean demo
+all: deps-check $(addprefix $(BIN)/,$(BINS))
+
+ctests: $(addprefix $(B)/tests/,$(addsuffix _test,$(CTESTS)))
+
+SAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+asan-ctests:
+	$(MAKE) --no-print-directory B=build/asan BIN=build/asan/bin OPT="$(SAN)" ctests
+
+# Installs every Debian package the project needs (apt-get update first).
+deps:
+	harness/deps.sh install
+
+# Installs only when something is missing; cheap when all is there.
+deps-check:
+	@harness/deps.sh check || harness/deps.sh install
+
+# Every suite: C unit tests, the same under ASan+UBSan, bats, lint.
+# The last line printed is "N passed, N failed[, N skipped]".
+test: all ctests asan-ctests
+	@tests/run.sh
+
+lint: deps-check
+	@tests/run.sh lint
+
+# Side-by-side comparisons against the peers (GNU tar, bsdtar, nginx, wrk).
+bench: all
+	@tests/bench/run.sh
+
+clean:
+	rm -rf bin build

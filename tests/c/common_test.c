@@ -1,0 +1,56 @@
+#include "check.h"
+#include "common.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(void) {
+  uint64_t v;
+  double d;
+  CHECK(parse_u64("12345", 100000, &v) == 0 && v == 12345, "parse_u64 reads a number");
+  CHECK(parse_u64("", 10, &v) == -1, "parse_u64 rejects empty");
+  CHECK(parse_u64("12x", 100, &v) == -1, "parse_u64 rejects junk");
+  CHECK(parse_u64("-1", 100, &v) == -1, "parse_u64 rejects negative");
+  CHECK(parse_u64("101", 100, &v) == -1, "parse_u64 enforces max");
+  CHECK(parse_u64("99999999999999999999999", UINT64_MAX, &v) == -1, "parse_u64 rejects overflow");
+  CHECK(parse_seconds("2.5", &d) == 0 && d == 2.5, "parse_seconds reads fractions");
+  CHECK(parse_seconds("nan", &d) == -1, "parse_seconds rejects nan");
+  CHECK(parse_seconds("-3", &d) == -1, "parse_seconds rejects negative");
+
+  char dir[] = "/tmp/common_testXXXXXX";
+  CHECK(mkdtemp(dir) != NULL, "temp dir");
+  char path[256];
+  snprintf(path, sizeof path, "%s/stats.tsv", dir);
+  struct stats_file s;
+  CHECK(stats_open(&s, path) == 0, "stats_open");
+  CHECK(access(path, F_OK) != 0, "stats file appears only on close");
+  stats_u64(&s, "files", 42, "files");
+  stats_f(&s, "wall_s", 1.5, "s");
+  CHECK(stats_close(&s) == 0, "stats_close");
+  FILE *f = fopen(path, "r");
+  char buf[256] = {0};
+  size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+  if (f) fclose(f);
+  buf[n] = 0;
+  CHECK(strcmp(buf, "files\t42\tfiles\nwall_s\t1.5\ts\n") == 0, "stats records are metric<TAB>value<TAB>unit");
+  unlink(path);
+
+  struct stats_file bad;
+  CHECK(stats_open(&bad, "/nonexistent/dir/x.tsv") == -1, "stats_open reports an unwritable path");
+
+  struct series_file ser;
+  snprintf(path, sizeof path, "%s/series.tsv", dir);
+  CHECK(series_open(&ser, path, 100.0) == 0, "series_open");
+  CHECK(!series_due(&ser, 100.5) && series_due(&ser, 101.0), "series_due once a second");
+  series_put(&ser, 101.0, "bytes", 4096);
+  CHECK(series_close(&ser) == 0, "series_close");
+  f = fopen(path, "r");
+  n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+  if (f) fclose(f);
+  buf[n] = 0;
+  CHECK(strcmp(buf, "1.000\tbytes\t4096\n") == 0, "series lines are t_s<TAB>metric<TAB>value");
+  unlink(path);
+  rmdir(dir);
+  return check_done();
+}

@@ -1,0 +1,112 @@
+#!/bin/bash
+# Runs the test suites and prints, as its very last line,
+#   N passed, N failed[, N skipped]
+# totalled over every suite.  Every suite speaks TAP; a suite that dies
+# without reporting a failure counts as one failure.
+#   tests/run.sh              every suite (C, C under ASan+UBSan, bats, lint)
+#   tests/run.sh c|asan|lint  one suite
+#   tests/run.sh bats [FILE.bats ...]
+set -u
+cd "$(dirname "$0")/.." || exit 2
+
+pass=0 fail=0 skip=0
+logdir=$(mktemp -d "${TMPDIR:-/tmp}/shootout-tests.XXXXXX")
+trap 'rm -rf "$logdir"' EXIT
+
+# run_suite NAME CMD... : run CMD, show its TAP, add its counts to the totals.
+run_suite() {
+  local name=$1 t0 rc p f s
+  shift
+  t0=$(date +%s)
+  echo "== $name"
+  "$@" >"$logdir/$name.tap" 2>&1
+  rc=$?
+  cat "$logdir/$name.tap"
+  s=$(grep -ciE '^ok .*# skip' "$logdir/$name.tap")
+  p=$(grep -c '^ok ' "$logdir/$name.tap")
+  p=$((p - s))
+  f=$(grep -c '^not ok ' "$logdir/$name.tap")
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+    echo "not ok - suite $name exited $rc without reporting a failure"
+    f=1
+  fi
+  pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+  echo "== $name: $p passed, $f failed, $s skipped ($(($(date +%s) - t0)) s)"
+}
+
+# A directory of C test binaries as one TAP stream.
+c_suite() {
+  local dir=$1 t rc=0
+  for t in "$dir"/*_test; do
+    [ -x "$t" ] || continue
+    echo "# $t"
+    "$t" || { rc=1; echo "# $t exited non-zero"; }
+  done
+  return $rc
+}
+
+lint_suite() {
+  local n=0 f out
+  tap() { # tap OK? NAME [DETAIL]
+    n=$((n + 1))
+    if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; printf '%s\n' "$3" | sed 's/^/#   /'; fi
+  }
+  # Shell: every script by extension or shebang, and the bats files.
+  while IFS= read -r f; do
+    out=$(shellcheck -x "$f" 2>&1); tap $? "shellcheck $f" "$out"
+  done < <(lint_shell_files)
+  # YAML and Ansible.
+  if [ -n "$(find playbooks datasets -name '*.yml' -o -name '*.yaml' 2>/dev/null | head -1)" ]; then
+    out=$(yamllint -s . 2>&1); tap $? "yamllint" "$out"
+    if [ -n "$(find playbooks -maxdepth 1 -name '*.yml' 2>/dev/null | head -1)" ]; then
+      out=$(cd playbooks && ANSIBLE_LOCAL_TEMP=$logdir/ansible ansible-lint -q --offline 2>&1); tap $? "ansible-lint playbooks" "$out"
+    fi
+  fi
+  # Small files, one concern each.
+  while IFS= read -r f; do
+    local lines
+    lines=$(wc -l <"$f")
+    [ "$lines" -le 650 ]; tap $? "$f is $lines lines (limit ~600)" ""
+  done < <(git ls-files -co --exclude-standard -- '*.c' '*.h')
+}
+
+lint_shell_files() {
+  git ls-files -co --exclude-standard | while IFS= read -r f; do
+    [ -f "$f" ] || continue
+    case $f in
+      *.sh | *.bats | *.bash | .ci/run) echo "$f" ;;
+      *.*) ;;
+      *) head -c 64 "$f" | grep -qE '^#!.*\b(ba)?sh\b' && echo "$f" ;;
+    esac
+  done
+}
+
+bats_suite() {
+  local files=("$@")
+  [ ${#files[@]} -gt 0 ] || files=(tests/*.bats)
+  [ -e "${files[0]}" ] || { echo "1..0 # no bats files"; return 0; }
+  bats --tap "${files[@]}"
+}
+
+what=${1:-all}
+[ $# -gt 0 ] && shift
+case $what in
+  all)
+    run_suite c c_suite build/default/tests
+    run_suite asan c_suite build/asan/tests
+    run_suite bats bats_suite
+    run_suite lint lint_suite
+    ;;
+  c) run_suite c c_suite build/default/tests ;;
+  asan) run_suite asan c_suite build/asan/tests ;;
+  bats) run_suite bats bats_suite "$@" ;;
+  lint) run_suite lint lint_suite ;;
+  *) echo "usage: tests/run.sh [all|c|asan|bats [FILE...]|lint]" >&2; exit 2 ;;
+esac
+
+if [ "$skip" -gt 0 ]; then
+  echo "$pass passed, $fail failed, $skip skipped"
+else
+  echo "$pass passed, $fail failed"
+fi
+[ "$fail" -eq 0 ]

@@ -1,0 +1,129 @@
+#include "common.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+void print_version(const char *name) {
+  printf("%s %s\n", name, SHOOTOUT_VERSION);
+  fflush(stdout);
+}
+
+double now_mono(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double now_wall(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void cpu_times(double *user_s, double *sys_s) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) != 0) {
+    *user_s = *sys_s = 0;
+    return;
+  }
+  *user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+  *sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+int parse_u64(const char *s, uint64_t max, uint64_t *out) {
+  uint64_t v = 0;
+  if (s == NULL || *s == '\0') return -1;
+  for (; *s; s++) {
+    if (*s < '0' || *s > '9') return -1;
+    unsigned d = (unsigned)(*s - '0');
+    if (v > (UINT64_MAX - d) / 10) return -1;
+    v = v * 10 + d;
+  }
+  if (v > max) return -1;
+  *out = v;
+  return 0;
+}
+
+int parse_seconds(const char *s, double *out) {
+  char *end;
+  if (s == NULL || *s == '\0' || *s == '-' || *s == '+') return -1;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno != 0 || *end != '\0' || !(v >= 0) || v > 1e9) return -1;
+  *out = v;
+  return 0;
+}
+
+int stats_open(struct stats_file *s, const char *path) {
+  memset(s, 0, sizeof *s);
+  size_t n = strlen(path);
+  s->path = strdup(path);
+  s->tmp = malloc(n + 5);
+  if (s->path == NULL || s->tmp == NULL) goto fail;
+  memcpy(s->tmp, path, n);
+  memcpy(s->tmp + n, ".tmp", 5);
+  s->f = fopen(s->tmp, "w");
+  if (s->f == NULL) goto fail;
+  return 0;
+fail:;
+  int e = errno;
+  free(s->path);
+  free(s->tmp);
+  s->path = s->tmp = NULL;
+  errno = e;
+  return -1;
+}
+
+void stats_u64(struct stats_file *s, const char *metric, uint64_t v, const char *unit) {
+  if (s->f) fprintf(s->f, "%s\t%llu\t%s\n", metric, (unsigned long long)v, unit);
+}
+
+void stats_f(struct stats_file *s, const char *metric, double v, const char *unit) {
+  if (s->f) fprintf(s->f, "%s\t%.6g\t%s\n", metric, v, unit);
+}
+
+int stats_close(struct stats_file *s) {
+  int rc = 0;
+  if (s->f == NULL) return 0;
+  if (fflush(s->f) != 0 || fsync(fileno(s->f)) != 0) rc = -1;
+  if (fclose(s->f) != 0) rc = -1;
+  s->f = NULL;
+  if (rc == 0 && rename(s->tmp, s->path) != 0) rc = -1;
+  if (rc != 0) {
+    int e = errno;
+    unlink(s->tmp);
+    errno = e;
+  }
+  free(s->path);
+  free(s->tmp);
+  s->path = s->tmp = NULL;
+  return rc;
+}
+
+int series_open(struct series_file *s, const char *path, double t0) {
+  s->f = fopen(path, "w");
+  s->t0 = t0;
+  s->last = t0;
+  return s->f ? 0 : -1;
+}
+
+int series_due(struct series_file *s, double now) {
+  return s->f != NULL && now - s->last >= 1.0;
+}
+
+void series_put(struct series_file *s, double now, const char *metric, double v) {
+  if (s->f == NULL) return;
+  fprintf(s->f, "%.3f\t%s\t%.6g\n", now - s->t0, metric, v);
+  s->last = now;
+}
+
+int series_close(struct series_file *s) {
+  if (s->f == NULL) return 0;
+  int rc = fclose(s->f);
+  s->f = NULL;
+  return rc;
+}

@@ -1,0 +1,53 @@
+/* Shared helpers of the native tools: version, clocks, numbers, and the
+ * --stats / --series writers of DESIGN.md's record format. */
+#ifndef SHOOTOUT_COMMON_H
+#define SHOOTOUT_COMMON_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define SHOOTOUT_VERSION "0.1.0"
+
+/* Print "NAME VERSION" to stdout; for --version. */
+void print_version(const char *name);
+
+/* Monotonic seconds since an arbitrary origin. */
+double now_mono(void);
+/* Wall-clock seconds since the epoch (for series and metadata). */
+double now_wall(void);
+/* This process's user and system CPU seconds so far. */
+void cpu_times(double *user_s, double *sys_s);
+
+/* Parse a non-negative decimal integer that must fill the whole string.
+ * Returns 0 on success, -1 on junk, overflow or a value above max. */
+int parse_u64(const char *s, uint64_t max, uint64_t *out);
+/* Parse a non-negative decimal number (e.g. "2.5"); same contract. */
+int parse_seconds(const char *s, double *out);
+
+/* --stats FILE: tab-separated "metric value unit" lines.  The file is written
+ * to FILE.tmp and renamed on close, so a crashed tool leaves no half file. */
+struct stats_file {
+  FILE *f;
+  char *path;
+  char *tmp;
+};
+/* Returns 0, or -1 with errno set. */
+int stats_open(struct stats_file *s, const char *path);
+void stats_u64(struct stats_file *s, const char *metric, uint64_t v, const char *unit);
+void stats_f(struct stats_file *s, const char *metric, double v, const char *unit);
+/* Flushes, fsyncs and renames into place; returns 0, or -1 with errno set. */
+int stats_close(struct stats_file *s);
+
+/* --series FILE: "t_s metric value" lines, appended as the tool runs.
+ * series_due() tells whether a second has passed since the last sample. */
+struct series_file {
+  FILE *f;
+  double t0;
+  double last;
+};
+int series_open(struct series_file *s, const char *path, double t0);
+int series_due(struct series_file *s, double now);
+void series_put(struct series_file *s, double now, const char *metric, double v);
+int series_close(struct series_file *s);
+
+#endif
