@@ -1,0 +1,95 @@
+#!/bin/bash
+# playbooks/demo.sh: `make demo`.  The whole shootout on this machine: loop
+# device filesystems (every one of ext2 ext3 ext4 xfs btrfs jfs f2fs the
+# kernel and the installed mkfs tools support) plus tmpfs, the small dataset,
+# FLUSH=drop, through ansible-playbook and the local inventory; then the
+# report.  Needs root (loop devices, mkfs, mount, drop_caches).
+#   DEMO_VARIANTS=ext4,xfs   only these filesystems
+#   DATASET=tiny             another dataset profile (default small)
+#   DEMO_SIZE=4G             size of each sparse loop image (and of tmpfs)
+#   TRIALS=N                 trials of the whole cycle per variant (default 1)
+set -eu
+cd "$(dirname "$0")/.."
+
+say() { printf 'demo: %s\n' "$*" >&2; }
+
+if [ "$(id -u)" -ne 0 ]; then
+  say "needs root: it installs packages (make deps), attaches loop devices,"
+  say "makes and mounts filesystems on image files in /var/tmp/shootout and"
+  say "drops the page cache.  Run it as root, e.g.: sudo make demo"
+  exit 1
+fi
+
+dataset=${DATASET:-small}
+size=${DEMO_SIZE:-4G}
+trials=${TRIALS:-1}
+t0=$(date +%s)
+
+make --no-print-directory deps
+make --no-print-directory all
+if ! make --no-print-directory -n phase-untar >/dev/null 2>&1; then
+  say "the harness's phase targets (make phase-untar ...) are not here yet; nothing to run"
+  exit 1
+fi
+
+# supported FS : the running kernel has FS (or loads its module) and its mkfs is installed.
+supported() {
+  [ "$1" = tmpfs ] && return 0
+  command -v "mkfs.$1" >/dev/null 2>&1 || return 1
+  grep -qw "$1" /proc/filesystems && return 0
+  modprobe -q "$1" 2>/dev/null && grep -qw "$1" /proc/filesystems
+}
+
+variants=()
+if [ -n "${DEMO_VARIANTS:-}" ]; then
+  IFS=', ' read -r -a variants <<<"$DEMO_VARIANTS"
+  for fs in "${variants[@]}"; do
+    supported "$fs" || { say "DEMO_VARIANTS: this machine cannot make $fs (kernel or mkfs.$fs missing)"; exit 1; }
+  done
+else
+  for fs in ext2 ext3 ext4 xfs btrfs jfs f2fs tmpfs; do
+    if supported "$fs"; then variants+=("$fs"); else say "skipping $fs: not supported by this kernel or no mkfs.$fs"; fi
+  done
+fi
+[ ${#variants[@]} -gt 0 ] || { say "no filesystem to run"; exit 1; }
+
+run_id=$(date -u +%Y%m%dT%H%M%SZ)-demo
+mkdir -p build
+vars=build/demo-vars.yml
+{
+  echo "---"
+  echo "shootout_run_id: $run_id"
+  echo "shootout_dataset: $dataset"
+  echo "shootout_trials: $trials"
+  echo "shootout_variants:"
+  for fs in "${variants[@]}"; do
+    if [ "$fs" = tmpfs ]; then
+      echo "  - {name: tmpfs, fs: tmpfs, size: $size}"
+    else
+      echo "  - {name: $fs, fs: $fs, device: loop, size: $size}"
+    fi
+  done
+} >"$vars"
+say "run $run_id: ${variants[*]} on dataset $dataset"
+
+rc=0
+ANSIBLE_NOCOLOR=${ANSIBLE_NOCOLOR:-} ansible-playbook -i playbooks/inventory/local.yml \
+  playbooks/shootout.yml -e "@$vars" || rc=$?
+
+dir=results/$run_id
+if [ ! -d "$dir" ]; then
+  say "no results in $dir (ansible-playbook exited $rc)"
+  exit 1
+fi
+if make --no-print-directory -n report >/dev/null 2>&1 && make --no-print-directory report RUN="$run_id"; then
+  where=report/index.html
+else
+  say "no report generator (make report); writing a text summary"
+  playbooks/summarize.sh "$dir" >"$dir/summary.txt"
+  cat "$dir/summary.txt"
+  where=$dir/summary.txt
+fi
+say "results: $dir"
+say "report:  $where"
+say "took $(($(date +%s) - t0)) s"
+exit "$rc"

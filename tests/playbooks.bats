@@ -1,0 +1,280 @@
+#!/usr/bin/env bats
+# The Ansible playbooks: syntax, the rendered plan of a multi-OS lab (no host
+# contacted), the guards before mkfs (loop devices), a run through every
+# phase against a stand-in harness, teardown, and a real run with the
+# harness and the tiny dataset.
+load helpers
+
+PB=$ROOT/playbooks
+STUB=$ROOT/tests/fixtures/playbooks/stub-harness
+
+setup() {
+  tmp=$(mktemp -d /var/tmp/shootout-pbtest.XXXXXX)
+  export ANSIBLE_LOCAL_TEMP=$tmp/ansible-local ANSIBLE_REMOTE_TEMP=$tmp/ansible-remote
+  export ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 ANSIBLE_FORCE_COLOR=0
+}
+
+teardown() {
+  [ -n "${tmp:-}" ] && [ -d "$tmp" ] || return 0
+  local m l
+  # Only what this test made: mounts under $tmp, loop devices on its images.
+  for m in $(findmnt -rn -o TARGET | grep "^$tmp/" | sort -r); do umount "$m" || true; done
+  for l in $(losetup -n -O NAME,BACK-FILE 2>/dev/null | awk -v t="$tmp/" 'index($2, t) == 1 { print $1 }'); do
+    losetup -d "$l" || true
+  done
+  rm -rf "$tmp"
+}
+
+# inventory FILE VARIANTS-YAML [EXTRA-HOST-VARS-YAML] : a local one-host inventory.
+inventory() {
+  cat >"$1" <<EOF
+all:
+  hosts:
+    localhost:
+      ansible_connection: local
+      ansible_python_interpreter: /usr/bin/python3
+      ansible_become: false
+      shootout_role: server
+      shootout_flush: drop
+      shootout_provision: false
+      shootout_workdir: $tmp/work
+      shootout_variants: $2
+${3:-}
+EOF
+}
+
+# play INVENTORY [ARGS...] : shootout.yml against the stand-in harness.
+play() {
+  local inv=$1
+  shift
+  ansible-playbook -i "$inv" "$PB/shootout.yml" -e "shootout_checkout=$STUB" \
+    -e "shootout_results_dir=$tmp/results" -e "shootout_control_results=$tmp/results" "$@"
+}
+
+# loopdev SIZE : a loop device on a new image file under $tmp.
+loopdev() {
+  truncate -s "$1" "$tmp/dev-$RANDOM.img"
+  losetup -f --show "$(ls -t "$tmp"/dev-*.img | head -n 1)"
+}
+
+@test "every playbook passes --syntax-check with both inventories" {
+  require_cmd ansible-playbook
+  for inv in local example-lab; do
+    for p in shootout teardown render; do
+      run ansible-playbook --syntax-check -i "$PB/inventory/$inv.yml" "$PB/$p.yml"
+      [ "$status" -eq 0 ] || { echo "$inv $p: $output"; false; }
+    done
+  done
+}
+
+@test "render.yml in check mode shows every OS family's commands for example-lab.yml, contacting no host" {
+  require_cmd ansible-playbook
+  # Unresolvable addresses prove that no host is contacted.
+  run ansible-playbook --check -i "$PB/inventory/example-lab.yml" "$PB/render.yml" \
+    -e "shootout_render_out=$tmp/plan.yml" -e ansible_host=host.invalid
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ $output != *UNREACHABLE* ]]
+  plan=$(cat "$tmp/plan.yml")
+  # Package managers per OS family.
+  [[ $plan == *"package_command: ansible.builtin.apt"* ]]
+  [[ $plan == *"package_command: ansible.builtin.dnf"* ]]
+  [[ $plan == *"package_command: pkg install -y"* ]]
+  [[ $plan == *"package_command: pkgin -y install"* ]]
+  [[ $plan == *"package_command: pkg_add -I"* ]]
+  # Filesystems per OS, noatime everywhere, async where the OS has it.
+  [[ $plan == *"mkfs: mkfs.ext4 -F -q -O ^has_journal /dev/sdb"* ]]
+  [[ $plan == *"mkfs: mkfs.jfs -q /dev/sdb"* ]]
+  [[ $plan == *"mkfs: mkfs.f2fs -f -q /dev/sdb"* ]]
+  [[ $plan == *"mount: mount -t xfs -o noatime,logbufs=8,logbsize=256k /dev/sdb"* ]]
+  [[ $plan == *"mount: mount -t tmpfs -o noatime,size=32G"* ]]
+  [[ $plan == *"mkfs: newfs -U /dev/ada1"* ]]
+  [[ $plan == *"mount: mount -t ufs -o noatime,async /dev/ada1"* ]]
+  [[ $plan == *"mkfs: zpool create -f -O atime=off -O sync=disabled -m /var/tmp/shootout/mnt/zfs shootout_zfs /dev/ada1"* ]]
+  [[ $plan == *"mkfs: newfs -O 2 /dev/rwd1a"* ]]
+  [[ $plan == *"mount: mount -t ffs -o noatime,log /dev/wd1a"* ]]
+  [[ $plan == *"mount: mount -t ffs -o noatime,softdep /dev/sd1a"* ]]
+  [[ $plan == *"make: gmake"* ]]
+  [[ $plan == *"kern.ipc.somaxconn"* ]] && [[ $plan == *"net.inet.ip.portfirst"* ]]
+  [[ $plan == *"flush:reboot"* ]]
+  # Every variant of the example can run where it is listed.
+  [ "$(grep -c "error: ''" "$tmp/plan.yml")" -eq 20 ]
+  ! grep -E "error: '?[^' ]" "$tmp/plan.yml"
+}
+
+@test "shootout.yml --list-tasks on example-lab.yml lists provisioning, guards, phases and collection" {
+  require_cmd ansible-playbook
+  run ansible-playbook --list-tasks -i "$PB/inventory/example-lab.yml" "$PB/shootout.yml"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  for t in "Packages and kernel settings" "Guards before any mkfs" "Every variant" "Fetch the results" \
+    "Dataset server" "Stop the dataset server" "Summary table"; do
+    [[ $output == *"$t"* ]] || { echo "missing task: $t"; false; }
+  done
+}
+
+@test "variants that cannot run are named with the reason" {
+  require_cmd ansible-playbook
+  cat >"$tmp/inv.yml" <<'EOF'
+all:
+  hosts:
+    linux1:
+      shootout_role: server
+      shootout_render_system: Linux
+      shootout_variants:
+        - {name: u, fs: ufs, device: /dev/sdb}
+        - {name: e, fs: ext4}
+        - {name: x, fs: xfs, device: sdb}
+        - {name: l, fs: ext4, device: loop}
+        - {name: "a b", fs: reiserfs, device: /dev/sdc}
+EOF
+  ansible-playbook -i "$tmp/inv.yml" "$PB/render.yml" -e "shootout_render_out=$tmp/plan.yml" >/dev/null
+  run grep "error:" "$tmp/plan.yml"
+  [[ $output == *"fs ufs is for FreeBSD, this host runs Linux"* ]]
+  [[ $output == *"no device named for fs ext4"* ]]
+  [[ $output == *'device \"sdb\" is not a /dev/ path'* ]] || [[ $output == *'device "sdb" is not a /dev/ path'* ]]
+  [[ $output == *"device: loop needs a size"* ]]
+  [[ $output == *"unknown fs"* ]]
+  [[ $output == *"must be letters, digits"* ]]
+}
+
+@test "device-check.sh refuses the root device, a mounted device, a missing one, and passes a free loop device" {
+  require_root
+  require_cmd losetup mkfs.ext2
+  chk=$PB/roles/filesystem/files/device-check.sh
+  root=$(findmnt -n -o SOURCE /)
+  if [ -b "$root" ]; then
+    run "$chk" "$root"
+    [ "$status" -eq 1 ] && [[ $output == *"holds the root filesystem"* ]]
+  fi
+  run "$chk" /dev/shootout-no-such-disk
+  [ "$status" -eq 1 ] && [[ $output == *"does not exist"* ]]
+  run "$chk" "$tmp"
+  [ "$status" -eq 1 ] && [[ $output == *"is not a /dev/ path"* ]]
+  dev=$(loopdev 32M)
+  run "$chk" "$dev"
+  [ "$status" -eq 0 ] && [[ $output == "ok: $dev may be wiped" ]]
+  mkfs.ext2 -q "$dev"
+  mkdir "$tmp/m"
+  mount "$dev" "$tmp/m"
+  run "$chk" "$dev"
+  [ "$status" -eq 1 ] && [[ $output == *"is mounted ($dev on $tmp/m)"* ]]
+}
+
+# guard_stops INVENTORY DEVICE WHY : the play stops before mkfs, says WHY,
+# and DEVICE's filesystem signature is what it was.
+guard_stops() {
+  local before after
+  before=$(blkid -p -o export "$2" | grep -E '^(TYPE|UUID)=' || true)
+  run play "$1"
+  [ "$status" -ne 0 ] || { echo "$output"; false; }
+  [[ $output == *"nothing was wiped; stopping this host"* ]] || { echo "$output"; false; }
+  [[ $output == *"$3"* ]] || { echo "$output"; false; }
+  [[ $output != *"TASK [filesystem : Make the filesystem"* ]]
+  after=$(blkid -p -o export "$2" | grep -E '^(TYPE|UUID)=' || true)
+  [ -n "$before" ] && [ "$before" = "$after" ]
+  grep -q "stopping this host" "$tmp"/results/*/summary.tsv
+}
+
+@test "guard: a mounted device stops the play before mkfs" {
+  require_root
+  require_cmd ansible-playbook losetup blkid mkfs.ext2
+  dev=$(loopdev 64M)
+  mkfs.ext2 -q "$dev"
+  mkdir "$tmp/m"
+  mount "$dev" "$tmp/m"
+  inventory "$tmp/inv.yml" "[{name: v, fs: ext4, device: $dev}]" "      shootout_confirm_wipe: true"
+  guard_stops "$tmp/inv.yml" "$dev" "is mounted ($dev on $tmp/m)"
+  mountpoint -q "$tmp/m"
+}
+
+@test "guard: the root device stops the play before mkfs" {
+  require_root
+  require_cmd ansible-playbook blkid
+  root=$(findmnt -n -o SOURCE /)
+  [ -b "$root" ] || skip "the root filesystem is not on a block device here ($root)"
+  inventory "$tmp/inv.yml" "[{name: v, fs: xfs, device: $root}]" "      shootout_confirm_wipe: true"
+  guard_stops "$tmp/inv.yml" "$root" "holds the root filesystem"
+}
+
+@test "guard: a device without shootout_confirm_wipe stops the play before mkfs" {
+  require_root
+  require_cmd ansible-playbook losetup blkid mkfs.ext2
+  dev=$(loopdev 64M)
+  mkfs.ext2 -q "$dev"
+  inventory "$tmp/inv.yml" "[{name: v, fs: ext4, device: $dev}]"
+  guard_stops "$tmp/inv.yml" "$dev" "shootout_confirm_wipe is not true for localhost: refusing to wipe $dev"
+}
+
+@test "a run drives every variant through the phases in order; a failed phase is recorded and the next variant goes on" {
+  require_root
+  require_cmd ansible-playbook losetup mkfs.ext4
+  inventory "$tmp/inv.yml" "[{name: e4, fs: ext4, device: loop, size: 64M}, {name: t, fs: tmpfs, size: 16M}]" \
+    "      shootout_confirm_wipe: true"
+  STUB_FAIL=e4:untar2 run play "$tmp/inv.yml" -e shootout_run_id=r1
+  [ "$status" -ne 0 ] || { echo "$output"; false; }
+  sum=$tmp/results/r1/summary.tsv
+  cat "$sum"
+  grep -qP '^localhost\te4\t2/8 untar,flush\t.*stub: untar2 failed on purpose$' "$sum"
+  grep -qP '^localhost\tt\t8/8 untar,flush,untar2,serve,net,delete\t-$' "$sum"
+  # The tmpfs variant: the phases in order, drop between them, its options read back.
+  run grep 'VARIANT=t ' "$tmp/results/calls.log"
+  [ "$(printf '%s\n' "$output" | cut -d' ' -f1 | tr '\n' ' ')" = "untar flush untar2 flush serve net flush delete " ]
+  [[ $output == *"FLUSH=drop SERVE_PROCS=1 32 FS=tmpfs MOUNT_OPTS=rw,noatime,size=16384k"* ]]
+  grep -q "^untar VARIANT=e4 .*FS=ext4 MOUNT_OPTS=rw,noatime" "$tmp/results/calls.log"
+  # Everything the play set up is gone: no mount, no loop device, no image, no state.
+  ! findmnt -rn -o TARGET | grep -q "^$tmp/"
+  ! losetup -n -O BACK-FILE | grep -q "^$tmp/"
+  [ -z "$(find "$tmp/work/loops" "$tmp/work/state" -mindepth 1)" ]
+}
+
+@test "teardown.yml undoes only what the shootout recorded" {
+  require_root
+  require_cmd ansible-playbook losetup mkfs.ext2
+  # Someone else's loop device and mount, which teardown must leave alone.
+  other=$(loopdev 32M)
+  mkfs.ext2 -q "$other"
+  mkdir "$tmp/other"
+  mount "$other" "$tmp/other"
+  # What an interrupted shootout leaves: a mounted loop variant and its record.
+  w=$tmp/work
+  mkdir -p "$w/loops" "$w/state" "$w/mnt/v"
+  truncate -s 32M "$w/loops/v.img"
+  dev=$(losetup -f --show "$w/loops/v.img")
+  mkfs.ext2 -q "$dev"
+  mount "$dev" "$w/mnt/v"
+  printf '{"name": "v", "fs": "ext2", "image": "%s", "target": "%s", "pool": ""}\n' \
+    "$w/loops/v.img" "$w/mnt/v" >"$w/state/v.json"
+  inventory "$tmp/inv.yml" "[]"
+  run ansible-playbook -i "$tmp/inv.yml" "$PB/teardown.yml"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  ! mountpoint -q "$w/mnt/v"
+  [ -z "$(losetup -j "$w/loops/v.img" 2>/dev/null)" ] && [ ! -e "$w/loops/v.img" ] && [ ! -e "$w/state/v.json" ]
+  mountpoint -q "$tmp/other"
+  losetup "$other" >/dev/null
+}
+
+@test "make demo without root explains what it needs and fails" {
+  command -v setpriv >/dev/null || skip "needs setpriv"
+  run setpriv --reuid=65534 --regid=65534 --clear-groups make -C "$ROOT" --no-print-directory demo
+  [ "$status" -ne 0 ]
+  [[ $output == *"needs root"* ]] && [[ $output == *"sudo make demo"* ]]
+}
+
+@test "a real local run: two loop-backed variants, tiny dataset, complete records, nothing left behind" {
+  require_root
+  require_cmd ansible-playbook losetup mkfs.ext4 mkfs.xfs
+  make -C "$ROOT" -n phase-untar >/dev/null 2>&1 || skip "the harness's phase targets have not landed (make -n phase-untar fails)"
+  inventory "$tmp/inv.yml" "[{name: ext4, fs: ext4, device: loop, size: 512M}, {name: xfs, fs: xfs, device: loop, size: 512M}]" \
+    "      shootout_confirm_wipe: true"
+  run ansible-playbook -i "$tmp/inv.yml" "$PB/shootout.yml" -e shootout_run_id=real -e shootout_dataset=tiny \
+    -e "shootout_results_dir=$tmp/results" -e "shootout_control_results=$tmp/results"
+  [ "$status" -eq 0 ] || { echo "$output" | tail -40; false; }
+  for v in ext4 xfs; do
+    rec=$(echo "$tmp"/results/real/*/$v/records.tsv)
+    [ -s "$rec" ] && [ -s "$(dirname "$rec")/meta.json" ]
+    for p in untar untar2 serve-cold-1 serve-warm-1 serve-cold-32 serve-warm-32 delete; do
+      grep -q "^$p	" "$rec" || { echo "$v: no $p records"; cat "$rec"; false; }
+    done
+  done
+  ! findmnt -rn -o TARGET | grep -q "^$tmp/"
+  ! losetup -n -O BACK-FILE | grep -q "^$tmp/"
+}
