@@ -4,6 +4,8 @@
 # phase against a stand-in harness, teardown, and a real run with the
 # harness and the tiny dataset.
 load helpers
+# ROOT comes from helpers.bash.
+# shellcheck disable=SC2153
 
 PB=$ROOT/playbooks
 STUB=$ROOT/tests/fixtures/playbooks/stub-harness
@@ -51,10 +53,18 @@ play() {
     -e "shootout_results_dir=$tmp/results" -e "shootout_control_results=$tmp/results" "$@"
 }
 
+# nothing_left : no mount under $tmp, no loop device on a file under $tmp.
+nothing_left() {
+  if findmnt -rn -o TARGET | grep -q "^$tmp/"; then findmnt | grep "$tmp"; return 1; fi
+  if losetup -n -O BACK-FILE | grep -q "^$tmp/"; then losetup -a | grep "$tmp"; return 1; fi
+}
+
 # loopdev SIZE : a loop device on a new image file under $tmp.
 loopdev() {
-  truncate -s "$1" "$tmp/dev-$RANDOM.img"
-  losetup -f --show "$(ls -t "$tmp"/dev-*.img | head -n 1)"
+  local img
+  img=$(mktemp "$tmp/dev-XXXXXX.img")
+  truncate -s "$1" "$img"
+  losetup -f --show "$img"
 }
 
 @test "every playbook passes --syntax-check with both inventories" {
@@ -98,7 +108,8 @@ loopdev() {
   [[ $plan == *"flush:reboot"* ]]
   # Every variant of the example can run where it is listed.
   [ "$(grep -c "error: ''" "$tmp/plan.yml")" -eq 20 ]
-  ! grep -E "error: '?[^' ]" "$tmp/plan.yml"
+  run grep -E "error: '?[^' ]" "$tmp/plan.yml"
+  [ "$status" -eq 1 ]
 }
 
 @test "shootout.yml --list-tasks on example-lab.yml lists provisioning, guards, phases and collection" {
@@ -159,49 +170,45 @@ EOF
   [ "$status" -eq 1 ] && [[ $output == *"is mounted ($dev on $tmp/m)"* ]]
 }
 
-# guard_stops INVENTORY DEVICE WHY : the play stops before mkfs, says WHY,
-# and DEVICE's filesystem signature is what it was.
-guard_stops() {
-  local before after
-  before=$(blkid -p -o export "$2" | grep -E '^(TYPE|UUID)=' || true)
-  run play "$1"
-  [ "$status" -ne 0 ] || { echo "$output"; false; }
-  [[ $output == *"nothing was wiped; stopping this host"* ]] || { echo "$output"; false; }
-  [[ $output == *"$3"* ]] || { echo "$output"; false; }
-  [[ $output != *"TASK [filesystem : Make the filesystem"* ]]
-  after=$(blkid -p -o export "$2" | grep -E '^(TYPE|UUID)=' || true)
-  [ -n "$before" ] && [ "$before" = "$after" ]
-  grep -q "stopping this host" "$tmp"/results/*/summary.tsv
+# sig DEVICE : its filesystem signature (type and UUID), as blkid probes it.
+sig() {
+  blkid -p -o export "$1" 2>/dev/null | grep -E '^(TYPE|UUID)=' || true
 }
 
-@test "guard: a mounted device stops the play before mkfs" {
+@test "guards: a mounted device, the root device, a missing confirm each stop their host before mkfs" {
   require_root
   require_cmd ansible-playbook losetup blkid mkfs.ext2
-  dev=$(loopdev 64M)
-  mkfs.ext2 -q "$dev"
+  mounted=$(loopdev 64M)
+  mkfs.ext2 -q "$mounted"
   mkdir "$tmp/m"
-  mount "$dev" "$tmp/m"
-  inventory "$tmp/inv.yml" "[{name: v, fs: ext4, device: $dev}]" "      shootout_confirm_wipe: true"
-  guard_stops "$tmp/inv.yml" "$dev" "is mounted ($dev on $tmp/m)"
-  mountpoint -q "$tmp/m"
-}
-
-@test "guard: the root device stops the play before mkfs" {
-  require_root
-  require_cmd ansible-playbook blkid
+  mount "$mounted" "$tmp/m"
+  unconfirmed=$(loopdev 64M)
+  mkfs.ext2 -q "$unconfirmed"
   root=$(findmnt -n -o SOURCE /)
-  [ -b "$root" ] || skip "the root filesystem is not on a block device here ($root)"
-  inventory "$tmp/inv.yml" "[{name: v, fs: xfs, device: $root}]" "      shootout_confirm_wipe: true"
-  guard_stops "$tmp/inv.yml" "$root" "holds the root filesystem"
-}
-
-@test "guard: a device without shootout_confirm_wipe stops the play before mkfs" {
-  require_root
-  require_cmd ansible-playbook losetup blkid mkfs.ext2
-  dev=$(loopdev 64M)
-  mkfs.ext2 -q "$dev"
-  inventory "$tmp/inv.yml" "[{name: v, fs: ext4, device: $dev}]"
-  guard_stops "$tmp/inv.yml" "$dev" "shootout_confirm_wipe is not true for localhost: refusing to wipe $dev"
+  [ -b "$root" ] || root=""
+  before="$(sig "$mounted")|$(sig "$unconfirmed")|$(findmnt -n -o SOURCE,FSTYPE,UUID /)"
+  host() { # NAME CONFIRM DEVICE
+    printf '    %s:\n      shootout_confirm_wipe: %s\n      shootout_variants: [{name: v, fs: ext4, device: %s}]\n' "$@"
+  }
+  {
+    printf 'all:\n  vars:\n    ansible_connection: local\n    ansible_python_interpreter: /usr/bin/python3\n'
+    printf '    ansible_become: false\n    shootout_role: server\n    shootout_flush: drop\n'
+    printf '    shootout_provision: false\n    shootout_workdir: %s/work\n  hosts:\n' "$tmp"
+    host mounted true "$mounted"
+    host unconfirmed false "$unconfirmed"
+    [ -z "$root" ] || host rootdev true "$root"
+  } >"$tmp/inv.yml"
+  run play "$tmp/inv.yml" -e shootout_run_id=g
+  [ "$status" -ne 0 ] || { echo "$output"; false; }
+  [[ $output != *"TASK [filesystem : Make the filesystem"* ]]
+  sum=$(cat "$tmp/results/g/summary.tsv")
+  echo "$sum"
+  [[ $sum == *"mounted	*	0/0 	Guards before any mkfs: mounted: nothing was wiped; stopping this host"*"is mounted ($mounted on $tmp/m)"* ]]
+  [[ $sum == *"unconfirmed	*	"*"shootout_confirm_wipe is not true for unconfirmed: refusing to wipe $unconfirmed"* ]]
+  [ -z "$root" ] || [[ $sum == *"rootdev	*	"*"$root holds the root filesystem"* ]]
+  [ "$before" = "$(sig "$mounted")|$(sig "$unconfirmed")|$(findmnt -n -o SOURCE,FSTYPE,UUID /)" ]
+  [[ $before == *TYPE=ext2*TYPE=ext2* ]]
+  mountpoint -q "$tmp/m"
 }
 
 @test "a run drives every variant through the phases in order; a failed phase is recorded and the next variant goes on" {
@@ -221,8 +228,7 @@ guard_stops() {
   [[ $output == *"FLUSH=drop SERVE_PROCS=1 32 FS=tmpfs MOUNT_OPTS=rw,noatime,size=16384k"* ]]
   grep -q "^untar VARIANT=e4 .*FS=ext4 MOUNT_OPTS=rw,noatime" "$tmp/results/calls.log"
   # Everything the play set up is gone: no mount, no loop device, no image, no state.
-  ! findmnt -rn -o TARGET | grep -q "^$tmp/"
-  ! losetup -n -O BACK-FILE | grep -q "^$tmp/"
+  nothing_left
   [ -z "$(find "$tmp/work/loops" "$tmp/work/state" -mindepth 1)" ]
 }
 
@@ -246,7 +252,8 @@ guard_stops() {
   inventory "$tmp/inv.yml" "[]"
   run ansible-playbook -i "$tmp/inv.yml" "$PB/teardown.yml"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
-  ! mountpoint -q "$w/mnt/v"
+  run mountpoint -q "$w/mnt/v"
+  [ "$status" -ne 0 ]
   [ -z "$(losetup -j "$w/loops/v.img" 2>/dev/null)" ] && [ ! -e "$w/loops/v.img" ] && [ ! -e "$w/state/v.json" ]
   mountpoint -q "$tmp/other"
   losetup "$other" >/dev/null
@@ -275,6 +282,5 @@ guard_stops() {
       grep -q "^$p	" "$rec" || { echo "$v: no $p records"; cat "$rec"; false; }
     done
   done
-  ! findmnt -rn -o TARGET | grep -q "^$tmp/"
-  ! losetup -n -O BACK-FILE | grep -q "^$tmp/"
+  nothing_left
 }
