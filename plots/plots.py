@@ -37,7 +37,7 @@ def main(argv):
     ap.add_argument("runs", nargs="*", help="run ids under RESULTS, or paths of run directories")
     ap.add_argument("--results", default="results", help="results root (default: results)")
     ap.add_argument("--out", help="output directory")
-    a = ap.parse_args(argv)
+    a = ap.parse_intermixed_args(argv)
     names = split_runs(a.runs)
     if a.command == "compare":
         if len(names) != 2:
