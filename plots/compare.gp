@@ -13,14 +13,11 @@ set border 1 lc rgb "#404040"
 set xtics nomirror format "%+g%%"
 set xzeroaxis lt 1 lc rgb "#404040"
 set xlabel "change of the median from base to new (%)"
-set title chart_title font ",12"
-set key outside bottom center horizontal
+set title chart_title . "\ngreen: better, red: worse, grey: within the noise of the trials (or only 1 trial)" font ",11"
+unset key
 do for [ext in "png svg"] {
     load plotsdir . "/common.gp"
     plot "compare.dat" using (0):1:(0):2:($1 - 0.35):($1 + 0.35):3:ytic(4) with boxxyerror lc variable notitle, \
-         "" using ($2 >= 0 ? $2 : 0):1:5 with labels left offset 0.5, 0 font ",8" notitle, \
-         keyentry with boxes lc rgb "#1a9850" title "better", \
-         keyentry with boxes lc rgb "#d73027" title "worse", \
-         keyentry with boxes lc rgb "#b0b0b0" title "within noise or 1 trial"
+         "" using ($2 >= 0 ? $2 : 0):1:5 with labels left offset 0.5, 0 font ",8" notitle
     unset output
 }

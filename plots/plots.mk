@@ -4,11 +4,13 @@
 #   make report  [RUN="run1 ..."]        report/index.html and report/summary.md
 #   make compare BASE=run1 NEW=run2      plots/out/compare-run1-vs-run2/
 # RUN defaults to the current run (results/.current), else the newest one.
+# OUT=DIR writes somewhere else.
 RESULTS ?= results
 RUN ?=
+OUT ?=
 BASE ?=
 NEW ?=
-PLOTS_PY := python3 plots/plots.py
+PLOTS_PY = python3 plots/plots.py $(if $(OUT),--out '$(OUT)')
 
 .PHONY: plots report compare
 plots:
