@@ -70,6 +70,30 @@ same_as_tar() {
   diff <(sig "$T/ours") <(sig "$T/ref")
 }
 
+start() { # start CMD... : run a server in the background, remember its pid
+  "$@" >/dev/null 2>&1 3>&- &
+  PIDS+=($!)
+}
+
+# hostile CASE PATTERN: extracting CASE fails with one line matching PATTERN
+# and nothing outside DIR changes.
+hostile() {
+  mkdir -p "$T/arch" "$T/sentinel" "$T/dir"
+  echo untouched >"$T/sentinel/target"
+  "$ROOT/tests/fixtures/mkhostile.py" "$T/arch" "$T/sentinel"
+  ln -s ../sentinel "$T/dir/pre"
+  local before after
+  before=$(cd "$T" && find . -path ./dir -prune -o -printf '%p %s %T@\n' | sort)
+  run "$BIN/dltar" -C "$T/dir" "$T/arch/$1"
+  after=$(cd "$T" && find . -path ./dir -prune -o -printf '%p %s %T@\n' | sort)
+  echo "$output"
+  [ "$status" -ne 0 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == dltar:*$2* ]]
+  [ "$before" = "$after" ]
+  [ "$(cat "$T/sentinel/target")" = untouched ]
+}
+
 @test "-h, --version and bad usage" {
   run "$BIN/dltar" -h
   [ "$status" -eq 0 ]
@@ -159,11 +183,6 @@ same_as_tar() {
   [ "$(stat -c %u:%g "$T/owned/f")" = 1234:4321 ]
 }
 
-start() { # start CMD... : run a server in the background, remember its pid
-  "$@" >/dev/null 2>&1 3>&- &
-  PIDS+=($!)
-}
-
 @test "http: Content-Length download from python http.server" {
   local port
   port=$(free_port)
@@ -241,25 +260,6 @@ start() { # start CMD... : run a server in the background, remember its pid
   [ "$status" -eq 1 ]
   [ "${#lines[@]}" -eq 1 ]
   [[ "$output" == *"read timeout"* ]]
-}
-
-# hostile CASE PATTERN: extracting CASE fails with one line matching PATTERN
-# and nothing outside DIR changes.
-hostile() {
-  mkdir -p "$T/arch" "$T/sentinel" "$T/dir"
-  echo untouched >"$T/sentinel/target"
-  "$ROOT/tests/fixtures/mkhostile.py" "$T/arch" "$T/sentinel"
-  ln -s ../sentinel "$T/dir/pre"
-  local before after
-  before=$(cd "$T" && find . -path ./dir -prune -o -printf '%p %s %T@\n' | sort)
-  run "$BIN/dltar" -C "$T/dir" "$T/arch/$1"
-  after=$(cd "$T" && find . -path ./dir -prune -o -printf '%p %s %T@\n' | sort)
-  echo "$output"
-  [ "$status" -ne 0 ]
-  [ "${#lines[@]}" -eq 1 ]
-  [[ "$output" == dltar:*$2* ]]
-  [ "$before" = "$after" ]
-  [ "$(cat "$T/sentinel/target")" = untouched ]
 }
 
 @test "hostile: ../ traversal" { hostile traversal.tar "../sentinel/pwned: refused: '..' in path"; }
