@@ -15,8 +15,24 @@ void gz_init(struct gz *g, gz_source src, void *ctx, const char *name, unsigned 
 
 int gz_is_gzip(const struct gz *g) { return g->mode == 1; }
 
+void gz_map(struct gz *g, const void *data, size_t len) {
+  g->map = data;
+  g->maplen = len;
+  g->mapoff = 0;
+}
+
 /* Read more raw input after whatever is still unconsumed. */
 static void refill(struct gz *g) {
+  if (g->map) { /* unconsumed input ends at map + mapoff: extend it */
+    size_t more = g->maplen - g->mapoff, room = (1u << 30) - g->z.avail_in;
+    if (more > room) more = room;
+    if (g->z.avail_in == 0) g->z.next_in = (Bytef *)(uintptr_t)(g->map + g->mapoff);
+    g->z.avail_in += (uInt)more;
+    g->mapoff += more;
+    g->in_bytes += more;
+    if (more == 0) g->in_eof = 1;
+    return;
+  }
   if (g->z.avail_in && g->z.next_in != g->in) memmove(g->in, g->z.next_in, g->z.avail_in);
   g->z.next_in = g->in;
   ssize_t r = g->src(g->ctx, (char *)g->in + g->z.avail_in, g->incap - g->z.avail_in);
@@ -29,7 +45,7 @@ static void start(struct gz *g) {
   g->z.next_in = g->in;
   g->z.avail_in = 0;
   while (g->z.avail_in < 2 && !g->in_eof) refill(g);
-  if (g->z.avail_in >= 2 && g->in[0] == 0x1f && g->in[1] == 0x8b) {
+  if (g->z.avail_in >= 2 && g->z.next_in[0] == 0x1f && g->z.next_in[1] == 0x8b) {
     g->mode = 1;
     if (inflateInit2(&g->z, 16 + MAX_WBITS) != Z_OK) die(1, g->name, ": zlib init failed");
   } else {
@@ -67,6 +83,7 @@ static int next_member(struct gz *g) {
 ssize_t gz_read(struct gz *g, char *out, size_t cap) {
   if (g->mode == 0) start(g);
   if (g->mode == 2) {
+    if (g->z.avail_in == 0 && g->map) refill(g);
     if (g->z.avail_in) { /* the bytes read for the magic check */
       size_t n = g->z.avail_in < cap ? g->z.avail_in : cap;
       memcpy(out, g->z.next_in, n);

@@ -23,11 +23,16 @@ struct gz {
   unsigned char *in;
   size_t incap;
   uint64_t in_bytes; /* raw bytes consumed */
+  const unsigned char *map; /* the whole input in memory (gz_map), or NULL */
+  size_t maplen, mapoff;
 };
 
 /* in/incap: the buffer for raw input (caller-owned). */
 void gz_init(struct gz *g, gz_source src, void *ctx, const char *name, unsigned char *in,
              size_t incap);
+/* Take the input from memory (a mapped file) instead of the source:
+ * zlib then reads it in place, without a copy into the input buffer. */
+void gz_map(struct gz *g, const void *data, size_t len);
 /* Up to cap bytes of the (decompressed) stream; 0 at its end.  A corrupt
  * or truncated gzip stream: one-line error and exit 1. */
 ssize_t gz_read(struct gz *g, char *out, size_t cap);
