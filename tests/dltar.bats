@@ -152,6 +152,17 @@ hostile() {
   grep -qP '\ttool_files\t11$' "$T/series.tsv"
 }
 
+@test "uncompressed tar file; an empty file is a truncated archive" {
+  mkdir "$T/ours"
+  run "$BIN/dltar" -C "$T/ours" "$BATS_FILE_TMPDIR/plain.tar"
+  [ "$status" -eq 0 ]
+  diff <(sig "$T/ours") <(sig "$BATS_FILE_TMPDIR/src")
+  : >"$T/empty.tar"
+  run "$BIN/dltar" -C "$T/ours" "$T/empty.tar"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"truncated archive (no end-of-archive marker)" ]]
+}
+
 @test "a second archive replaces files, never writing through a symlink" {
   mkdir -p "$T/v1/d" "$T/v2/d" "$T/out" "$T/outside"
   echo one >"$T/v1/d/f"

@@ -8,21 +8,34 @@
 
 static const char *SYMLINK_WAY = "path goes through a symlink";
 
+/* The next component of *p that is not "." (skipping slashes): its start,
+ * length in *len, and whether it is ".." in *dotdot; NULL at the end. */
+static const char *next_comp(const char **p, size_t *len, int *dotdot) {
+  for (;;) {
+    const char *s = *p;
+    while (*s == '/') s++;
+    if (!*s) return NULL;
+    const char *e = s;
+    while (*e && *e != '/') e++;
+    *p = e;
+    *len = (size_t)(e - s);
+    if (*len == 1 && s[0] == '.') continue;
+    *dotdot = *len == 2 && s[0] == '.' && s[1] == '.';
+    return s;
+  }
+}
+
 int sp_normalize(const char *in, char *out, size_t cap, const char **why) {
   size_t o = 0;
   if (in[0] == '/') {
     *why = "absolute path";
     return -1;
   }
-  const char *p = in;
-  while (*p) {
-    while (*p == '/') p++;
-    if (!*p) break;
-    const char *s = p;
-    while (*p && *p != '/') p++;
-    size_t l = (size_t)(p - s);
-    if (l == 1 && s[0] == '.') continue;
-    if (l == 2 && s[0] == '.' && s[1] == '.') {
+  const char *p = in, *s;
+  size_t l;
+  int dotdot;
+  while ((s = next_comp(&p, &l, &dotdot)) != NULL) {
+    if (dotdot) {
       *why = "'..' in path";
       return -1;
     }
@@ -55,16 +68,11 @@ int sp_symlink_ok(const char *target, int parent_depth, const char **why) {
     *why = "symlink to an absolute path";
     return -1;
   }
-  int up = 0, named = 0;
+  int up = 0, named = 0, dotdot;
   const char *p = target;
-  while (*p) {
-    while (*p == '/') p++;
-    if (!*p) break;
-    const char *s = p;
-    while (*p && *p != '/') p++;
-    size_t l = (size_t)(p - s);
-    if (l == 1 && s[0] == '.') continue;
-    if (l == 2 && s[0] == '.' && s[1] == '.') {
+  size_t l;
+  while (next_comp(&p, &l, &dotdot) != NULL) {
+    if (dotdot) {
       if (named) {
         *why = "symlink target has '..' after a name";
         return -1;
