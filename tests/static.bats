@@ -20,7 +20,7 @@ load helpers
     [ -x "$b" ] || continue
     n=$((n + 1))
     file "$b" | grep -q 'statically linked'
-    ! readelf -d "$b" 2>/dev/null | grep -q NEEDED
+    [ -z "$(readelf -d "$b" 2>/dev/null | grep NEEDED || true)" ]
     run "$b" --version
     [ "$status" -eq 0 ]
     [[ $output == "$(basename "$b") "[0-9]* ]]
@@ -28,7 +28,7 @@ load helpers
   [ -x bin/static/mkdataset ]
   # the libraries came from source packages, built here, not from the system
   [ -f build/static/lib/libowfat.a ] && [ -f build/static/lib/libz.a ]
-  ! git ls-files --error-unmatch build/static >/dev/null 2>&1
+  [ -z "$(git ls-files build/static)" ]
 }
 
 @test "make static: the static mkdataset writes the same bytes as the dynamic one" {

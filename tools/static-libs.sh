@@ -64,15 +64,21 @@ if ! has_deb_src; then
   apt_update
 fi
 
+first_dir() { # first_dir GLOB-PREFIX : the first directory matching PREFIX-*/
+  for d in "$1"-*/; do
+    [ -d "$d" ] && { printf '%s\n' "${d%/}"; return 0; }
+  done
+  return 1
+}
+
 fetch() { # fetch PACKAGE : unpack its source under $src unless already there
-  if ! ls -d "$src/$1"-*/ >/dev/null 2>&1; then
+  if ! first_dir "$src/$1" >/dev/null; then
     (cd "$src" && apt-get -qq source "$1" >&2) || {
       apt_update
       (cd "$src" && apt-get -qq source "$1" >&2) || fail "apt-get source $1 failed (no network or no deb-src?)"
     }
   fi
-  d=$(ls -d "$src/$1"-*/ | head -n 1)
-  printf '%s\n' "${d%/}"
+  first_dir "$src/$1" || fail "no $1 source directory under $src"
 }
 
 # zlib: the core files are all a static deflate/inflate user needs.
