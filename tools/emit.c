@@ -123,7 +123,10 @@ static void content_next(struct content *c, unsigned char *p, size_t n) {
   c->pos += n;
 }
 
-uint32_t emit_crc(const struct emitter *e, uint64_t size, uint64_t key, unsigned version) {
+/* Generates the content of (key, version, size) and returns its crc32; with
+ * t, also streams it into that tarball. */
+static uint32_t content_stream(const struct emitter *e, uint64_t size, uint64_t key,
+                               unsigned version, struct emit_tar *t, int which) {
   struct content c;
   content_init(&c, e->seed, key, version, size);
   uLong crc = crc32(0L, Z_NULL, 0);
@@ -131,8 +134,13 @@ uint32_t emit_crc(const struct emitter *e, uint64_t size, uint64_t key, unsigned
     size_t n = size - c.pos > CHUNK ? CHUNK : (size_t)(size - c.pos);
     content_next(&c, e->chunk, n);
     crc = crc32(crc, e->chunk, (uInt)n);
+    if (t && tarw_data(&t->tar, e->chunk, n) != 0) tar_fail(e, which);
   }
   return (uint32_t)crc;
+}
+
+uint32_t emit_crc(const struct emitter *e, uint64_t size, uint64_t key, unsigned version) {
+  return content_stream(e, size, key, version, NULL, 0);
 }
 
 uint32_t emit_file(struct emitter *e, int which, const char *path, uint64_t size, uint64_t key,
@@ -140,18 +148,10 @@ uint32_t emit_file(struct emitter *e, int which, const char *path, uint64_t size
   struct emit_tar *t = &e->t[which];
   if (which == OUT_LAYOUT) parents(e, t, which, path);
   if (tarw_file(&t->tar, path, size) != 0) tar_fail(e, which);
-  struct content c;
-  content_init(&c, e->seed, key, version, size);
-  uLong crc = crc32(0L, Z_NULL, 0);
-  while (c.pos < size) {
-    size_t n = size - c.pos > CHUNK ? CHUNK : (size_t)(size - c.pos);
-    content_next(&c, e->chunk, n);
-    crc = crc32(crc, e->chunk, (uInt)n);
-    if (tarw_data(&t->tar, e->chunk, n) != 0) tar_fail(e, which);
-  }
+  uint32_t crc = content_stream(e, size, key, version, t, which);
   t->files++;
   t->bytes += size;
-  return (uint32_t)crc;
+  return crc;
 }
 
 static void put_or_die(struct emitter *e, buffer *b, const char *what, const char *s, size_t n) {
