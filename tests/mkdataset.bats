@@ -81,14 +81,14 @@ PY
 }
 
 @test "mkdataset: tiny profile makes the five outputs in well under a second" {
-  run "$BIN/mkdataset" -p tiny -o "$T/d" --stats "$T/stats"
+  run "$BIN/mkdataset" -p tiny -o "$T/out/d" --stats "$T/stats"
   [ "$status" -eq 0 ]
-  for f in manifest.tsv layout.tar.gz update.tar.gz requests.txt dataset.txt; do [ -s "$T/d/$f" ]; done
-  [ -z "$(find "$T/d" -name '*.tmp')" ]
-  grep -qx $'name\ttiny' "$T/d/dataset.txt"
-  grep -qx $'files\t320' "$T/d/dataset.txt"
-  grep -qx $'requests\t2000' "$T/d/dataset.txt"
-  [ "$(wc -l <"$T/d/requests.txt")" -eq 2000 ]
+  for f in manifest.tsv layout.tar.gz update.tar.gz requests.txt dataset.txt; do [ -s "$T/out/d/$f" ]; done
+  [ -z "$(find "$T/out/d" -name '*.tmp')" ]
+  grep -qx $'name\ttiny' "$T/out/d/dataset.txt"
+  grep -qx $'files\t320' "$T/out/d/dataset.txt"
+  grep -qx $'requests\t2000' "$T/out/d/dataset.txt"
+  [ "$(wc -l <"$T/out/d/requests.txt")" -eq 2000 ]
   awk -F'\t' '$1 == "wall_s" && $2 < 1 { ok = 1 } END { exit !ok }' "$T/stats"
 }
 

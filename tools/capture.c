@@ -35,7 +35,7 @@ static void lines_open(struct lines *l, const char *name) {
   memset(l, 0, sizeof *l);
   l->name = name;
   l->fd = open(name, O_RDONLY | O_CLOEXEC);
-  if (l->fd < 0) diesys(1, "cannot read ", name, ": ");
+  if (l->fd < 0) diesys(1, "cannot read ", name);
 }
 
 /* The next line without its newline (NUL-terminated in place), or NULL. */
@@ -66,7 +66,7 @@ static char *lines_next(struct lines *l, size_t *len) {
     l->end = avail;
     ssize_t r = read(l->fd, l->buf + l->end, sizeof l->buf - 1 - l->end);
     if (r < 0 && errno == EINTR) continue;
-    if (r < 0) diesys(1, "cannot read ", l->name, ": ");
+    if (r < 0) diesys(1, "cannot read ", l->name);
     if (r == 0) {
       close(l->fd);
       l->fd = -1;
@@ -265,11 +265,11 @@ void run_capture(struct emitter *e, const char *list, const char *log, uint64_t 
   lines_close(&l);
 
   int fd = open(list, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) diesys(1, "cannot read ", list, ": ");
+  if (fd < 0) diesys(1, "cannot read ", list);
   for (size_t r = 0; r < upd.n; r++) {
     char buf[LINE_MAX_LEN + 1];
     ssize_t n = pread(fd, buf, LINE_MAX_LEN, (off_t)off[r]);
-    if (n <= 0) diesys(1, "cannot read ", list, " again: ");
+    if (n <= 0) diesys(1, "cannot read ", list, " again");
     buf[n] = '\0';
     char *nl = memchr(buf, '\n', (size_t)n);
     if (nl) *nl = '\0';

@@ -21,7 +21,7 @@ static int open_tmp(const char *dir, const char *name) {
   char p[4096];
   snprintf(p, sizeof p, "%s/%s.tmp", dir, name);
   int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) diesys(1, "cannot write ", p, ": ");
+  if (fd < 0) diesys(1, "cannot write ", p);
   return fd;
 }
 
@@ -34,21 +34,36 @@ static ssize_t write_op(int fd, const void *p, size_t n) {
   return w;
 }
 
+/* mkdir -p */
+static void mkdirs(const char *dir) {
+  char p[4096];
+  size_t n = strlen(dir);
+  if (n == 0 || n >= sizeof p) die(1, "bad output directory: ", dir);
+  memcpy(p, dir, n + 1);
+  for (size_t i = 1; i <= n; i++) {
+    if (p[i] != '/' && p[i] != '\0') continue;
+    char c = p[i];
+    p[i] = '\0';
+    if (mkdir(p, 0755) != 0 && errno != EEXIST) diesys(1, "cannot create ", p);
+    p[i] = c;
+  }
+}
+
 void emit_open(struct emitter *e, const char *dir, uint64_t seed) {
   memset(e, 0, sizeof *e);
   e->dir = dir;
   e->seed = seed;
   e->level = 1;
-  if (mkdir(dir, 0755) != 0 && errno != EEXIST) diesys(1, "cannot create ", dir, ": ");
+  mkdirs(dir);
   struct stat st;
-  if (stat(dir, &st) != 0) diesys(1, "cannot use ", dir, ": ");
+  if (stat(dir, &st) != 0) diesys(1, "cannot use ", dir);
   if (!S_ISDIR(st.st_mode)) die(1, dir, ": not a directory");
   e->chunk = malloc(CHUNK);
   if (e->chunk == NULL) die(1, "out of memory");
   for (int i = 0; i < 2; i++) {
     struct emit_tar *t = &e->t[i];
     t->fd = open_tmp(dir, tar_names[i]);
-    if (gzw_open(&t->gz, t->fd, e->level) != 0) diesys(1, "gzip: ");
+    if (gzw_open(&t->gz, t->fd, e->level) != 0) diesys(1, "gzip");
     tarw_init(&t->tar, gz_sink, &t->gz, EMIT_MTIME);
   }
   e->mfd = open_tmp(dir, "manifest.tsv");
@@ -61,7 +76,7 @@ void emit_open(struct emitter *e, const char *dir, uint64_t seed) {
 }
 
 static void tar_fail(const struct emitter *e, int which) {
-  diesys(1, "writing ", e->dir, "/", tar_names[which], ".tmp: ");
+  diesys(1, "writing ", e->dir, "/", tar_names[which], ".tmp");
 }
 
 /* Directory entries for the parents of path not shared with the previous
@@ -155,7 +170,7 @@ uint32_t emit_file(struct emitter *e, int which, const char *path, uint64_t size
 }
 
 static void put_or_die(struct emitter *e, buffer *b, const char *what, const char *s, size_t n) {
-  if (buffer_put(b, s, n) != 0) diesys(1, "writing ", e->dir, "/", what, ".tmp: ");
+  if (buffer_put(b, s, n) != 0) diesys(1, "writing ", e->dir, "/", what, ".tmp");
 }
 
 void emit_manifest(struct emitter *e, const char *path, uint64_t size, uint32_t crc) {
@@ -197,7 +212,7 @@ void emit_request(struct emitter *e, const char *path) {
 
 void emit_info(struct emitter *e, const char *key, const char *value) {
   if (buffer_putm(&e->info, key, "\t", value, "\n") != 0)
-    diesys(1, "writing ", e->dir, "/dataset.txt.tmp: ");
+    diesys(1, "writing ", e->dir, "/dataset.txt.tmp");
 }
 
 void emit_info_u64(struct emitter *e, const char *key, uint64_t value) {
@@ -207,12 +222,12 @@ void emit_info_u64(struct emitter *e, const char *key, uint64_t value) {
 }
 
 static void finish_fd(struct emitter *e, int fd, const char *name) {
-  if (fsync(fd) != 0 && errno != EINVAL) diesys(1, "writing ", e->dir, "/", name, ".tmp: ");
-  if (close(fd) != 0) diesys(1, "writing ", e->dir, "/", name, ".tmp: ");
+  if (fsync(fd) != 0 && errno != EINVAL) diesys(1, "writing ", e->dir, "/", name, ".tmp");
+  if (close(fd) != 0) diesys(1, "writing ", e->dir, "/", name, ".tmp");
   char from[4096], to[4096];
   snprintf(from, sizeof from, "%s/%s.tmp", e->dir, name);
   snprintf(to, sizeof to, "%s/%s", e->dir, name);
-  if (rename(from, to) != 0) diesys(1, "cannot rename ", from, ": ");
+  if (rename(from, to) != 0) diesys(1, "cannot rename ", from);
 }
 
 void emit_close(struct emitter *e) {
@@ -223,9 +238,9 @@ void emit_close(struct emitter *e) {
   }
   emit_info_u64(e, "layout_gz_bytes", e->t[OUT_LAYOUT].gz.packed);
   emit_info_u64(e, "update_gz_bytes", e->t[OUT_UPDATE].gz.packed);
-  if (buffer_flush(&e->manifest) != 0) diesys(1, "writing ", e->dir, "/manifest.tsv.tmp: ");
-  if (buffer_flush(&e->requests) != 0) diesys(1, "writing ", e->dir, "/requests.txt.tmp: ");
-  if (buffer_flush(&e->info) != 0) diesys(1, "writing ", e->dir, "/dataset.txt.tmp: ");
+  if (buffer_flush(&e->manifest) != 0) diesys(1, "writing ", e->dir, "/manifest.tsv.tmp");
+  if (buffer_flush(&e->requests) != 0) diesys(1, "writing ", e->dir, "/requests.txt.tmp");
+  if (buffer_flush(&e->info) != 0) diesys(1, "writing ", e->dir, "/dataset.txt.tmp");
   finish_fd(e, e->mfd, "manifest.tsv");
   finish_fd(e, e->rfd, "requests.txt");
   finish_fd(e, e->dfd, "dataset.txt");

@@ -38,7 +38,7 @@ struct emitter {
   uint64_t requests_n;
 };
 
-/* Creates DIR if needed and opens the .tmp outputs; dies on error. */
+/* Creates DIR (and its parents) if needed and opens the .tmp outputs; dies on error. */
 void emit_open(struct emitter *e, const char *dir, uint64_t seed);
 /* Streams one file into tar `which`, returning its crc32 (dies on error).
  * In the layout tar, directory entries are written for new parents. */

@@ -55,7 +55,7 @@ static void write_stats(const char *file, const struct totals *t, const struct e
   struct stats_file st;
   double user, sys;
   cpu_times(&user, &sys);
-  if (stats_open(&st, file) != 0) diesys(1, "cannot write ", file, ": ");
+  if (stats_open(&st, file) != 0) diesys(1, "cannot write ", file);
   stats_u64(&st, "files", t->files, "files");
   stats_u64(&st, "bytes", t->bytes, "B");
   stats_u64(&st, "layout_files", t->layout_files, "files");
@@ -69,7 +69,7 @@ static void write_stats(const char *file, const struct totals *t, const struct e
   stats_f(&st, "user_s", user, "s");
   stats_f(&st, "sys_s", sys, "s");
   stats_f(&st, "mbps", wall > 0 ? (double)(t->layout_bytes + t->update_bytes) / 1e6 / wall : 0, "MB/s");
-  if (stats_close(&st) != 0) diesys(1, "cannot write ", file, ": ");
+  if (stats_close(&st) != 0) diesys(1, "cannot write ", file);
 }
 
 int main(int argc, char **argv) {
@@ -111,6 +111,9 @@ int main(int argc, char **argv) {
     char buf[4096], err[1024];
     if (profile_load(&prof, find_profile(profile, buf, sizeof buf), err, sizeof err) != 0) die(1, err);
   }
+
+  if (list && access(list, R_OK) != 0) diesys(1, "cannot read ", list);
+  if (log && access(log, R_OK) != 0) diesys(1, "cannot read ", log);
 
   double t0 = now_mono();
   struct emitter e;
