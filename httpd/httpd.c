@@ -144,7 +144,7 @@ int main(int argc, char **argv) {
     case 'S': stats = optarg; break;
     case 'V': print_version("httpd"); return 0;
     case 'h': fputs(usage_text, stdout); return 0;
-    default: fputs(usage_text, stderr); return 2;
+    default: return 2; /* getopt said what is wrong, on one line */
     }
   }
   if (optind < argc) die(1, "unexpected argument: ", argv[optind]);
