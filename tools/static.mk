@@ -5,6 +5,6 @@ STATIC_DIR := build/static
 static:
 	tools/static-libs.sh $(STATIC_DIR)
 	$(MAKE) --no-print-directory B=$(STATIC_DIR)/obj BIN=bin/static CC="diet gcc" OPT="-O2" \
-	  CPPFLAGS="-D_GNU_SOURCE -Itools -I$(STATIC_DIR)/include" \
+	  CPPFLAGS="-D_GNU_SOURCE -D_XOPEN_SOURCE=700 -Itools -I$(STATIC_DIR)/include" \
 	  LDFLAGS="-static -L$(STATIC_DIR)/lib" LDLIBS="-lowfat -lz" \
 	  $(addprefix bin/static/,$(BINS))
