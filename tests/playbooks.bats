@@ -232,6 +232,50 @@ sig() {
   [ -z "$(find "$tmp/work/loops" "$tmp/work/state" -mindepth 1)" ]
 }
 
+@test "a lab of a client and a server: the client serves the dataset, the server's phases get SOURCE and REPLAY_FROM" {
+  require_root
+  require_cmd ansible-playbook curl
+  [ -x "$BIN/mkdataset" ] && [ -x "$BIN/httpd" ] || skip "needs bin/mkdataset and bin/httpd (make)"
+  port=$(free_port)
+  cat >"$tmp/inv.yml" <<EOF
+all:
+  vars:
+    ansible_connection: local
+    ansible_python_interpreter: /usr/bin/python3
+    ansible_become: false
+    shootout_provision: false
+    shootout_dataset: tiny
+    shootout_flush: drop
+  hosts:
+    client1:
+      shootout_role: client
+      shootout_checkout: $ROOT
+      shootout_workdir: $tmp/client
+      shootout_client_datasets: $tmp/datasets
+      shootout_client_port: $port
+      shootout_address: 127.0.0.1
+    server1:
+      shootout_role: server
+      shootout_checkout: $STUB
+      shootout_workdir: $tmp/server
+      shootout_results_dir: $tmp/results
+      shootout_replay_ssh: false
+      shootout_phases: [untar, flush, serve]
+      shootout_variants: [{name: t, fs: tmpfs, size: 64M}]
+EOF
+  run ansible-playbook -i "$tmp/inv.yml" "$PB/shootout.yml" -e shootout_run_id=lab -e "shootout_control_results=$tmp/results"
+  [ "$status" -eq 0 ] || { echo "$output" | tail -40; false; }
+  grep -q "^untar VARIANT=t .*SOURCE=http://127.0.0.1:$port REPLAY_FROM=127.0.0.1$" "$tmp/results/calls.log"
+  grep -q "^serve VARIANT=t .*SOURCE=http://127.0.0.1:$port REPLAY_FROM=127.0.0.1$" "$tmp/results/calls.log"
+  # The untar phase streamed the client's layout.tar.gz.
+  size=$(stat -c %s "$tmp/datasets/tiny-1/layout.tar.gz")
+  grep -qP "^untar\t1\tbytes\t$size\tB$" "$tmp/results/lab/"*/t/records.tsv
+  # The client stopped serving.
+  run curl -s -o /dev/null "http://127.0.0.1:$port/manifest.tsv"
+  [ "$status" -ne 0 ]
+  [ ! -e "$tmp/client/state/httpd.pid" ]
+}
+
 @test "teardown.yml undoes only what the shootout recorded" {
   require_root
   require_cmd ansible-playbook losetup mkfs.ext2
