@@ -211,17 +211,21 @@ sig() {
   mountpoint -q "$tmp/m"
 }
 
-@test "a run drives every variant through the phases in order; a failed phase is recorded and the next variant goes on" {
+@test "a run drives every variant through the phases in order; a failed phase or an unreachable host is recorded and the rest goes on" {
   require_root
   require_cmd ansible-playbook losetup mkfs.ext4
   inventory "$tmp/inv.yml" "[{name: e4, fs: ext4, device: loop, size: 64M}, {name: t, fs: tmpfs, size: 16M}]" \
     "      shootout_confirm_wipe: true"
+  # A host nobody answers for (nothing listens on that port).
+  printf '    gone:\n      ansible_connection: ssh\n      ansible_host: 127.0.0.1\n      ansible_port: %s\n      shootout_role: server\n' \
+    "$(free_port)" >>"$tmp/inv.yml"
   STUB_FAIL=e4:untar2 run play "$tmp/inv.yml" -e shootout_run_id=r1
   [ "$status" -ne 0 ] || { echo "$output"; false; }
   sum=$tmp/results/r1/summary.tsv
   cat "$sum"
   grep -qP '^localhost\te4\t2/8 untar,flush\t.*stub: untar2 failed on purpose$' "$sum"
   grep -qP '^localhost\tt\t8/8 untar,flush,untar2,serve,net,delete\t-$' "$sum"
+  grep -qP '^gone\t\*\t0/0 \tunreachable: ' "$sum"
   # The tmpfs variant: the phases in order, drop between them, its options read back.
   run grep 'VARIANT=t ' "$tmp/results/calls.log"
   [ "$(printf '%s\n' "$output" | cut -d' ' -f1 | tr '\n' ' ')" = "untar flush untar2 flush serve net flush delete " ]
