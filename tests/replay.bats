@@ -2,6 +2,8 @@
 # bin/replay against nginx, bin/httpd (when built) and misbehaving servers
 # of our own (tests/fixtures/badserver.py), all on loopback.
 load helpers
+# shellcheck source=tests/fixtures/nginx.sh
+source "$BATS_TEST_DIRNAME/fixtures/nginx.sh"
 
 setup() {
   T=$(mktemp -d "${BATS_TMPDIR:-/tmp}/replay.XXXXXX")
@@ -50,28 +52,7 @@ EOF
 start_nginx() {
   require_cmd /usr/sbin/nginx
   PORT=$(free_port)
-  mkdir -p "$T/nginx"
-  cat >"$T/nginx/nginx.conf" <<EOF
-daemon off;
-worker_processes 1;
-pid $T/nginx/nginx.pid;
-error_log $T/nginx/error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $T/nginx/body;
-  proxy_temp_path $T/nginx/proxy;
-  fastcgi_temp_path $T/nginx/fastcgi;
-  uwsgi_temp_path $T/nginx/uwsgi;
-  scgi_temp_path $T/nginx/scgi;
-  keepalive_requests 100000;
-  server {
-    listen 127.0.0.1:$PORT;
-    listen [::1]:$PORT;
-    root $T/www;
-  }
-}
-EOF
+  nginx_conf "$T/nginx" "$PORT" "$T/www" "listen [::1]:$PORT;"
   /usr/sbin/nginx -p "$T/nginx" -c "$T/nginx/nginx.conf" &
   PIDS+=($!)
   wait_for_port "$PORT" 10

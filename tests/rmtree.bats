@@ -37,6 +37,12 @@ os.close(fd)
 EOF
 }
 
+# mount_tracked ARGS... TARGET : mount, and unmount TARGET in teardown.
+mount_tracked() {
+  mount "$@"
+  MOUNTS+=("${!#}")
+}
+
 metric() { # metric NAME FILE
   awk -F'\t' -v m="$1" '$1 == m { print $2 }' "$2"
 }
@@ -115,8 +121,7 @@ for i in range(20000):
   require_root
   mkdir -p "$T/tree/a/mnt" "$T/tree/b"
   touch "$T/tree/a/f" "$T/tree/b/g"
-  mount -t tmpfs rmtree-test "$T/tree/a/mnt"
-  MOUNTS+=("$T/tree/a/mnt")
+  mount_tracked -t tmpfs rmtree-test "$T/tree/a/mnt"
   echo keep >"$T/tree/a/mnt/inside"
   run "$BIN/rmtree" "$T/tree"
   echo "$output"
@@ -181,8 +186,7 @@ for i in range(20000):
   run chroot "$r" /rmtree /sub/..
   [ "$status" -eq 2 ]
   # the root seen through another path: only device and inode tell
-  mount --bind "$r" "$r/sub"
-  MOUNTS+=("$r/sub")
+  mount_tracked --bind "$r" "$r/sub"
   run chroot "$r" /rmtree /sub
   [ "$status" -eq 2 ]
   [[ "$output" == *"refusing to remove '/sub': it is the root directory"* ]]

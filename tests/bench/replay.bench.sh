@@ -11,6 +11,8 @@
 set -eu
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
+# shellcheck source=tests/fixtures/nginx.sh
+. tests/fixtures/nginx.sh
 ROUNDS=${ROUNDS:-5}
 RM_ROUNDS=${RM_ROUNDS:-3}
 SECS=${SECS:-3}
@@ -46,27 +48,10 @@ cpu_us() { # cpu_us TIMEFILE REQUESTS: client CPU microseconds per request
 
 # ---- replay vs wrk ----
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-mkdir -p "$T/www" "$T/nginx"
+mkdir -p "$T/www"
 head -c 11264 /dev/urandom >"$T/www/small.jpg"
 chmod -R a+rX "$T/www"
-cat >"$T/nginx/nginx.conf" <<EOF
-daemon off;
-worker_processes 1;
-pid $T/nginx/nginx.pid;
-error_log $T/nginx/error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $T/nginx/body;
-  proxy_temp_path $T/nginx/proxy;
-  fastcgi_temp_path $T/nginx/fastcgi;
-  uwsgi_temp_path $T/nginx/uwsgi;
-  scgi_temp_path $T/nginx/scgi;
-  keepalive_requests 100000000;
-  keepalive_timeout 300;
-  server { listen 127.0.0.1:$PORT; root $T/www; }
-}
-EOF
+nginx_conf "$T/nginx" "$PORT" "$T/www"
 /usr/sbin/nginx -p "$T/nginx" -c "$T/nginx/nginx.conf" &
 NGINX=$!
 for _ in $(seq 100); do
