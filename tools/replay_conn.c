@@ -315,10 +315,8 @@ static int conn_input(struct run *r, struct conn *c, size_t n) {
     }
     off += http_resp_feed(&c->resp, r->rbuf + off, n - off);
     if (c->resp.state == HR_ERROR) {
-      struct req_slot *s = &c->out[c->head];
-      c->head = (c->head + 1) % r->depth;
+      c->head = (c->head + 1) % r->depth; /* the oldest request fails */
       c->nout--;
-      (void)s;
       fail_request(r, F_PROTOCOL);
       requeue_rest(r, c);
       conn_close(r, c);
