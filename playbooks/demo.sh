@@ -73,7 +73,7 @@ vars=build/demo-vars.yml
 say "run $run_id: ${variants[*]} on dataset $dataset"
 
 rc=0
-ANSIBLE_NOCOLOR=${ANSIBLE_NOCOLOR:-} ansible-playbook -i playbooks/inventory/local.yml \
+ANSIBLE_DISPLAY_SKIPPED_HOSTS=false ansible-playbook -i playbooks/inventory/local.yml \
   playbooks/shootout.yml -e "@$vars" || rc=$?
 
 dir=results/$run_id
