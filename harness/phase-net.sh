@@ -25,13 +25,13 @@ done
 [ ${#names[@]} -gt 0 ] || die "NET_PROCS is empty: want numbers of processes like '1 4'"
 case $NET_COUNT$NET_SIZE in *[!0-9]*) die "NET_COUNT and NET_SIZE want numbers" ;; esac
 phase_begin "${names[0]}" "${names[@]}"
+check_nofile $((NET_CONC + 256))
+check_port
+preflight_done
 need_tool httpd replay
 made_data=0
 [ -d "$DATA" ] || made_data=1
 claim_data
-check_nofile $((NET_CONC + 256))
-check_port
-preflight_done
 serve_addr
 
 netdir=$DATA/.net

@@ -22,7 +22,6 @@ for p in $SERVE_PROCS; do
 done
 [ ${#names[@]} -gt 0 ] || die "SERVE_PROCS is empty: want numbers of processes like '1 32'"
 phase_begin "${names[0]}" "${names[@]}"
-need_tool httpd replay
 ensure_dataset
 if ! data_owned || data_empty; then
   fail "$DATA holds no extraction of the harness: run make phase-untar and phase-untar2 first"
@@ -31,6 +30,7 @@ case $FLUSH in drop | remount) check_root "FLUSH=$FLUSH" ;; esac
 check_nofile $((REPLAY_CONC + 256))
 check_port
 preflight_done
+need_tool httpd replay
 serve_addr
 SAMPLER_TOTAL=$(grep -c . "$REQUESTS")
 

@@ -19,7 +19,6 @@ case $name in
   *) die "usage: phase-untar.sh [untar|untar2]" ;;
 esac
 phase_begin "$name"
-need_tool dltar
 ensure_dataset
 if [ "$name" = untar ]; then
   if [ -d "$DATA" ] && data_owned && ! data_empty; then
@@ -35,6 +34,7 @@ else
 fi
 check_port
 preflight_done
+need_tool dltar
 
 # Progress totals: dataset.txt's figures for this tarball when it has them.
 files_total=$(dataset_value "${tarball%%.*}_files")
