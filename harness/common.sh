@@ -164,11 +164,18 @@ start_group() {
   GROUPS_RUNNING+=("$!")
 }
 
-# stop_group PGID : TERM the whole group, wait until every process of it has
-# gone (KILL after 10 s), reap it.
+# stop_group PGID : TERM the group's leader and give it 2 s to finish (the
+# sampler takes its last sample), then TERM the whole group, wait until every
+# process of it has gone (KILL after 10 s), reap it.
 stop_group() {
   local g=$1 i=0 keep=()
   [ -n "$g" ] || return 0
+  kill -TERM "$g" 2>/dev/null || true
+  while kill -0 "$g" 2>/dev/null && [ "$i" -lt 40 ]; do
+    i=$((i + 1))
+    sleep 0.05
+  done
+  i=0
   kill -TERM -- "-$g" 2>/dev/null || true
   while kill -0 -- "-$g" 2>/dev/null; do
     i=$((i + 1))

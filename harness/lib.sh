@@ -85,14 +85,16 @@ series_file() {
   printf '%s/series/%s-%s.tsv\n' "$(run_dir)" "$1" "$2"
 }
 
-# record_failure PHASE TRIAL MESSAGE : the phase failed: a "status 1 exit"
-# record and a line "phase trial time message" in failures.tsv.
+# record_failure PHASE TRIAL MESSAGE : the phase failed: records "status 1
+# exit" and "error MESSAGE text", and a line "phase trial time message" in
+# failures.tsv.
 record_failure() {
+  _m=$(printf '%s' "$3" | tr '\t\n' '  ')
   record "$1" "$2" status 1 exit
+  record "$1" "$2" error "$_m" text
   _f=$(run_dir)/failures.tsv
   [ -s "$_f" ] || printf 'phase\ttrial\ttime\tmessage\n' >"$_f"
-  printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
-    "$(printf '%s' "$3" | tr '\t\n' '  ')" >>"$_f"
+  printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$_m" >>"$_f"
 }
 
 # calc AWK-EXPRESSION : print the value of a numeric expression, e.g.

@@ -75,8 +75,13 @@ if [ -z "$out" ] || [ -z "$target" ]; then
 fi
 case $mode in statfs | series | none) ;; *) echo "sampler.sh: -m wants statfs or none, not $mode" >&2; exit 2 ;; esac
 [ -d "$target" ] || { echo "sampler.sh: no directory $target" >&2; exit 2; }
+# A stop request that comes while we start up still gets its one sample.
+stop=0 sp=''
+trap 'stop=1; [ -z "$sp" ] || kill "$sp" 2>/dev/null || true' TERM INT HUP
 exec 3>>"$out" || { echo "sampler.sh: cannot write $out" >&2; exit 1; }
 
+# From here on a failed read costs one figure, not the series.
+set +e
 disk=$(disk_of "$target")
 show=0
 [ -t 2 ] && [ $((total_files + total_bytes + total_reqs)) -gt 0 ] && show=1
@@ -220,14 +225,15 @@ if [ "$mode" = statfs ]; then
   BASE_BYTES=$USED_BYTES BASE_FILES=$USED_FILES
 fi
 
-stop=0 sp=''
-trap 'stop=1; [ -z "$sp" ] || kill "$sp" 2>/dev/null || true' TERM INT HUP
-while [ "$stop" = 0 ]; do
-  sleep "$interval" &
-  sp=$!
-  wait "$sp" || true
-  sp=''
+while :; do
+  if [ "$stop" = 0 ]; then
+    sleep "$interval" &
+    sp=$!
+    wait "$sp" || true
+    sp=''
+  fi
   sample
+  [ "$stop" = 0 ] || break
   if [ -n "$parent" ] && ! kill -0 "$parent" 2>/dev/null; then break; fi
 done
 [ "$show" = 0 ] || printf '\n' >&2

@@ -7,7 +7,7 @@ load helpers
 
 setup() {
   T=$BATS_TEST_TMPDIR
-  export RESULTS=$T/results HOST=testhost VARIANT=v1 SHOOTOUT_ROOT=$ROOT
+  export RESULTS=$T/results HOST=testhost VARIANT=v1 SHOOTOUT_ROOT=$ROOT HARNESS_BIN=$BIN
   unset RUN_ID TARGET DATASET SEED SOURCE FLUSH TRIALS PORT TRIAL
   MNT='' LOOP='' TMPFS=''
 }
@@ -277,4 +277,145 @@ fake_dataset() {
   [ "$status" -eq 0 ]
   [ "$(records_of "$d" flush rebooted)" = 1 ]
   [ "$(tail -n 1 "$d/boot_ids.tsv" | cut -f 3)" = "$(cat /proc/sys/kernel/random/boot_id)" ]
+}
+
+# ---- end to end --------------------------------------------------------------
+
+# check_shootout RUNDIR : every record of every phase, with sane values.
+check_shootout() {
+  local d=$1 ds=$ROOT/datasets/out/tiny-1 files p m v
+  files=$(grep -vc '^#' "$ds/manifest.tsv")
+  jq -e . "$d/meta.json" >/dev/null
+  [ ! -e "$d/failures.tsv" ] || { cat "$d/failures.tsv"; false; }
+  for p in untar untar2 flush serve-cold-1 serve-warm-1 serve-cold-32 serve-warm-32 net-1 net-4 delete; do
+    [ "$(records_of "$d" "$p" status)" = 0 ] || { echo "$p: no status 0"; false; }
+  done
+  for p in untar untar2; do
+    for m in files dirs bytes wall_s user_s sys_s mbps files_per_s sync_s; do
+      v=$(records_of "$d" "$p" "$m")
+      [ -n "$v" ] || { echo "$p: no $m"; false; }
+    done
+    [ "$(records_of "$d" "$p" files)" -gt 0 ]
+    [ -s "$d/series/$p-1.tsv" ]
+  done
+  # The first tarball holds the layout; both together make the manifest's tree.
+  [ "$(records_of "$d" untar files)" -le "$files" ]
+  [ "$(records_of "$d" delete files)" -eq "$files" ]
+  for p in serve-cold-1 serve-warm-1 serve-cold-32 serve-warm-32; do
+    [ "$(records_of "$d" "$p" requests)" -eq "$(grep -c . "$ds/requests.txt")" ]
+    [ "$(records_of "$d" "$p" failed)" -eq 0 ]
+    awk -v v="$(records_of "$d" "$p" rps)" 'BEGIN { exit !(v > 0) }'
+    [ -s "$d/series/$p-1.tsv" ]
+  done
+  for p in net-1 net-4; do
+    [ "$(records_of "$d" "$p" requests)" -eq 500 ]
+    [ "$(records_of "$d" "$p" failed)" -eq 0 ]
+    awk -v v="$(records_of "$d" "$p" mbps)" 'BEGIN { exit !(v > 0) }'
+  done
+  for m in files dirs wall_s sync_s; do [ -n "$(records_of "$d" delete "$m")" ]; done
+}
+
+@test "make shootout DATASET=tiny on a loop-mounted ext4: every record of every phase" {
+  require_tools
+  require_cmd jq
+  loop_ext4 256M
+  run make -C "$ROOT" -s shootout TARGET="$MNT" DATASET=tiny FLUSH=remount NET_COUNT=500
+  echo "$output"
+  [ "$status" -eq 0 ]
+  d=$(the_run)
+  check_shootout "$d"
+  [ "$(jq -r .fs "$d/meta.json")" = ext4 ]
+  [ "$(jq -r .device "$d/meta.json")" = "$LOOP" ]
+  grep -q "$(printf '\tsectors_written\t')" "$d/series/untar-1.tsv"
+  mountpoint -q "$MNT"
+  [ ! -e "$MNT/data" ]
+}
+
+@test "make shootout DATASET=tiny on tmpfs, twice: two run directories" {
+  require_tools
+  require_cmd jq
+  tmpfs_at 256m
+  run make -C "$ROOT" -s shootout TARGET="$TMPFS" DATASET=tiny FLUSH=drop NET_COUNT=500
+  echo "$output"
+  [ "$status" -eq 0 ]
+  d=$(the_run)
+  check_shootout "$d"
+  [ "$(jq -r .device "$d/meta.json")" = none ]
+  run make -C "$ROOT" -s shootout TARGET="$TMPFS" DATASET=tiny FLUSH=none SERVE_PROCS=1 NET_PROCS=1 NET_COUNT=100
+  [ "$status" -eq 0 ]
+  [ "$(find "$RESULTS" -mindepth 1 -maxdepth 1 -type d | wc -l)" -eq 2 ]
+  [ "$(find "$RESULTS" -name records.tsv | wc -l)" -eq 2 ]
+  [ -f "$d/meta.json" ]
+}
+
+@test "a repeated phase is a new trial and REPLAY_FROM runs the replay through ssh" {
+  require_tools
+  tmpfs_at 256m
+  make -C "$ROOT" -s phase-untar TARGET="$TMPFS" DATASET=tiny
+  make -C "$ROOT" -s phase-untar2 TARGET="$TMPFS" DATASET=tiny
+  for _ in 1 2; do
+    make -C "$ROOT" -s phase-serve TARGET="$TMPFS" DATASET=tiny FLUSH=none SERVE_PROCS=1 \
+      REPLAY_FROM=client SSH="$ROOT/tests/fixtures/harness-ssh" SERVE_HOST=127.0.0.1 SERVE_BIND=127.0.0.1
+  done
+  d=$(the_run)
+  [ "$(records_of "$d" serve-warm-1 status | tr '\n' ' ')" = "0 0 " ]
+  [ "$(awk -F '\t' '$1 == "serve-cold-1" && $3 == "failed" { print $2 ":" $4 }' "$d/records.tsv" | tr '\n' ' ')" = "1:0 2:0 " ]
+  [ -s "$d/series/serve-cold-1-2.tsv" ]
+  make -C "$ROOT" -s phase-delete TARGET="$TMPFS"
+  [ ! -e "$TMPFS/data" ]
+}
+
+@test "killing make while serve runs leaves no process and no mount behind" {
+  require_tools
+  loop_ext4 256M
+  make -C "$ROOT" -s phase-untar TARGET="$MNT" DATASET=tiny
+  # A long request list so that the kill lands while replay runs.
+  mkdir -p "$T/ds"
+  cp -r "$ROOT/datasets/out/tiny-1" "$T/ds/long-1"
+  for _ in $(seq 200); do cat "$ROOT/datasets/out/tiny-1/requests.txt"; done >"$T/ds/long-1/requests.txt"
+  DATASETS_OUT=$T/ds setsid make -C "$ROOT" -s phase-serve TARGET="$MNT" DATASET=long FLUSH=remount \
+    SERVE_PROCS=4 REPLAY_CONC=2 REPLAY_KEEPALIVE=1 >"$T/out" 2>&1 &
+  mk=$!
+  d=$(the_run)
+  wait_for_file "$d/series/serve-cold-4-1.tsv" 60
+  for _ in $(seq 100); do
+    ! pgrep -f "$BIN/replay" >/dev/null || break
+    sleep 0.05
+  done
+  pgrep -f "$BIN/replay" >/dev/null
+  kill -TERM -- "-$mk"
+  wait_for_exit "$mk" 20
+  for _ in $(seq 100); do
+    pgrep -f "$BIN/(httpd|replay)|$ROOT/harness/" >/dev/null || break
+    sleep 0.1
+  done
+  run pgrep -af "$BIN/(httpd|replay)|$ROOT/harness/"
+  [ "$status" -ne 0 ] || { echo "left behind: $output"; false; }
+  [ "$(findmnt -rn -M "$MNT" | wc -l)" -eq 1 ]
+  [ "$(records_of "$d" serve-cold-4 status)" = 1 ]
+  grep -q 'interrupted by SIGTERM' "$d/failures.tsv"
+  make -C "$ROOT" -s phase-delete TARGET="$MNT"
+}
+
+# resident FILE... : pages of the files in the page cache, summed.
+resident() {
+  fincore -nb -o PAGES "$@" | awk '{ s += $1 } END { print s + 0 }'
+}
+
+@test "FLUSH=drop and FLUSH=remount empty the page cache of the dataset" {
+  require_tools
+  require_cmd fincore
+  loop_ext4 256M
+  make -C "$ROOT" -s phase-untar TARGET="$MNT" DATASET=tiny
+  mapfile -t sample < <(find "$MNT/data" -type f -name '[!.]*' | head -n 50)
+  [ "${#sample[@]}" -gt 0 ]
+  for method in drop remount; do
+    cat "${sample[@]}" >/dev/null
+    [ "$(resident "${sample[@]}")" -gt 0 ]
+    make -C "$ROOT" -s phase-flush TARGET="$MNT" FLUSH="$method"
+    [ "$(resident "${sample[@]}")" -eq 0 ] || { echo "$method left $(resident "${sample[@]}") pages"; false; }
+  done
+  mountpoint -q "$MNT"
+  [ "$(records_of "$(the_run)" flush status | tr '\n' ' ')" = "0 0 " ]
+  make -C "$ROOT" -s phase-delete TARGET="$MNT"
 }
