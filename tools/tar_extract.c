@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "safe_path.h"
 #include "tar_header.h"
 
@@ -387,7 +388,7 @@ static void entry(struct tx *t, const unsigned char *blk, const struct tar_hdr *
 
 void tar_extract(struct gz *g, int rootfd, const struct tx_opts *o, struct tx_stats *st) {
   struct tx *t = calloc(1, sizeof *t);
-  if (t == NULL || posix_memalign((void **)&t->buf, 4096, TX_BUF) != 0) diesys(1, "out of memory");
+  if (t == NULL || (t->buf = malloc(TX_BUF)) == NULL) diesys(1, "out of memory");
   t->g = g;
   t->o = o;
   t->st = st;
