@@ -196,8 +196,14 @@ stop_children() {
   GROUPS_RUNNING=()
 }
 
-# free_port : a TCP port on 127.0.0.1 that nobody listens on.
+# free_port : a TCP port on 127.0.0.1 that nobody listens on (below the
+# usual ephemeral range; start_httpd tries again if it was taken meanwhile).
 free_port() {
+  local p i
+  for i in 1 2 3 4 5 6 7 8 9 10; do
+    p=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))
+    port_busy "$p" || { printf '%s\n' "$p"; return 0; }
+  done
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
