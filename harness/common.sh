@@ -155,11 +155,16 @@ run_tool() {
 
 # start_group VAR CMD... : start CMD in a new session (its own process group,
 # so that it and every process it forks can be stopped together); the group
-# id goes into VAR.
+# id goes into VAR.  Its output goes to the phase log (with KEEP_STDERR=1 its
+# stderr stays on the terminal, if that is one).
 start_group() {
   local var=$1
   shift
-  setsid "$@" </dev/null >>"$PHASE_LOG" 2>&1 &
+  if [ "${KEEP_STDERR:-0}" = 1 ] && [ -t 2 ]; then
+    setsid "$@" </dev/null >>"$PHASE_LOG" &
+  else
+    setsid "$@" </dev/null >>"$PHASE_LOG" 2>&1 &
+  fi
   printf -v "$var" '%s' "$!"
   GROUPS_RUNNING+=("$!")
 }
@@ -257,7 +262,7 @@ source_url() {
 start_sampler() {
   local name=$1
   shift
-  start_group SAMPLER_GROUP "$HARNESS/sampler.sh" -o "$(series_file "$name" "$CUR_TRIAL")" \
+  KEEP_STDERR=1 start_group SAMPLER_GROUP "$HARNESS/sampler.sh" -o "$(series_file "$name" "$CUR_TRIAL")" \
     -t "$TARGET" -p "$$" -L "$name" "$@"
 }
 

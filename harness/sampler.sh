@@ -9,7 +9,8 @@
 # Metrics (per sample):
 #   tool_bytes tool_files requests  the tool's progress so far: the last values
 #                 of its own --series file (-s; -d: its lines are per-second
-#                 counts, summed, as replay writes them), or how much TARGET's used space
+#                 counts, summed, as replay writes them; while it has none
+#                 yet, as without -s), or how much TARGET's used space
 #                 and inodes moved since the start (-m statfs, the default)
 #   dirty_kb writeback_kb           Dirty and Writeback of /proc/meminfo
 #   sectors_read sectors_written io_ms   of TARGET's block device during the
@@ -138,7 +139,6 @@ read_progress() {
       [ "$P_FILES" -ge 0 ] || P_FILES=$((-P_FILES))
       ;;
     series)
-      [ -r "$tool_series" ] || return 0
       local m v src=(tail -n 40 "$tool_series")
       [ "$deltas" = 0 ] || src=(cat "$tool_series")
       while read -r m v; do
@@ -151,6 +151,11 @@ read_progress() {
         { m = $2; sub(/^tool_/, "", m) }
         m ~ /^(bytes|files|requests)$/ { last[m] = sum ? last[m] + $3 : $3 }
         END { for (m in last) print m, int(last[m]) }')
+      # Nothing from the tool yet (its series may be buffered): the target.
+      if [ "$deltas" = 0 ] && [ "$P_BYTES" -lt 0 ] && [ "$P_FILES" -lt 0 ]; then
+        read_statfs
+        P_BYTES=$((USED_BYTES - BASE_BYTES)) P_FILES=$((USED_FILES - BASE_FILES))
+      fi
       ;;
   esac
 }
@@ -220,7 +225,7 @@ read_disk
 PREV_R=$DISK_R PREV_W=$DISK_W PREV_IO=$DISK_IO
 PREV_TOTAL=$CPU_TOTAL PREV_IDLE=$CPU_IDLE PREV_WAIT=$CPU_WAIT
 BASE_BYTES=0 BASE_FILES=0
-if [ "$mode" = statfs ]; then
+if [ "$mode" != none ]; then
   read_statfs
   BASE_BYTES=$USED_BYTES BASE_FILES=$USED_FILES
 fi
