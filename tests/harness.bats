@@ -315,15 +315,21 @@ check_shootout() {
   for m in files dirs wall_s sync_s; do [ -n "$(records_of "$d" delete "$m")" ]; done
 }
 
-@test "make shootout DATASET=tiny on a loop-mounted ext4: every record of every phase" {
-  require_tools
-  require_cmd jq
-  loop_ext4 256M
-  run make -C "$ROOT" -s shootout TARGET="$MNT" DATASET=tiny FLUSH=remount NET_COUNT=500
+# tiny_shootout TARGET FLUSH : make shootout with the tiny dataset must pass
+# check_shootout; sets d to its run directory.
+tiny_shootout() {
+  run make -C "$ROOT" -s shootout TARGET="$1" DATASET=tiny FLUSH="$2" NET_COUNT=500
   echo "$output"
   [ "$status" -eq 0 ]
   d=$(the_run)
   check_shootout "$d"
+}
+
+@test "make shootout DATASET=tiny on a loop-mounted ext4: every record of every phase" {
+  require_tools
+  require_cmd jq
+  loop_ext4 256M
+  tiny_shootout "$MNT" remount
   [ "$(jq -r .fs "$d/meta.json")" = ext4 ]
   [ "$(jq -r .device "$d/meta.json")" = "$LOOP" ]
   grep -q "$(printf '\tsectors_written\t')" "$d/series/untar-1.tsv"
@@ -335,11 +341,7 @@ check_shootout() {
   require_tools
   require_cmd jq
   tmpfs_at 256m
-  run make -C "$ROOT" -s shootout TARGET="$TMPFS" DATASET=tiny FLUSH=drop NET_COUNT=500
-  echo "$output"
-  [ "$status" -eq 0 ]
-  d=$(the_run)
-  check_shootout "$d"
+  tiny_shootout "$TMPFS" drop
   [ "$(jq -r .device "$d/meta.json")" = none ]
   run make -C "$ROOT" -s shootout TARGET="$TMPFS" DATASET=tiny FLUSH=none SERVE_PROCS=1 NET_PROCS=1 NET_COUNT=100
   [ "$status" -eq 0 ]
