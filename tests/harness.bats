@@ -343,11 +343,17 @@ tiny_shootout() {
   tmpfs_at 256m
   tiny_shootout "$TMPFS" drop
   [ "$(jq -r .device "$d/meta.json")" = none ]
-  run make -C "$ROOT" -s shootout TARGET="$TMPFS" DATASET=tiny FLUSH=none SERVE_PROCS=1 NET_PROCS=1 NET_COUNT=100
+  run make -C "$ROOT" -s shootout TARGET="$TMPFS" DATASET=tiny FLUSH=none SERVE_PROCS=1 NET_PROCS=1 NET_COUNT=100 TRIALS=2
   [ "$status" -eq 0 ]
   [ "$(find "$RESULTS" -mindepth 1 -maxdepth 1 -type d | wc -l)" -eq 2 ]
   [ "$(find "$RESULTS" -name records.tsv | wc -l)" -eq 2 ]
   [ -f "$d/meta.json" ]
+  # The first run is untouched; the second has both cycles as trials 1 and 2.
+  [ "$(records_of "$d" untar status)" = 0 ]
+  d2=$RESULTS/$(cat "$RESULTS/.current")/$HOST/$VARIANT
+  [ "$d2" != "$d" ]
+  [ "$(records_of "$d2" delete status | tr '\n' ' ')" = "0 0 " ]
+  [ "$(awk -F '\t' '$3 == "status" { print $2 }' "$d2/records.tsv" | sort -u | tr '\n' ' ')" = "1 2 " ]
 }
 
 @test "a repeated phase is a new trial and REPLAY_FROM runs the replay through ssh" {
