@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "compat.h"
 
 static const char usage_text[] =
     "usage: httpd -r ROOT [-i ADDR]... [-p PORT] [-N PROCS] [-m sendfile|mmap] [-q]\n"

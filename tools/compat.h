@@ -16,6 +16,11 @@
 static inline int futimens(int fd, const struct timespec ts[2]) {
   return utimensat(fd, NULL, (struct timespec *)ts, 0);
 }
+
+/* Linux's value; dietlibc's netinet/in.h lacks it. */
+#ifndef IPV6_V6ONLY
+#define IPV6_V6ONLY 26
+#endif
 #endif
 
 #endif
