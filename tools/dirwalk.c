@@ -12,6 +12,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "compat.h"
+
 #define DENTS_BUF (64 * 1024)
 
 struct dirent64_k { /* the kernel's struct linux_dirent64 */
