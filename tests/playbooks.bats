@@ -326,9 +326,18 @@ EOF
   for v in ext4 xfs; do
     rec=$(echo "$tmp"/results/real/*/$v/records.tsv)
     [ -s "$rec" ] && [ -s "$(dirname "$rec")/meta.json" ]
-    for p in untar untar2 serve-cold-1 serve-warm-1 serve-cold-32 serve-warm-32 delete; do
-      grep -q "^$p	" "$rec" || { echo "$v: no $p records"; cat "$rec"; false; }
+    for p in untar flush untar2 serve-cold-1 serve-warm-1 serve-cold-32 serve-warm-32 net-1 net-4 delete; do
+      grep -qP "^$p\t1\tstatus\t0\t" "$rec" || { echo "$v: no successful $p"; cat "$rec"; false; }
     done
+    run grep -P '\tstatus\t[^0]' "$rec"
+    [ "$status" -eq 1 ]
+    [ ! -e "$(dirname "$rec")/failures.tsv" ]
+    # Every file of the dataset arrived, every request was answered.
+    files=$(grep -vc '^#' "$ROOT/datasets/out/tiny-1/manifest.tsv")
+    [ "$(awk -F '\t' '$1 == "untar" && $3 == "files" { print $4 }' "$rec")" -gt 0 ]
+    [ "$(awk -F '\t' '$1 == "delete" && $3 == "files" { print $4 }' "$rec")" -eq "$files" ]
+    [ "$(awk -F '\t' '$1 ~ /^serve-/ && $3 == "failed" { s += $4 } END { print s + 0 }' "$rec")" -eq 0 ]
+    [ "$(jq -r '.fs + " " + .variant + " " + .flush' "$(dirname "$rec")/meta.json")" = "$v $v drop" ]
   done
   nothing_left
 }
