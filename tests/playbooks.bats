@@ -22,7 +22,7 @@ teardown() {
   # Only what this test made: a dataset server it started, mounts under $tmp,
   # loop devices on its images.
   for p in "$tmp"/*/state/httpd.pid; do
-    [ -s "$p" ] && kill "$(cat "$p")" 2>/dev/null || true
+    if [ -s "$p" ]; then kill "$(cat "$p")" 2>/dev/null || true; fi
   done
   for m in $(findmnt -rn -o TARGET | grep "^$tmp/" | sort -r); do umount "$m" || true; done
   for l in $(losetup -n -O NAME,BACK-FILE 2>/dev/null | awk -v t="$tmp/" 'index($2, t) == 1 { print $1 }'); do
