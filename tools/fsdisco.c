@@ -20,7 +20,7 @@ static const char usage_text[] =
     "  TEST: clock block pointers readahead cache, or all (the four)\n"
     "  DIR:  a directory on the filesystem under test (fsdisco.dat is made there)\n"
     "  -i N            iterations a test (5); min and median a position\n"
-    "  -s SIZE         file size (block 256k, pointers 64 blocks, readahead 16m, cache RAM)\n"
+    "  -s SIZE         cache test: file size (RAM); block 256k, pointers 64 blocks, readahead 16m\n"
     "  -w BYTES        block test: bytes a write (512)\n"
     "  -m BYTES        cache test: bytes a read (1m)\n"
     "  -I BYTES        readahead test: initial sequential read (2m)\n"

@@ -21,7 +21,7 @@ struct disco_opts {
   const char *dir;        /* directory on the filesystem under test */
   char path[4096];        /* the test file, DIR/fsdisco.dat */
   unsigned iters;         /* iterations a test */
-  uint64_t size;          /* file size override (0: the test's default) */
+  uint64_t size;          /* cache test: file size (0: RAM) */
   uint64_t wsize;         /* block test: bytes a write */
   uint64_t chunk;         /* cache test: bytes a read */
   uint64_t initial;       /* read-ahead test: initial sequential read */
@@ -60,11 +60,13 @@ void summarize(const struct lat_matrix *m, double *min, double *med);
  * relative to the writes half-way between them.  0 when no B stands out
  * (*ratio gets the best ratio). */
 uint64_t detect_block(const double *lat, size_t n, uint64_t wsize, uint64_t maxb, double *ratio);
-/* First index >= skip whose value exceeds factor x the median of v[skip..n);
- * (size_t)-1 when there is none. */
+/* First index k >= skip + 3 whose value exceeds factor x the median of the
+ * values before it, v[skip..k); (size_t)-1 when there is none. */
 size_t detect_spike(const double *v, size_t n, size_t skip, double factor);
-/* Positions [0, known) are known fast; the tail is slow.  Returns the first
- * position at or above `known` that is slow (n when all are fast). */
+/* The first position at or above `known` that is slow, and most of the 8
+ * after it too (n when there is none).  Slow means above *threshold; when
+ * that is not positive it is set between the known-fast positions [0, known)
+ * and the slowest quarter at the end. */
 size_t detect_edge(const double *v, size_t n, size_t known, double *threshold);
 
 /* fsdisco_write.c / fsdisco_read.c: each fills its result and writes its

@@ -77,23 +77,22 @@ uint64_t detect_block(const double *lat, size_t n, uint64_t wsize, uint64_t maxb
 }
 
 size_t detect_spike(const double *v, size_t n, size_t skip, double factor) {
-  if (skip >= n) return (size_t)-1;
-  double med = median_of(v + skip, n - skip);
-  for (size_t k = skip; k < n; k++)
-    if (v[k] > factor * med) return k;
+  for (size_t k = skip + 3; k < n; k++)
+    if (v[k] > factor * median_of(v + skip, k - skip)) return k;
   return (size_t)-1;
 }
 
 size_t detect_edge(const double *v, size_t n, size_t known, double *threshold) {
-  if (known == 0 || known >= n) {
-    if (threshold) *threshold = NAN;
-    return n;
+  double thr = *threshold;
+  if (known >= n) return n;
+  if (!(thr > 0)) {
+    if (known == 0) return n;
+    /* Fast: the known-cached positions.  Slow: the last quarter of the rest. */
+    size_t tail = (n - known) / 4 ? (n - known) / 4 : 1;
+    double fast = median_of(v, known), slow = median_of(v + n - tail, tail);
+    thr = slow > 2 * fast ? (fast + slow) / 2 : 2 * fast;
+    *threshold = thr;
   }
-  /* Fast: the known-cached positions.  Slow: the last quarter of the rest. */
-  size_t tail = (n - known) / 4 ? (n - known) / 4 : 1;
-  double fast = median_of(v, known), slow = median_of(v + n - tail, tail);
-  double thr = slow > 2 * fast ? (fast + slow) / 2 : 2 * fast;
-  if (threshold) *threshold = thr;
   /* The first slow position counts only if most of the next few are slow too. */
   for (size_t k = known; k < n; k++) {
     if (v[k] <= thr) continue;
