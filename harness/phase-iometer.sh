@@ -13,7 +13,8 @@
 #   ICF_RUNTIME     seconds a test, instead of the file's run time
 #   ICF_RAMP        ramp-up seconds, instead of the file's
 #   ICF_STRICT=1    refuse files with parts we cannot run
-#   IOMETER_SIZE    test file size (default: 4g with O_DIRECT, 2x RAM + 64m buffered)
+#   IOMETER_SIZE    test file size (default: with O_DIRECT 4g, or the file's "Disk
+#                   maximum size" when smaller; buffered: 2x RAM + 64m)
 #   IOMETER_DIRECT  0 or 1 to force buffered or O_DIRECT (default: probe)
 #   IOMETER_ENGINE  fio engine (default: io_uring, else libaio, else psync)
 set -eu
@@ -38,10 +39,12 @@ direct=${IOMETER_DIRECT:-}
 if [ -z "$direct" ]; then
   if direct_ok "$MICRO_DIR"; then direct=1; else direct=0; fi
 fi
+icf_size=
 if [ -n "${IOMETER_SIZE:-}" ]; then
   size=$(to_bytes "$IOMETER_SIZE")
 elif [ "$direct" = 1 ]; then
   size=$((4 << 30))
+  icf_size=--icf-size
 else
   size=$(($(mem_bytes) * 2 + (64 << 20)))
 fi
@@ -74,7 +77,7 @@ printf '%s: %s bytes, direct=%s, engine %s, trial %s\n' "$(basename "$0")" "$siz
 unsupported=0
 for f in $ICF; do
   jobs=$raw/$(basename "$f" .icf)
-  "$SHOOTOUT_ROOT/harness/icf2fio" --emit "$jobs" --file "$data" --size "$size" --direct "$direct" \
+  "$SHOOTOUT_ROOT/harness/icf2fio" --emit "$jobs" --file "$data" --size "$size" $icf_size --direct "$direct" \
     --engine "$engine" ${ICF_RUNTIME:+--runtime "$ICF_RUNTIME"} ${ICF_RAMP:+--ramp "$ICF_RAMP"} \
     "$f" 2>"$jobs.notes" >&2 || { cat "$jobs.notes" >&2; die "icf2fio failed on $f"; }
   cat "$jobs.notes" >&2
