@@ -60,9 +60,11 @@ void summarize(const struct lat_matrix *m, double *min, double *med);
  * relative to the writes half-way between them.  0 when no B stands out
  * (*ratio gets the best ratio). */
 uint64_t detect_block(const double *lat, size_t n, uint64_t wsize, uint64_t maxb, double *ratio);
-/* First index k >= skip + 3 whose value exceeds factor x the median of the
- * values before it, v[skip..k); (size_t)-1 when there is none. */
-size_t detect_spike(const double *v, size_t n, size_t skip, double factor);
+/* Where v[skip..n) steps up: the split k of the best two-level fit (least
+ * absolute deviation from each side's median), kept when the median of
+ * v[k..n) exceeds factor x the median of v[skip..k).  A lone outlier is no
+ * step.  (size_t)-1 when there is none. */
+size_t detect_step(const double *v, size_t n, size_t skip, double factor);
 /* The first position at or above `known` that is slow, and most of the 8
  * after it too (n when there is none).  Slow means above *threshold; when
  * that is not positive it is set between the known-fast positions [0, known)

@@ -76,10 +76,27 @@ uint64_t detect_block(const double *lat, size_t n, uint64_t wsize, uint64_t maxb
   return best_r >= 1.25 ? best : 0;
 }
 
-size_t detect_spike(const double *v, size_t n, size_t skip, double factor) {
-  for (size_t k = skip + 3; k < n; k++)
-    if (v[k] > factor * median_of(v + skip, k - skip)) return k;
-  return (size_t)-1;
+/* Sum of |v[i] - median| over v[0..n). */
+static double spread(const double *v, size_t n) {
+  double m = median_of(v, n), s = 0;
+  for (size_t i = 0; i < n; i++) s += v[i] > m ? v[i] - m : m - v[i];
+  return s;
+}
+
+size_t detect_step(const double *v, size_t n, size_t skip, double factor) {
+  /* The best two-level fit of v[skip..n): the split with the least spread. */
+  size_t best = (size_t)-1;
+  double best_cost = 0;
+  for (size_t k = skip + 3; k + 3 <= n; k++) {
+    double cost = spread(v + skip, k - skip) + spread(v + k, n - k);
+    if (best == (size_t)-1 || cost < best_cost) {
+      best = k;
+      best_cost = cost;
+    }
+  }
+  if (best == (size_t)-1) return best;
+  double before = median_of(v + skip, best - skip), after = median_of(v + best, n - best);
+  return after > factor * before ? best : (size_t)-1;
 }
 
 size_t detect_edge(const double *v, size_t n, size_t known, double *threshold) {

@@ -38,13 +38,15 @@ int main(void) {
   writes(v, 512, 1 << 30, 0, 0);
   CHECK(detect_block(v, 512, 512, 65536, &r) == 0 && r < 1.25, "a flat curve has no block size");
 
-  /* As measured on ext2 4 KiB: ~47 us a direct block, 75 the 13th, ~55 after. */
-  for (size_t k = 0; k < 64; k++) v[k] = (k < 12 ? 47 : 55) + (double)(k % 3);
-  v[0] = 113;
-  v[12] = 75;
-  CHECK(detect_spike(v, 64, 1, 1.3) == 12, "the 13th block's spike: 12 direct pointers");
-  v[12] = 56;
-  CHECK(detect_spike(v, 64, 1, 1.3) == (size_t)-1, "a step up without a spike is none");
+  /* As measured on ext2 4 KiB: ~46 us a direct block, 61 the 13th, ~57 after. */
+  for (size_t k = 0; k < 64; k++) v[k] = (k < 12 ? 46 : 57) + (double)(k % 3);
+  v[0] = 71;
+  v[1] = 53;
+  v[12] = 61;
+  CHECK(detect_step(v, 64, 1, 1.15) == 12, "the step at the 13th block: 12 direct pointers");
+  for (size_t k = 0; k < 64; k++) v[k] = 46 + (double)(k % 3);
+  v[30] = 90;
+  CHECK(detect_step(v, 64, 1, 1.15) == (size_t)-1, "a lone outlier is no step");
 
   /* Read-ahead: 512 cached pages, 32 more read ahead, then slow. */
   for (size_t k = 0; k < 1024; k++) v[k] = k < 544 ? 2 + (double)(k % 2) : 80 + (double)(k % 5);
