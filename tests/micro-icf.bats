@@ -82,7 +82,8 @@ opt() {
   j=$tmp/jobs/01-fileserver.qd1.fio
   [ "$(opt "$j" bssplit)" = "512/10:1k/5:2k/5:4k/60:8k/2:16k/4:32k/4:64k/10" ]
   [ "$(opt "$j" rwmixread)" = 80 ] && [ "$(opt "$j" percentage_random)" = 100 ]
-  [ "$(ls "$tmp/jobs" | grep -c '\.fio$')" -eq 6 ] # 1, 2, 4, 8, 16, 32 outstanding I/Os
+  set -- "$tmp"/jobs/*.fio
+  [ $# -eq 6 ] # 1, 2, 4, 8, 16, 32 outstanding I/Os
   [ "$(opt "$tmp/jobs/06-fileserver.qd32.fio" iodepth)" = 32 ]
   rm -rf "$tmp/jobs"
   emit "$STD/webserver.icf"
