@@ -27,6 +27,37 @@ static int timed_read(int fd, char *buf, uint64_t len, uint64_t off, double *us)
   return 0;
 }
 
+/* The test file opened for reading, its cache emptied; -1 after a message. */
+static int open_flushed(const struct disco_opts *o) {
+  int fd = open(o->path, O_RDONLY);
+  if (fd < 0) {
+    carp("open ", o->path, ": ", strerror(errno));
+    return -1;
+  }
+  if (flush_caches(o, fd) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/* A read buffer, the latency matrix and the test file of size bytes. */
+static int prepare(const struct disco_opts *o, uint64_t size, uint64_t bufsize, size_t n, char **buf,
+                   struct lat_matrix *m) {
+  *buf = malloc(bufsize);
+  if (*buf == NULL || lat_alloc(m, o->iters, n) != 0) {
+    free(*buf);
+    carp("out of memory");
+    return -1;
+  }
+  if (fill_file(o->path, size) != 0) {
+    free(*buf);
+    lat_free(m);
+    return -1;
+  }
+  return 0;
+}
+
 static void pause_s(double s) {
   struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
   while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
@@ -41,21 +72,12 @@ int test_readahead(const struct disco_opts *o, struct ra_result *r) {
     carp("read-ahead test: the file must be 16 pages larger than the initial read");
     return -1;
   }
-  char *buf = malloc(PAGE);
+  char *buf;
   struct lat_matrix m;
-  if (buf == NULL || lat_alloc(&m, o->iters, n) != 0) {
-    free(buf);
-    carp("out of memory");
-    return -1;
-  }
-  if (fill_file(o->path, size) != 0) goto fail;
+  if (prepare(o, size, PAGE, n, &buf, &m) != 0) return -1;
   for (size_t i = 0; i < o->iters; i++) {
-    int fd = open(o->path, O_RDONLY);
-    if (fd < 0) {
-      carp("open ", o->path, ": ", strerror(errno));
-      goto fail;
-    }
-    if (flush_caches(o, fd) != 0) goto fail_fd;
+    int fd = open_flushed(o);
+    if (fd < 0) goto fail;
     for (uint64_t off = 0; off < initial; off += PAGE)
       if (timed_read(fd, buf, PAGE, off, NULL) != 0) goto fail_fd;
     pause_s(o->delay);
@@ -96,23 +118,17 @@ int test_cache(const struct disco_opts *o, struct cache_result *r, uint64_t size
     carp("cache test: want 4 chunks at least");
     return -1;
   }
-  char *buf = malloc(chunk);
-  double *ref = malloc(o->iters * sizeof *ref);
+  char *buf;
   struct lat_matrix m;
-  if (buf == NULL || ref == NULL || lat_alloc(&m, o->iters, n) != 0) {
-    free(buf);
+  double *ref = malloc(o->iters * sizeof *ref);
+  if (ref == NULL || prepare(o, size, chunk, n, &buf, &m) != 0) {
     free(ref);
-    carp("out of memory");
     return -1;
   }
-  if (fill_file(o->path, size) != 0) goto fail;
   for (size_t i = 0; i < o->iters; i++) {
-    int fd = open(o->path, O_RDONLY);
-    if (fd < 0) {
-      carp("open ", o->path, ": ", strerror(errno));
-      goto fail;
-    }
-    int bad = flush_caches(o, fd) != 0;
+    int fd = open_flushed(o);
+    if (fd < 0) goto fail;
+    int bad = 0;
     for (size_t k = n; !bad && k-- > 0;) bad = timed_read(fd, buf, chunk, (uint64_t)k * chunk, NULL) != 0;
     /* A read surely answered from the cache: the first chunk, read again. */
     for (int j = 0; !bad && j < 3; j++) {
