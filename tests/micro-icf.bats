@@ -114,6 +114,15 @@ opt() {
   for f in "$STD"/*.icf; do "$ICF2FIO" --check "$f" >/dev/null; done
 }
 
+@test "icf2fio: a file with access specifications only runs them on the default workers" {
+  sed -n "/^'ACCESS SPECIFICATIONS/,/^'END access specifications/p" "$STD/oltp8k.icf" |
+    sed 's/^\t8K OLTP,NONE/\t8K OLTP,ALL/' >"$tmp/specs.icf"
+  run "$ICF2FIO" --check "$tmp/specs.icf"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"note: no manager list: 1 default disk worker(s), each assigned '8K OLTP'"* ]]
+  [[ "$output" == *"$(printf 'test\t8koltp.qd1\t8K OLTP')"* ]]
+}
+
 @test "icf2fio: --json gives the parsed configuration" {
   run "$ICF2FIO" --json "$FIX/iometer-2006-local.icf"
   [ "$status" -eq 0 ]
