@@ -54,7 +54,7 @@ static int timed_writes(const struct disco_opts *o, uint64_t wsize, size_t n, do
 }
 
 int test_block(const struct disco_opts *o, struct block_result *r) {
-  uint64_t size = o->size ? o->size : 256 << 10;
+  uint64_t size = 256 << 10;
   size_t n = (size_t)(size / o->wsize);
   struct lat_matrix m;
   if (n < 4) {
@@ -81,7 +81,7 @@ fail:
 
 /* Leaves the last iteration's file in place: the caller asks debugfs about it. */
 int test_pointers(const struct disco_opts *o, uint64_t block, struct ptr_result *r) {
-  uint64_t size = o->size ? o->size : 64 * block;
+  uint64_t size = 64 * block;
   size_t n = (size_t)(size / block);
   struct lat_matrix m;
   if (n < 16) {
