@@ -107,7 +107,10 @@ size_t detect_edge(const double *v, size_t n, size_t known, double *threshold) {
     /* Fast: the known-cached positions.  Slow: the last quarter of the rest. */
     size_t tail = (n - known) / 4 ? (n - known) / 4 : 1;
     double fast = median_of(v, known), slow = median_of(v + n - tail, tail);
+    /* Between the two, but near the fast level: a second cache below the
+     * one under test (a loop device's backing file) answers in between. */
     thr = slow > 2 * fast ? (fast + slow) / 2 : 2 * fast;
+    if (thr > 8 * fast) thr = 8 * fast;
     *threshold = thr;
   }
   /* The first slow position counts only if most of the next few are slow too. */
