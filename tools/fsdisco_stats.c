@@ -2,6 +2,7 @@
 #include "fsdisco.h"
 
 #include <math.h>
+#include "compat.h"
 #include <stdlib.h>
 #include <string.h>
 

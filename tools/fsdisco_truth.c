@@ -124,10 +124,10 @@ void truth_gather(const char *dir, struct truth *t) {
   t->st_blksize = (uint64_t)st.st_blksize;
   find_mount(dir, st.st_dev, t);
   /* The filesystem's backing device info holds the read-ahead it uses. */
-  snprintf(path, sizeof path, "/sys/class/bdi/%u:%u/read_ahead_kb", major(st.st_dev), minor(st.st_dev));
+  snprintf(path, sizeof path, "/sys/class/bdi/%u:%u/read_ahead_kb", (unsigned)major(st.st_dev), (unsigned)minor(st.st_dev));
   t->ra_kb = read_u64_file(path);
   if (t->ra_kb == 0) {
-    snprintf(path, sizeof path, "/sys/dev/block/%u:%u/queue/read_ahead_kb", major(st.st_dev), minor(st.st_dev));
+    snprintf(path, sizeof path, "/sys/dev/block/%u:%u/queue/read_ahead_kb", (unsigned)major(st.st_dev), (unsigned)minor(st.st_dev));
     t->ra_kb = read_u64_file(path);
   }
   FILE *f = fopen("/proc/meminfo", "r");
