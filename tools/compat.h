@@ -4,10 +4,10 @@
 #define SHOOTOUT_COMPAT_H
 
 #ifdef __dietlibc__
+#include <time.h> /* before sys/stat.h: utimensat's prototype needs timespec */
 #include <linux/stat.h> /* struct statx and STATX_* from the kernel headers */
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #ifndef SYS_getdents64
@@ -27,6 +27,14 @@ static inline int statx(int dirfd, const char *path, int flags, unsigned int mas
 static inline int futimens(int fd, const struct timespec ts[2]) {
   return utimensat(fd, NULL, (struct timespec *)ts, 0);
 }
+
+/* dietlibc's math.h has neither C99 constant. */
+#ifndef NAN
+#define NAN (__builtin_nan(""))
+#endif
+#ifndef INFINITY
+#define INFINITY (__builtin_inf())
+#endif
 
 /* Linux's value; dietlibc's netinet/in.h lacks it. */
 #ifndef IPV6_V6ONLY

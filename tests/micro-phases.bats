@@ -1,0 +1,106 @@
+#!/usr/bin/env bats
+# A tiny real run of each micro-benchmark phase on a loop-mounted ext4 (its
+# image in /dev/shm when there is one, so that the shared disk is spared),
+# checked for complete records; then the IOzone heat maps of that run.
+load helpers
+
+setup_file() {
+  [ "$(id -u)" -eq 0 ] || return 0
+  command -v fio >/dev/null && command -v postmark >/dev/null && command -v mkfs.ext4 >/dev/null || return 0
+  local base=/dev/shm
+  [ -d "$base" ] && [ -w "$base" ] || base=$BATS_FILE_TMPDIR
+  export MICRO_IMG=$base/micro-phases-$$.img MICRO_MNT=$BATS_FILE_TMPDIR/mnt
+  truncate -s 192M "$MICRO_IMG"
+  mkfs.ext4 -q -F "$MICRO_IMG"
+  mkdir -p "$MICRO_MNT"
+  MICRO_LOOP=$(losetup -f --show "$MICRO_IMG")
+  export MICRO_LOOP
+  mount "$MICRO_LOOP" "$MICRO_MNT"
+  export RESULTS=$BATS_FILE_TMPDIR/results RUN_ID=micro-test HOST=testhost VARIANT=ext4
+}
+
+teardown_file() {
+  [ -n "${MICRO_LOOP:-}" ] || return 0
+  umount "$MICRO_MNT" 2>/dev/null || true
+  losetup -d "$MICRO_LOOP" 2>/dev/null || true
+  rm -f "$MICRO_IMG"
+}
+
+setup() {
+  require_root
+  require_cmd fio postmark mkfs.ext4
+  [ -n "${MICRO_LOOP:-}" ] || skip "no loop device"
+  REC=$RESULTS/$RUN_ID/$HOST/$VARIANT/records.tsv
+}
+
+# metrics PHASE : the metric names recorded for PHASE, sorted.
+metrics() {
+  awk -F'\t' -v p="$1" '$1 == p { print $3 }' "$REC" | sort
+}
+
+@test "phase-iometer: Workstation at 1..32 outstanding I/Os on ext4 gives complete records" {
+  run env TARGET="$MICRO_MNT" ICF="$ROOT/datasets/iometer/workstation.icf" ICF_RUNTIME=1 ICF_RAMP=0 \
+    IOMETER_SIZE=32m "$ROOT/harness/phase-iometer.sh"
+  [ "$status" -eq 0 ]
+  for q in 1 2 4 8 16 32; do
+    for m in iops read_iops write_iops mbps lat_mean_ms lat_p50_ms lat_p99_ms lat_max_ms errors; do
+      grep -q "^iometer	1	workstation\.qd$q\.$m	[0-9.e+]*	" "$REC" || { echo "no qd$q $m"; return 1; }
+    done
+    awk -F'\t' -v m="workstation.qd$q.iops" '$3 == m { exit !($4 > 0) }' "$REC"
+  done
+  grep -q "^iometer	1	direct	1	bool" "$REC" # ext4 takes O_DIRECT
+  grep -q "^iometer	1	unsupported	0	count" "$REC"
+  [ ! -e "$MICRO_MNT/micro" ] # cleaned up
+}
+
+@test "phase-iometer: refuses a plain directory unless ALLOW_NONMOUNT=1, and a bad ICF before any I/O" {
+  mkdir -p "$BATS_TEST_TMPDIR/plain"
+  run env TARGET="$BATS_TEST_TMPDIR/plain" "$ROOT/harness/phase-iometer.sh"
+  [ "$status" -ne 0 ] && [[ "$output" == *"is not a mount point (set ALLOW_NONMOUNT=1"* ]]
+  printf 'junk\n' >"$BATS_TEST_TMPDIR/bad.icf"
+  run env TARGET="$MICRO_MNT" ICF="$BATS_TEST_TMPDIR/bad.icf" "$ROOT/harness/phase-iometer.sh"
+  [ "$status" -ne 0 ] && [[ "$output" == *"bad.icf:1:"* ]]
+}
+
+@test "phase-iozone: a small sweep records every test of every cell" {
+  run env TARGET="$MICRO_MNT" IOZONE_MIN=64k IOZONE_MAX=128k IOZONE_RECMIN=32k IOZONE_RECMAX=64k \
+    IOZONE_FLUSH=1 "$ROOT/harness/phase-iozone.sh"
+  [ "$status" -eq 0 ]
+  for t in write rewrite read reread randread randwrite bkwdread recrewrite strideread; do
+    for c in fs64k.rs32k fs64k.rs64k fs128k.rs32k fs128k.rs64k; do
+      awk -F'\t' -v m="$t.$c.kBps" '$1 == "iozone" && $3 == m && $4 > 0 && $5 == "kB/s" { f = 1 } END { exit !f }' "$REC" ||
+        { echo "no $t.$c"; return 1; }
+    done
+  done
+  grep -q "^iozone	1	cells	4	count" "$REC"
+  grep -q "^iozone	1	flush	1	bool" "$REC"
+  run env TARGET="$MICRO_MNT" IOZONE_TESTS=write,sideways "$ROOT/harness/phase-iozone.sh"
+  [ "$status" -ne 0 ] && [[ "$output" == *"IOZONE_TESTS: unknown test sideways"* ]]
+}
+
+@test "plots-iozone: one heat map a test from that run" {
+  require_cmd gnuplot
+  out=$BATS_TEST_TMPDIR/plots
+  run make -C "$ROOT" --no-print-directory plots-iozone RUN="$RESULTS/$RUN_ID" IOZONE_PLOTS="$out"
+  [ "$status" -eq 0 ]
+  for t in write rewrite read reread randread randwrite bkwdread recrewrite strideread; do
+    [ -s "$out/$t.png" ] || { echo "no $t.png"; return 1; }
+    [ "$(head -c 4 "$out/$t.png" | tail -c 3)" = PNG ]
+  done
+}
+
+@test "phase-postmark via make: two instances at once, records of each and of both" {
+  run make -C "$ROOT" --no-print-directory phase-postmark TARGET="$MICRO_MNT" POSTMARK_CONFIGS=100/300 POSTMARK_PROCS=2
+  [ "$status" -eq 0 ]
+  for p in n100.t300.p1 n100.t300.p2 n100.t300; do
+    for m in total_s transaction_s tps created read appended deleted read_kBps written_kBps; do
+      grep -q "^postmark	1	$p\.$m	" "$REC" || { echo "no $p.$m"; return 1; }
+    done
+  done
+  grep -q "^postmark	1	n100.t300.wall_s	" "$REC"
+  # Both instances ran the same seeded workload: same counts, summed.
+  c1=$(awk -F'\t' '$3 == "n100.t300.p1.created" { print $4 }' "$REC")
+  c=$(awk -F'\t' '$3 == "n100.t300.created" { print $4 }' "$REC")
+  [ "$c" -eq $((2 * c1)) ]
+  [ ! -e "$MICRO_MNT/micro" ]
+}

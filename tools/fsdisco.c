@@ -1,0 +1,358 @@
+/* fsdisco: discover a filesystem's block size, read-ahead extent, page cache
+ * available to one file and number of direct block pointers by timing single
+ * system calls, and set each beside what the system states. */
+#include "common.h"
+#include "fsdisco.h"
+
+#include <errmsg.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+    "usage: fsdisco [options] TEST... DIR\n"
+    "  TEST: clock block pointers readahead cache, or all (the four)\n"
+    "  DIR:  a directory on the filesystem under test (fsdisco.dat is made there)\n"
+    "  -i N            iterations a test (5); min and median a position\n"
+    "  -s SIZE         cache test: file size (RAM); block 256k, pointers 64 blocks, readahead 16m\n"
+    "  -w BYTES        block test: bytes a write (512)\n"
+    "  -m BYTES        cache test: bytes a read (1m)\n"
+    "  -I BYTES        readahead test: initial sequential read (2m)\n"
+    "  -D SECONDS      readahead test: pause after the initial read (1)\n"
+    "  --buffered      write tests without O_SYNC\n"
+    "  --flush MODE    between iterations: drop (root: drop_caches, the default),\n"
+    "                  fadvise (only the test file), none\n"
+    "  --flush-cmd CMD run CMD (sh -c) between iterations instead\n"
+    "  --out DIR       per-offset latencies: DIR/<test>.tsv (offset, min, median, each iteration)\n"
+    "  --stats FILE    the figures as metric<TAB>value<TAB>unit lines\n"
+    "  --min-res NS    refuse a clock coarser than NS nanoseconds (1000)\n"
+    "  -q              no report on stdout\n"
+    "  -h, --version\n";
+
+static int parse_size(const char *s, uint64_t *out) {
+  char num[32];
+  size_t l = strlen(s);
+  uint64_t mul = 1;
+  if (l == 0 || l >= sizeof num) return -1;
+  memcpy(num, s, l + 1);
+  switch (num[l - 1]) {
+  case 'k': case 'K': mul = 1ULL << 10; break;
+  case 'm': case 'M': mul = 1ULL << 20; break;
+  case 'g': case 'G': mul = 1ULL << 30; break;
+  default: break;
+  }
+  if (mul > 1) num[l - 1] = '\0';
+  uint64_t v;
+  if (parse_u64(num, UINT64_MAX / mul, &v) != 0) return -1;
+  *out = v * mul;
+  return 0;
+}
+
+int flush_caches(const struct disco_opts *o, int fd) {
+  if (fd >= 0) {
+    fdatasync(fd);
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  }
+  switch (o->flush) {
+  case FLUSH_DROP: {
+    sync();
+    int d = open("/proc/sys/vm/drop_caches", O_WRONLY);
+    if (d < 0 || write(d, "3\n", 2) != 2) {
+      carp("cannot drop the page cache (/proc/sys/vm/drop_caches: ", strerror(errno),
+           "): run as root, or use --flush fadvise or --flush none");
+      if (d >= 0) close(d);
+      return -1;
+    }
+    close(d);
+    return 0;
+  }
+  case FLUSH_CMD:
+    if (system(o->flush_cmd) != 0) {
+      carp("flush command failed: ", o->flush_cmd);
+      return -1;
+    }
+    return 0;
+  default:
+    return 0;
+  }
+}
+
+int fill_file(const char *path, uint64_t size) {
+  int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+  if (fd < 0) {
+    carp("cannot create ", path, ": ", strerror(errno));
+    return -1;
+  }
+  static char buf[1 << 20];
+  memset(buf, 'r', sizeof buf);
+  for (uint64_t done = 0; done < size;) {
+    size_t n = size - done < sizeof buf ? (size_t)(size - done) : sizeof buf;
+    ssize_t w = write(fd, buf, n);
+    if (w <= 0) {
+      carp("write ", path, ": ", w < 0 ? strerror(errno) : "no progress");
+      close(fd);
+      unlink(path);
+      return -1;
+    }
+    done += (uint64_t)w;
+  }
+  if (fsync(fd) != 0 || close(fd) != 0) {
+    carp("fsync ", path, ": ", strerror(errno));
+    unlink(path);
+    return -1;
+  }
+  return 0;
+}
+
+int write_offsets(const struct disco_opts *o, const char *name, const struct lat_matrix *m, uint64_t step) {
+  if (o->out == NULL) return 0;
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s.tsv", o->out, name);
+  FILE *f = fopen(path, "w");
+  double *min = malloc((m->n ? m->n : 1) * sizeof *min), *med = malloc((m->n ? m->n : 1) * sizeof *med);
+  if (f == NULL || min == NULL || med == NULL) {
+    carp("cannot write ", path, ": ", strerror(errno));
+    if (f) fclose(f);
+    free(min);
+    free(med);
+    return -1;
+  }
+  summarize(m, min, med);
+  fprintf(f, "offset\tmin_us\tmedian_us");
+  for (size_t i = 0; i < m->iters; i++) fprintf(f, "\ti%zu_us", i + 1);
+  fputc('\n', f);
+  for (size_t k = 0; k < m->n; k++) {
+    fprintf(f, "%llu\t%.3f\t%.3f", (unsigned long long)(k * step), min[k], med[k]);
+    for (size_t i = 0; i < m->iters; i++) fprintf(f, "\t%.3f", LAT(m, i, k));
+    fputc('\n', f);
+  }
+  free(min);
+  free(med);
+  if (fclose(f) != 0) {
+    carp("cannot write ", path, ": ", strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+enum { T_CLOCK = 1, T_BLOCK = 2, T_POINTERS = 4, T_READAHEAD = 8, T_CACHE = 16 };
+
+static const char *yesno(int agree) { return agree > 0 ? "yes" : agree == 0 ? "NO" : "n/a"; }
+
+struct report {
+  struct stats_file *st;
+  int quiet;
+};
+
+static void line(struct report *r, const char *what, const char *found, const char *says, int agree) {
+  if (!r->quiet) printf("%-12s %-26s %-44s %s\n", what, found, says, yesno(agree));
+}
+
+static void stat_f(struct report *r, const char *m, double v, const char *unit) {
+  if (r->st) stats_f(r->st, m, v, unit);
+}
+
+int main(int argc, char **argv) {
+  struct disco_opts o = {.iters = 5, .wsize = 512, .chunk = 1 << 20, .initial = 2 << 20, .delay = 1,
+                         .osync = 1, .flush = FLUSH_DROP, .min_res_ns = 1000};
+  const char *stats_path = NULL;
+  int tests = 0;
+  errmsg_iam("fsdisco");
+  int i;
+  for (i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    uint64_t u = 0;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      fputs(usage_text, stdout);
+      return 0;
+    } else if (!strcmp(a, "--version")) {
+      print_version("fsdisco");
+      return 0;
+    } else if (!strcmp(a, "--buffered")) {
+      o.osync = 0;
+    } else if (!strcmp(a, "-q")) {
+      o.quiet = 1;
+    } else if (a[0] == '-' && strchr("iswmID", a[1]) && a[2] == '\0') {
+      if (v == NULL) die(2, "option ", a, " needs a value");
+      double d;
+      if (a[1] == 'D' ? parse_seconds(v, &d) != 0 : parse_size(v, &u) != 0 || u == 0)
+        die(2, "option ", a, ": not a positive number: ", v);
+      if (a[1] == 'i') o.iters = u > 1000 ? 1000 : (unsigned)u;
+      if (a[1] == 's') o.size = u;
+      if (a[1] == 'w') o.wsize = u;
+      if (a[1] == 'm') o.chunk = u;
+      if (a[1] == 'I') o.initial = u;
+      if (a[1] == 'D') o.delay = d;
+      i++;
+    } else if (!strcmp(a, "--flush") || !strcmp(a, "--flush-cmd") || !strcmp(a, "--out") ||
+               !strcmp(a, "--stats") || !strcmp(a, "--min-res")) {
+      if (v == NULL) die(2, "option ", a, " needs a value");
+      i++;
+      if (!strcmp(a, "--flush-cmd")) {
+        o.flush = FLUSH_CMD;
+        o.flush_cmd = v;
+      } else if (!strcmp(a, "--out")) {
+        o.out = v;
+      } else if (!strcmp(a, "--stats")) {
+        stats_path = v;
+      } else if (!strcmp(a, "--min-res")) {
+        if (parse_seconds(v, &o.min_res_ns) != 0) die(2, "--min-res: not a number: ", v);
+      } else if (!strcmp(v, "drop") || !strcmp(v, "fadvise") || !strcmp(v, "none")) {
+        o.flush = v[0] == 'd' ? FLUSH_DROP : v[0] == 'f' ? FLUSH_FADVISE : FLUSH_NONE;
+      } else {
+        die(2, "--flush: want drop, fadvise or none, got ", v);
+      }
+    } else if (a[0] == '-') {
+      die(2, "unknown option ", a, " (see -h)");
+    } else {
+      break;
+    }
+  }
+  for (; i < argc - 1; i++) {
+    const char *t = argv[i];
+    int bit = !strcmp(t, "clock") ? T_CLOCK : !strcmp(t, "block") ? T_BLOCK : !strcmp(t, "pointers") ? T_POINTERS
+            : !strcmp(t, "readahead") ? T_READAHEAD : !strcmp(t, "cache") ? T_CACHE
+            : !strcmp(t, "all") ? T_BLOCK | T_POINTERS | T_READAHEAD | T_CACHE : 0;
+    if (bit == 0) die(2, "unknown test ", t, " (want clock, block, pointers, readahead, cache or all)");
+    tests |= bit;
+  }
+  if (i != argc - 1 || tests == 0) die(2, "want TEST... DIR (see -h)");
+  o.dir = argv[i];
+  struct stat sd;
+  if (stat(o.dir, &sd) != 0) diesys(2, "cannot use ", o.dir);
+  if (!S_ISDIR(sd.st_mode)) die(2, o.dir, " is not a directory");
+  if ((size_t)snprintf(o.path, sizeof o.path, "%s/fsdisco.dat", o.dir) >= sizeof o.path)
+    die(2, "directory name too long: ", o.dir);
+  if (o.out && mkdir(o.out, 0755) != 0 && errno != EEXIST) diesys(2, "cannot make ", o.out);
+  if (o.wsize < 512 || o.wsize & (o.wsize - 1)) die(2, "-w: want a power of two from 512");
+
+  struct clock_info ci;
+  if (clock_check(&ci) != 0) diesys(1, "CLOCK_MONOTONIC does not work");
+  char buf[256], says[256];
+  if (ci.step_ns > o.min_res_ns) {
+    snprintf(buf, sizeof buf, "%.0f", ci.step_ns);
+    die(1, "the clock is too coarse: smallest step ", buf, " ns (--min-res to accept it)");
+  }
+  if (o.flush == FLUSH_DROP && geteuid() != 0)
+    die(1, "dropping the page cache between iterations needs root (or --flush fadvise, --flush none)");
+
+  struct truth t;
+  truth_gather(o.dir, &t);
+  struct stats_file st;
+  if (stats_path && stats_open(&st, stats_path) != 0) diesys(2, "cannot write ", stats_path);
+  struct report rep = {stats_path ? &st : NULL, o.quiet};
+  if (!o.quiet) {
+    printf("fsdisco %s on %s (%s on %s), %u iteration(s), %s writes\n", SHOOTOUT_VERSION, o.dir,
+           t.fstype[0] ? t.fstype : "?", t.device[0] ? t.device : "?", o.iters, o.osync ? "O_SYNC" : "buffered");
+    printf("clock: resolution %.0f ns, smallest step %.0f ns, getppid() %.0f ns\n", ci.res_ns, ci.step_ns,
+           ci.syscall_ns);
+    printf("%-12s %-26s %-44s %s\n", "test", "discovered", "the system says", "agree");
+  }
+  stat_f(&rep, "clock_res_ns", ci.res_ns, "ns");
+  stat_f(&rep, "clock_step_ns", ci.step_ns, "ns");
+  stat_f(&rep, "syscall_ns", ci.syscall_ns, "ns");
+  int rc = 0;
+  uint64_t block = 0;
+  uint64_t truth_block = t.fs_block ? t.fs_block : t.f_bsize;
+  if (tests & T_BLOCK) {
+    struct block_result br;
+    if (test_block(&o, &br) != 0) {
+      rc = 1;
+    } else {
+      block = br.block;
+      int agree = block == truth_block;
+      if (block)
+        snprintf(buf, sizeof buf, "%llu B (x%.2f)", (unsigned long long)block, br.ratio);
+      else
+        snprintf(buf, sizeof buf, "none (best x%.2f)", br.ratio);
+      snprintf(says, sizeof says, "statfs %llu, st_blksize %llu, %s %llu", (unsigned long long)t.f_bsize,
+               (unsigned long long)t.st_blksize, strcmp(t.fstype, "xfs") ? "dumpe2fs" : "xfs_info",
+               (unsigned long long)t.fs_block);
+      line(&rep, "block size", buf, says, agree);
+      stat_f(&rep, "block_B", (double)block, "B");
+      stat_f(&rep, "block_ratio", br.ratio, "x");
+      stat_f(&rep, "block_truth_B", (double)truth_block, "B");
+      stat_f(&rep, "block_agree", agree, "bool");
+    }
+  }
+  if (tests & T_POINTERS) {
+    struct ptr_result pr;
+    uint64_t b = block ? block : truth_block ? truth_block : 4096;
+    if (test_pointers(&o, b, &pr) != 0) {
+      rc = 1;
+    } else {
+      long truth = truth_direct_pointers(&t, o.path);
+      long deflt = truth_default_direct(&t);
+      unlink(o.path);
+      int agree = truth >= 0 ? pr.direct == truth : truth == -2 ? -1 : deflt >= 0 ? pr.direct == deflt : -1;
+      if (pr.direct >= 0)
+        snprintf(buf, sizeof buf, "%ld (%.0f us vs %.0f)", pr.direct, pr.spike_us, pr.median_us);
+      else
+        snprintf(buf, sizeof buf, "no spike (median %.0f us)", pr.median_us);
+      if (truth >= 0)
+        snprintf(says, sizeof says, "debugfs: (IND) after %ld blocks of %llu B", truth, (unsigned long long)b);
+      else if (truth == -2)
+        snprintf(says, sizeof says, "extent-mapped inode: no direct pointers");
+      else
+        snprintf(says, sizeof says, deflt >= 0 ? "ext2/3 format: %ld" : "unknown", deflt);
+      line(&rep, "direct ptrs", buf, says, agree);
+      stat_f(&rep, "direct_pointers", (double)pr.direct, "count");
+      stat_f(&rep, "direct_spike_us", pr.spike_us, "us");
+      stat_f(&rep, "direct_median_us", pr.median_us, "us");
+      stat_f(&rep, "direct_truth", (double)(truth >= 0 ? truth : truth == -2 ? 0 : deflt), "count");
+      stat_f(&rep, "direct_agree", agree, "bool");
+    }
+  }
+  if (tests & T_READAHEAD) {
+    struct ra_result rr;
+    if (test_readahead(&o, &rr) != 0) {
+      rc = 1;
+    } else {
+      double kb = (double)rr.extent / 1024;
+      /* Linux keeps up to two read-ahead windows in flight (the current one and
+       * the asynchronous one behind its marker): 1x to 2x read_ahead_kb. */
+      int agree = t.ra_kb ? kb >= 0.75 * (double)t.ra_kb && kb <= 2.25 * (double)t.ra_kb : -1;
+      snprintf(buf, sizeof buf, "%.0f KiB (edge %.0f us)", kb, rr.threshold_us);
+      snprintf(says, sizeof says, "read_ahead_kb %llu (agree: 1x..2x)", (unsigned long long)t.ra_kb);
+      line(&rep, "read-ahead", buf, says, agree);
+      stat_f(&rep, "readahead_kB", kb, "kB");
+      stat_f(&rep, "readahead_truth_kB", (double)t.ra_kb, "kB");
+      stat_f(&rep, "readahead_agree", agree, "bool");
+    }
+  }
+  if (tests & T_CACHE) {
+    struct cache_result cr;
+    uint64_t size = o.size ? o.size : (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+    size = size / o.chunk * o.chunk;
+    struct statfs sf;
+    if (statfs(o.dir, &sf) == 0 && (uint64_t)sf.f_bavail * (uint64_t)sf.f_bsize < size + (size >> 4)) {
+      snprintf(buf, sizeof buf, "%llu", (unsigned long long)size);
+      carp("cache test skipped: a file of ", buf, " bytes does not fit (set -s)");
+      rc = 1;
+    } else if (test_cache(&o, &cr, size) != 0) {
+      rc = 1;
+    } else {
+      double mb = (double)cr.cached / 1048576, avail = (double)t.mem_available / 1048576;
+      int agree = cr.whole ? -1 : mb >= 0.75 * avail && mb <= 1.25 * avail;
+      if (cr.whole)
+        snprintf(buf, sizeof buf, ">= %.0f MiB (whole file)", mb);
+      else
+        snprintf(buf, sizeof buf, "%.0f MiB", mb);
+      snprintf(says, sizeof says, "MemAvailable %.0f MiB (agree: +-25%%)", avail);
+      line(&rep, "page cache", buf, says, agree);
+      stat_f(&rep, "cache_MB", mb, "MB");
+      stat_f(&rep, "cache_whole_file", cr.whole, "bool");
+      stat_f(&rep, "cache_truth_MB", avail, "MB");
+      stat_f(&rep, "cache_agree", agree, "bool");
+    }
+  }
+  if (stats_path && stats_close(&st) != 0) diesys(1, "cannot write ", stats_path);
+  unlink(o.path);
+  return rc;
+}

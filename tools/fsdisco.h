@@ -1,0 +1,107 @@
+/* fsdisco: discovers a filesystem's hidden parameters by timing single system
+ * calls (block size, read-ahead extent, page cache available to one file,
+ * number of direct block pointers).  Shared declarations of its parts:
+ *   fsdisco.c        options, the tests' driver, the report
+ *   fsdisco_clock.c  the clock check and timed system calls
+ *   fsdisco_stats.c  summaries (min / median a position) and the detectors
+ *   fsdisco_write.c  the write-latency tests: block size, direct pointers
+ *   fsdisco_read.c   the read-latency tests: read-ahead, page cache
+ *   fsdisco_truth.c  what the system states: statfs, sysfs, dumpe2fs, ... */
+#ifndef FSDISCO_H
+#define FSDISCO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* How the page cache is emptied between iterations. */
+enum flush_mode { FLUSH_DROP, FLUSH_CMD, FLUSH_FADVISE, FLUSH_NONE };
+
+struct disco_opts {
+  const char *dir;        /* directory on the filesystem under test */
+  char path[4096];        /* the test file, DIR/fsdisco.dat */
+  unsigned iters;         /* iterations a test */
+  uint64_t size;          /* cache test: file size (0: RAM) */
+  uint64_t wsize;         /* block test: bytes a write */
+  uint64_t chunk;         /* cache test: bytes a read */
+  uint64_t initial;       /* read-ahead test: initial sequential read */
+  double delay;           /* read-ahead test: pause after the initial read */
+  int osync;              /* write tests with O_SYNC (default 1) */
+  enum flush_mode flush;
+  const char *flush_cmd;  /* FLUSH_CMD: run with /bin/sh -c */
+  const char *out;        /* directory for the per-offset TSV files, or NULL */
+  double min_res_ns;      /* refuse a clock coarser than this */
+  int quiet;
+};
+
+/* A matrix of latencies: iters rows of n positions, in microseconds. */
+struct lat_matrix {
+  size_t iters, n;
+  double *v;
+};
+int lat_alloc(struct lat_matrix *m, size_t iters, size_t n);
+void lat_free(struct lat_matrix *m);
+#define LAT(m, i, k) ((m)->v[(i) * (m)->n + (k)])
+
+/* fsdisco_clock.c */
+struct clock_info {
+  double res_ns;      /* clock_getres */
+  double step_ns;     /* smallest non-zero difference of two readings */
+  double syscall_ns;  /* median cost of a trivial system call, timed */
+};
+int clock_check(struct clock_info *ci);
+double clock_us(void); /* CLOCK_MONOTONIC in microseconds */
+
+/* fsdisco_stats.c: pure functions, unit-tested. */
+double median_of(const double *v, size_t n);     /* NaN when n == 0 */
+void summarize(const struct lat_matrix *m, double *min, double *med);
+/* Block size from per-write latencies of a sequential write of wsize-byte
+ * writes: the power of two B (2*wsize..maxb) whose boundaries are slowest
+ * relative to the writes half-way between them.  0 when no B stands out
+ * (*ratio gets the best ratio). */
+uint64_t detect_block(const double *lat, size_t n, uint64_t wsize, uint64_t maxb, double *ratio);
+/* Where v[skip..n) steps up: the split k of the best two-level fit (least
+ * absolute deviation from each side's median), kept when the median of
+ * v[k..n) exceeds factor x the median of v[skip..k).  A lone outlier is no
+ * step.  (size_t)-1 when there is none. */
+size_t detect_step(const double *v, size_t n, size_t skip, double factor);
+/* The first position at or above `known` that is slow, and most of the 8
+ * after it too (n when there is none).  Slow means above *threshold; when
+ * that is not positive it is set between the known-fast positions [0, known)
+ * and the slowest quarter at the end. */
+size_t detect_edge(const double *v, size_t n, size_t known, double *threshold);
+
+/* fsdisco_write.c / fsdisco_read.c: each fills its result and writes its
+ * per-offset file when opts->out is set.  Return 0, or -1 after a message. */
+struct block_result { uint64_t block; double ratio; };
+struct ptr_result { long direct; double spike_us, median_us; };
+struct ra_result { uint64_t extent; double threshold_us; };
+struct cache_result { uint64_t cached; int whole; double threshold_us; };
+int test_block(const struct disco_opts *o, struct block_result *r);
+int test_pointers(const struct disco_opts *o, uint64_t block, struct ptr_result *r);
+int test_readahead(const struct disco_opts *o, struct ra_result *r);
+int test_cache(const struct disco_opts *o, struct cache_result *r, uint64_t size);
+
+/* Shared by the tests (fsdisco.c). */
+int flush_caches(const struct disco_opts *o, int fd);
+int write_offsets(const struct disco_opts *o, const char *name, const struct lat_matrix *m,
+                  uint64_t step);
+int fill_file(const char *path, uint64_t size);
+
+/* fsdisco_truth.c */
+struct truth {
+  char fstype[64], device[256], mnt[4096];
+  uint64_t f_bsize;          /* statfs */
+  uint64_t st_blksize;       /* stat of the directory */
+  uint64_t fs_block;         /* dumpe2fs / xfs_info, 0 unknown */
+  uint64_t ra_kb;            /* bdi or queue read_ahead_kb, 0 unknown */
+  uint64_t mem_available;    /* /proc/meminfo, bytes */
+  int extents;               /* ext4 extent feature (1), no (0), unknown (-1) */
+};
+void truth_gather(const char *dir, struct truth *t);
+/* Direct pointers of the file as debugfs shows them: blocks before (IND);
+ * -2 extent-mapped, -1 unknown. */
+long truth_direct_pointers(const struct truth *t, const char *path);
+long truth_default_direct(const struct truth *t); /* 12 for ext2/3 without extents */
+
+#endif
