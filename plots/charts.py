@@ -1,0 +1,350 @@
+"""Chart data and gnuplot instances: for every chart the data file (.dat), the
+table behind it (.tsv) and a small generated gnuplot script (.gp) that sets
+the chart's own values (title, ranges, tics, labels) and loads one of the
+drawing templates in plots/ (bars.gp, pairs.gp, series.gp)."""
+import math
+import os
+import subprocess
+
+from resultslib import Error, fmt_time, fmt_value, rates, series_table, stats
+
+PLOTSDIR = os.path.dirname(os.path.abspath(__file__))
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9",
+           "#8C6D31", "#999999", "#332288", "#AA4499", "#117733", "#882255"]
+
+# (chart name, phase, metric, title, scale group): charts of one scale group
+# share their vertical scale.
+BAR_CHARTS = [
+    ("untar", "untar", "wall_s", "untar: download, gunzip and untar of the first tarball (time, lower is better)", "untar"),
+    ("untar2", "untar2", "wall_s", "untar2: second tarball on top, files in request order (time, lower is better)", "untar"),
+    ("untar-sync", "untar", "sync_s", "sync after untar (time, lower is better)", "sync"),
+    ("untar2-sync", "untar2", "sync_s", "sync after untar2 (time, lower is better)", "sync"),
+    ("serve-cold-1", "serve-cold-1", "rps", "serve, cold cache, 1 server process (requests/s, higher is better)", "cold"),
+    ("serve-cold-32", "serve-cold-32", "rps", "serve, cold cache, 32 server processes (requests/s, higher is better)", "cold"),
+    ("serve-warm-1", "serve-warm-1", "rps", "serve, warm cache, 1 server process (requests/s, higher is better)", "warm"),
+    ("serve-warm-32", "serve-warm-32", "rps", "serve, warm cache, 32 server processes (requests/s, higher is better)", "warm"),
+    ("net-1", "net-1", "mbps", "network: one 11 KB file over and over, 1 server process (MB/s, higher is better)", "net"),
+    ("net-4", "net-4", "mbps", "network: one 11 KB file over and over, 4 server processes (MB/s, higher is better)", "net"),
+    ("delete", "delete", "wall_s", "delete every file (time, lower is better)", "delete"),
+]
+# Phases without a chart of their own above get one of their first metric
+# found in this list.
+GENERIC_METRICS = ["wall_s", "rps", "mbps", "iops", "ops_s", "tps", "files_s"]
+# (chart name, title, [(panel title, scale group, [(phase, metric, legend)])])
+PAIR_CHARTS = [
+    ("serve-cold-vs-warm", "serve: cold cache | warm cache, 1 | 32 server processes (requests/s)",
+     [("cold cache", "cold", [("serve-cold-1", "rps", "1 process"), ("serve-cold-32", "rps", "32 processes")]),
+      ("warm cache", "warm", [("serve-warm-1", "rps", "1 process"), ("serve-warm-32", "rps", "32 processes")])]),
+    ("net-1-vs-4", "network: 1 | 4 server processes (MB/s)",
+     [("one 11 KB file, 50 connections", "net", [("net-1", "mbps", "1 process"), ("net-4", "mbps", "4 processes")])]),
+]
+PAIR_COLORS = ["#56B4E9", "#0072B2"]
+UNIT_LABEL = {"s": "seconds", "req/s": "requests per second", "MB/s": "MB per second"}
+
+
+def gq(s):
+    """A gnuplot double-quoted string literal."""
+    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def nice_step(span, want=6):
+    raw = span / want
+    mag = 10 ** math.floor(math.log10(raw))
+    for m in (1, 2, 2.5, 5, 10):
+        if raw <= m * mag:
+            return m * mag
+    return 10 * mag
+
+
+def time_step(span, want=6):
+    raw = span / want
+    for s in (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600, 7200, 10800, 21600):
+        if raw <= s:
+            return s
+    return nice_step(span, want)
+
+
+def clock(sec):
+    sec = int(round(sec))
+    h, m, s = sec // 3600, sec % 3600 // 60, sec % 60
+    return "%d:%02d:%02d" % (h, m, s) if h else "%d:%02d" % (m, s)
+
+
+def axis(vmax, unit, headroom=1.12):
+    """(max, tics command, axis label) of an axis from 0 that holds vmax with
+    headroom; times (unit s) get min:s tic labels from 15 seconds on."""
+    vmax = max(vmax * headroom, 1e-9)
+    if unit == "s" and vmax >= 300:
+        step = time_step(vmax)
+        top = math.ceil(vmax / step - 1e-9) * step
+        tics = ", ".join("%s %g" % (gq(clock(t)), t) for t in range(0, int(top) + 1, int(step)))
+        return top, "(%s)" % tics, "time (h:min:s)" if top >= 3600 else "time (min:s)"
+    step = nice_step(vmax)
+    top = math.ceil(vmax / step - 1e-9) * step
+    return top, "0, %g" % step, UNIT_LABEL.get(unit, unit)
+
+
+def run_gnuplot(out, name):
+    """gnuplot NAME.gp in OUT; any output on stderr (a warning) is an error."""
+    try:
+        p = subprocess.run(["gnuplot", name + ".gp"], cwd=out, capture_output=True, text=True, check=False)
+    except OSError as e:
+        raise Error("cannot run gnuplot: %s (apt-get install gnuplot-nox)" % e) from e
+    err = p.stderr.strip()
+    if p.returncode or err:
+        raise Error("gnuplot %s.gp failed: %s" % (os.path.join(out, name),
+                                                   err.splitlines()[-1] if err else "exit %d" % p.returncode))
+
+
+class Layout:
+    """The bars of every chart: hosts (of every run) as groups, their
+    variants as bars, one colour per filesystem."""
+
+    def __init__(self, runs):
+        self.slots = []  # (x, variant)
+        self.groups = []  # (x from, x to, label)
+        multi = len(runs) > 1
+        x = 0.0
+        for run in runs:
+            hosts = []
+            for v in run.variants:
+                if v.host not in hosts:
+                    hosts.append(v.host)
+            for host in hosts:
+                vs = [v for v in run.variants if v.host == host]
+                x0 = x + 1
+                for v in vs:
+                    x += 1
+                    self.slots.append((x, v))
+                m = vs[0].meta
+                sub = " ".join(str(m.get(k, "")) for k in ("os", "os_version") if m.get(k))
+                label = (run.name + " / " if multi else "") + host + ("\n" + sub if sub else "")
+                self.groups.append((x0, x, label))
+                x += 0.8
+        self.fs = []
+        for _x, v in self.slots:
+            if v.fs not in self.fs:
+                self.fs.append(v.fs)
+        self.xmax = x - 0.8 + 0.7
+
+    def color(self, fs):
+        return PALETTE[self.fs.index(fs) % len(PALETTE)]
+
+    def host_labels(self, spread=1.0):
+        out = []
+        for i, (a, b, label) in enumerate(self.groups):
+            out.append("set label %s at %g, graph 0 center offset 0, -2.3 font \",9\"" % (gq(label), (a + b) / 2 * spread))
+            if i:
+                sep = (self.groups[i - 1][1] + a) / 2 * spread
+                out.append("set arrow from %g, graph 0 to %g, graph 1 nohead lc rgb \"#b0b0b0\" dt 3" % (sep, sep))
+        return out
+
+
+def bar_rows(layout, phase, metric, shift=0.0, color=None):
+    """Data rows and the table behind them; None when nothing has data."""
+    rows, table, unit, any_data = [], [], "", False
+    for x, v in layout.slots:
+        vals = v.values(phase, metric)
+        n, med, lo, hi = stats(vals)
+        unit = unit or v.unit(phase, metric)
+        if n:
+            any_data = True
+        ci = color if color is not None else layout.fs.index(v.fs) + 1
+        failed = sum(1 for f in v.failures if f[0] == phase)
+        note = "%d failed" % failed if failed else ""
+        rows.append((x + shift, med or 0, lo or 0, hi or 0, ci, v.name, fmt_value(med, unit) if n else "n/a", n, note))
+        table.append((v, n, med, lo, hi))
+    return (rows, table, unit) if any_data else None
+
+
+def write_dat(path, rows):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("# x median min max colour label value_label trials failures\n")
+        for r in rows:
+            f.write("%g %g %g %g %d %s %s %d %s\n" % (r[0], r[1], r[2], r[3], r[4], gq(r[5]), gq(r[6]), r[7], gq(r[8])))
+
+
+def write_table(path, unit, table):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("run\thost\tvariant\tfs\ttrials\tmedian\tmin\tmax\tunit\n")
+        for v, n, med, lo, hi in table:
+            f.write("%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n" % (
+                v.run, v.host, v.name, v.fs, n, *("" if x is None else "%g" % x for x in (med, lo, hi)), unit))
+
+
+class Renderer:
+    def __init__(self, runs, out):
+        self.runs, self.out = runs, out
+        self.layout = Layout(runs)
+        self.charts = []  # dicts: name kind title scale table unit
+
+    def instance(self, name, template, lines):
+        with open(os.path.join(self.out, name + ".gp"), "w", encoding="utf-8") as f:
+            f.write("# generated by plots/plots.py: the values of chart %s; the drawing is %s\n" % (name, template))
+            f.write("plotsdir = %s\nbase = %s\n" % (gq(PLOTSDIR), gq(name)))
+            f.write("\n".join(lines) + "\n")
+            f.write("load plotsdir . %s\n" % gq("/" + template))
+        run_gnuplot(self.out, name)
+
+    def bar_specs(self):
+        specs = list(BAR_CHARTS)
+        known = {s[1] for s in specs}
+        phases = []
+        for _x, v in self.layout.slots:
+            phases += [p for p in v.phases() if p not in phases and p not in known]
+        for p in phases:
+            for m in GENERIC_METRICS:
+                if any(v.values(p, m) for _x, v in self.layout.slots):
+                    specs.append((p if m in ("wall_s", "rps") else p + "-" + m, p, m,
+                                  "%s: %s" % (p, m), p + "/" + m))
+                    break
+        return specs
+
+    def render_all(self):
+        specs = []
+        for name, phase, metric, title, group in self.bar_specs():
+            got = bar_rows(self.layout, phase, metric)
+            if got:
+                specs.append((name, phase, metric, title, group) + got)
+        # Common scales: the highest whisker of every chart of a scale group.
+        self.scales = {}
+        for s in specs:
+            self.scales[s[4]] = max(self.scales.get(s[4], 0), max(r[3] for r in s[5]))
+        for name, phase, metric, title, group, rows, table, unit in specs:
+            self.bar_chart(name, phase, metric, title, group, rows, table, unit)
+        for pair in PAIR_CHARTS:
+            self.pair_chart(*pair)
+        self.series_charts()
+        return self.charts
+
+    def bar_chart(self, name, phase, metric, title, group, rows, table, unit):
+        write_dat(os.path.join(self.out, name + ".dat"), rows)
+        write_table(os.path.join(self.out, name + ".tsv"), unit, table)
+        top, tics, ylabel = axis(self.scales[group], unit)
+        lines = ["datafile = %s" % gq(name + ".dat"), "chart_title = %s" % gq(title),
+                 "ylabel_text = %s" % gq(ylabel),
+                 "width = %d\nheight = 520" % max(720, 80 * len(rows) + 160),
+                 "array fs_names = [%s]" % ", ".join(gq(f) for f in self.layout.fs),
+                 "array fs_colors = [%s]" % ", ".join(gq(self.layout.color(f)) for f in self.layout.fs),
+                 "has_notes = %d" % any(r[8] for r in rows),
+                 "set yrange [0:%g]" % top, "set ytics %s" % tics,
+                 "set xrange [0.3:%g]" % self.layout.xmax, "set bmargin 5.5"]
+        lines += self.layout.host_labels()
+        self.instance(name, "bars.gp", lines)
+        self.charts.append(dict(name=name, kind="bars", title=title, scale=group, unit=unit,
+                                phase=phase, metric=metric, table=table))
+
+    def pair_chart(self, name, title, panels):
+        setups, files, table, used = [], [], [], []
+        for i, (ptitle, group, members) in enumerate(panels):
+            prow, unit = [], ""
+            for j, (phase, metric, _legend) in enumerate(members):
+                got = bar_rows(self.layout, phase, metric, shift=-0.19 + 0.38 * j, color=j + 1)
+                if got:
+                    prow += got[0]
+                    unit = unit or got[2]
+                    table += [(phase,) + t for t in got[1]]
+            if not prow:
+                continue
+            fn = "%s-%d.dat" % (name, i + 1)
+            write_dat(os.path.join(self.out, fn), sorted(prow))
+            top, tics, ylabel = axis(self.scales.get(group, max(r[3] for r in prow)), unit)
+            cmds = ["set title %s font \",10\"" % gq(ptitle), "set ylabel %s" % gq(ylabel),
+                    "set yrange [0:%g]" % top, "set ytics %s" % tics,
+                    "set xrange [0.3:%g]" % self.layout.xmax, "set bmargin 5.5",
+                    "set xtics (%s)" % ", ".join("%s %g" % (gq(v.name), x) for x, v in self.layout.slots)]
+            cmds += self.layout.host_labels()
+            cmds.append("has_notes = %d" % any(r[8] for r in prow))
+            setups.append("; ".join(cmds))
+            files.append(fn)
+            used.append(members)
+        if not files:
+            return
+        legends = [m[2] for m in used[0]]
+        lines = ["chart_title = %s" % gq(title),
+                 "width = %d\nheight = 560" % (len(files) * max(560, 90 * len(self.layout.slots) + 120)),
+                 "npanels = %d" % len(files),
+                 "array pfile = [%s]" % ", ".join(gq(f) for f in files),
+                 "array psetup = [%s]" % ", ".join(gq(s) for s in setups),
+                 "array pair_names = [%s]" % ", ".join(gq(n) for n in legends),
+                 "array pair_colors = [%s]" % ", ".join(gq(c) for c in PAIR_COLORS[:len(legends)])]
+        self.instance(name, "pairs.gp", lines)
+        self.charts.append(dict(name=name, kind="pairs", title=title, scale=", ".join(p[1] for p in panels),
+                                unit="", table=None))
+
+    def series_charts(self):
+        phases = []
+        for _x, v in self.layout.slots:
+            phases += [p for p in v.series_files() if p not in phases]
+        for phase in phases:
+            self.series_chart(phase)
+
+    def series_chart(self, phase):
+        panels = []
+        for _x, v in self.layout.slots:
+            files = v.series_files().get(phase)
+            if files:
+                panels.append((v, files[0][0], series_columns(series_table(files[0][1]))))
+        panels = [p for p in panels if p[2][1]]
+        if not panels:
+            return
+        tmax = max(r[0] for p in panels for r in p[2][1])
+        y1 = max([r[c] for p in panels for r in p[2][1] for c in (1, 2, 3) if not math.isnan(r[c])] + [1e-9])
+        y2 = max([r[c] for p in panels for r in p[2][1] for c in (4, 5) if not math.isnan(r[c])] + [1e-9])
+        files, titles, py1, py2 = [], [], [], []
+        for i, (v, trial, (cols, rows)) in enumerate(panels):
+            fn = "series-%s-%d.dat" % (phase, i + 1)
+            with open(os.path.join(self.out, fn), "w", encoding="utf-8") as f:
+                f.write(" ".join(gq(c) for c in SERIES_HEADER) + "\n")
+                for r in rows:
+                    f.write(" ".join("NaN" if math.isnan(x) else "%.6g" % x for x in r) + "\n")
+            files.append(fn)
+            titles.append("%s%s / %s (%s), trial %d" % (v.run + " / " if len(self.runs) > 1 else "", v.host, v.name, v.fs, trial))
+            py1.append(" ".join(str(c + 1) for c in cols if c in (1, 2, 3)))
+            py2.append(" ".join(str(c + 1) for c in cols if c in (4, 5)))
+        ncols = 1 if len(panels) == 1 else 2
+        nrows = (len(panels) + ncols - 1) // ncols
+        xtop, xtics, xlabel = axis(tmax, "s", 1.0)
+        y1top, y1tics, _l = axis(y1, "", 1.15)
+        y2top, y2tics, _l = axis(y2, "", 1.15)
+        setup = ["set xrange [0:%g]" % xtop, "set xtics %s" % xtics, "set xlabel %s font \",8\"" % gq(xlabel),
+                 "set yrange [0:%g]" % y1top, "set ytics %s" % y1tics, "set ylabel \"MB/s\" font \",8\"",
+                 "set y2range [0:%g]" % y2top, "set y2tics %s" % y2tics,
+                 "set y2label \"Dirty, Writeback (MB)\" font \",8\" tc rgb \"#A06000\""]
+        name = "series-" + phase
+        title = "%s: throughput of the tool and the disk, Dirty and Writeback page cache" % phase
+        lines = ["chart_title = %s" % gq(title),
+                 "width = %d\nheight = %d" % (560 * ncols, 300 * nrows + 60),
+                 "npanels = %d\nrows = %d\ncols = %d" % (len(panels), nrows, ncols),
+                 "setup = %s" % gq("; ".join(setup)),
+                 "array pfile = [%s]" % ", ".join(gq(f) for f in files),
+                 "array ptitle = [%s]" % ", ".join(gq(t) for t in titles),
+                 "array py1 = [%s]" % ", ".join(gq(c) for c in py1),
+                 "array py2 = [%s]" % ", ".join(gq(c) for c in py2)]
+        self.instance(name, "series.gp", lines)
+        self.charts.append(dict(name=name, kind="series", title=title, scale="series", unit="", table=None,
+                                panels=["%s / %s trial %d" % (v.host, v.name, t) for v, t, _c in panels]))
+
+
+SERIES_HEADER = ["t_s", "tool MB/s", "disk write MB/s", "disk read MB/s", "Dirty MB", "Writeback MB"]
+
+
+def series_columns(tab):
+    """(present columns, rows) of a series: t, tool MB/s, disk write MB/s,
+    disk read MB/s, Dirty MB, Writeback MB (NaN where not sampled)."""
+    cols = {}
+    if "tool_bytes" in tab:
+        cols[1] = dict(rates(tab["tool_bytes"], 1e-6))
+    if "sectors_written" in tab:
+        cols[2] = dict(rates(tab["sectors_written"], 512e-6))
+    if "sectors_read" in tab:
+        reads = dict(rates(tab["sectors_read"], 512e-6))
+        peak = max(list(cols.get(1, {}).values()) + list(cols.get(2, {}).values()) + [0])
+        if reads and max(reads.values()) >= 0.05 * peak:
+            cols[3] = reads
+    for c, m in ((4, "dirty_kb"), (5, "writeback_kb")):
+        if m in tab:
+            cols[c] = {t: v * 1024e-6 for t, v in tab[m]}
+    times = sorted({t for d in cols.values() for t in d})
+    rows = [[t] + [cols[c].get(t, math.nan) if c in cols else math.nan for c in range(1, 6)] for t in times]
+    return sorted(cols), rows

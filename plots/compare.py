@@ -1,0 +1,141 @@
+"""make compare BASE=run1 NEW=run2: per host, variant, phase and metric the
+change of the median in percent, and whether it is larger than the spread of
+the trials: a change counts as real only when the two runs' min-max ranges
+do not overlap; otherwise it is flagged "within noise" (with fewer than two
+trials on a side the spread is unknown: "1 trial")."""
+import html
+import math
+import os
+
+import charts
+from resultslib import Error, stats
+
+LOWER_BETTER = ("s", "ms")
+
+
+def direction(unit):
+    """+1 when larger is better, -1 when smaller is better, 0 when unknown."""
+    if unit in LOWER_BETTER:
+        return -1
+    if "/s" in unit:
+        return 1
+    return 0
+
+
+def compared_metrics(v):
+    """(phase, metric, unit) of the timings and rates of a variant (counts,
+    bytes and CPU seconds are properties of the dataset or side figures)."""
+    seen = []
+    for p, _t, m, _v, u in v.records:
+        if (u in LOWER_BETTER or "/s" in u) and m not in ("user_s", "sys_s") and (p, m, u) not in seen:
+            seen.append((p, m, u))
+    return seen
+
+
+def verdict(b, n):
+    """(change %, verdict) of base stats b and new stats n: (count, median, min, max)."""
+    change = (n[1] - b[1]) / b[1] * 100 if b[1] else math.nan
+    if b[0] < 2 or n[0] < 2:
+        return change, "1 trial"
+    if n[2] > b[3] or n[3] < b[2]:
+        return change, "real"
+    return change, "within noise"
+
+
+def rows_of(base, new):
+    nv = {(v.host, v.name): v for v in new.variants}
+    rows = []
+    for bv in base.variants:
+        v2 = nv.get((bv.host, bv.name))
+        if not v2:
+            continue
+        for p, m, u in compared_metrics(bv):
+            b, n = stats(bv.values(p, m)), stats(v2.values(p, m))
+            if not b[0] or not n[0]:
+                continue
+            change, flag = verdict(b, n)
+            d = direction(u)
+            if flag == "real" and d and not math.isnan(change):
+                flag += ", " + ("better" if change * d > 0 else "worse")
+            rows.append(dict(host=bv.host, variant=bv.name, phase=p, metric=m, unit=u, base=b, new=n,
+                             change=change, flag=flag))
+    if not rows:
+        raise Error("runs %s and %s have no host/variant with the same metrics in common" % (base.name, new.name))
+    return rows
+
+
+def fnum(x):
+    return "%.4g" % x if abs(x) < 1e4 else "{:,.0f}".format(x)
+
+
+def rng(s, unit):
+    return "%s %s (%s to %s, n=%d)" % (fnum(s[1]), unit, fnum(s[2]), fnum(s[3]), s[0])
+
+
+def pct(x):
+    return "n/a" if math.isnan(x) else "%+.1f%%" % x
+
+
+def compare(base, new, out):
+    rows = rows_of(base, new)
+    head = ["host", "variant", "phase", "metric", "base median (min-max, n)", "new median (min-max, n)", "change", "verdict"]
+    cells = [[r["host"], r["variant"], r["phase"], r["metric"], rng(r["base"], r["unit"]), rng(r["new"], r["unit"]),
+              pct(r["change"]), r["flag"]] for r in rows]
+    with open(os.path.join(out, "compare.tsv"), "w", encoding="utf-8") as f:
+        f.write("host\tvariant\tphase\tmetric\tunit\tbase_median\tbase_min\tbase_max\tbase_n\t"
+                "new_median\tnew_min\tnew_max\tnew_n\tchange_pct\tverdict\n")
+        for r in rows:
+            f.write("\t".join([r["host"], r["variant"], r["phase"], r["metric"], r["unit"]]
+                              + ["%g" % x for x in r["base"][1:] + r["base"][:1]]
+                              + ["%g" % x for x in r["new"][1:] + r["new"][:1]]
+                              + ["%.2f" % r["change"], r["flag"]]) + "\n")
+    with open(os.path.join(out, "compare.md"), "w", encoding="utf-8") as f:
+        f.write("# %s (base) vs %s (new)\n\nA change is real when the min-max ranges of the trials do not "
+                "overlap, otherwise within noise.\n\n" % (base.name, new.name))
+        f.write("| %s |\n|%s\n" % (" | ".join(head), " --- |" * len(head)))
+        for c in cells:
+            f.write("| %s |\n" % " | ".join(x.replace("|", "\\|") for x in c))
+    made = chart(rows, base, new, out)
+    with open(os.path.join(out, "compare.html"), "w", encoding="utf-8") as f:
+        f.write("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s vs %s</title>"
+                "<style>%s</style></head><body><h1>%s (base) vs %s (new)</h1>\n"
+                % tuple(html.escape(x) for x in (base.name, new.name, CSS, base.name, new.name)))
+        f.write("<p>Change of the median in percent. A change is <b>real</b> when the min-max ranges of the "
+                "two runs' trials do not overlap; otherwise it is <i>within noise</i>.</p>\n")
+        if made:
+            f.write("<figure><a href=\"compare.svg\"><img src=\"compare.png\" alt=\"changes\"></a></figure>\n")
+        f.write("<table><tr>%s</tr>\n" % "".join("<th>%s</th>" % html.escape(h) for h in head))
+        for c in cells:
+            cls = "real" if c[7].startswith("real") else "noise"
+            f.write("<tr class=\"%s\">%s</tr>\n" % (cls, "".join("<td>%s</td>" % html.escape(x) for x in c)))
+        f.write("</table></body></html>\n")
+
+
+CSS = ("body{font-family:sans-serif;max-width:1200px;margin:1em auto}table{border-collapse:collapse;font-size:90%}"
+       "th,td{border:1px solid #ccc;padding:2px 6px}tr.noise{color:#777}img{max-width:100%}")
+
+
+def chart(rows, base, new, out):
+    """Horizontal bars of the change of the headline metrics (charts.BAR_CHARTS)."""
+    headline = {(c[1], c[2]) for c in charts.BAR_CHARTS}
+    sel = [r for r in rows if (r["phase"], r["metric"]) in headline and not math.isnan(r["change"])]
+    if not sel:
+        return False
+    with open(os.path.join(out, "compare.dat"), "w", encoding="utf-8") as f:
+        f.write("# y change colour label value_label\n")
+        for i, r in enumerate(reversed(sel)):
+            col = 3 if not r["flag"].startswith("real") else (1 if r["flag"].endswith("better") else 2)
+            f.write("%d %g %d %s %s\n" % (i + 1, r["change"], col, charts.gq("%s / %s  %s %s" % (
+                r["host"], r["variant"], r["phase"], r["metric"])), charts.gq(pct(r["change"]) + (
+                    "" if r["flag"].startswith("real") else " (%s)" % ("noise" if r["flag"] == "within noise" else r["flag"])))))
+    lim = max(abs(r["change"]) for r in sel)
+    top, _t, _l = charts.axis(lim, "%", 1.35)
+    lines = ["chart_title = %s" % charts.gq("%s (new) vs %s (base): change of the median" % (new.name, base.name)),
+             "width = 900\nheight = %d" % (120 + 18 * len(sel)), "set yrange [0.3:%g]" % (len(sel) + 0.7),
+             "set xrange [%g:%g]" % (-top, top), "set ytics scale 0 font \",8\""]
+    with open(os.path.join(out, "compare.gp"), "w", encoding="utf-8") as f:
+        f.write("# generated by plots/compare.py; the drawing is compare.gp\n")
+        f.write("plotsdir = %s\nbase = \"compare\"\n%s\nload plotsdir . \"/compare.gp\"\n"
+                % (charts.gq(charts.PLOTSDIR), "\n".join(lines)))
+    charts.run_gnuplot(out, "compare")
+    return True

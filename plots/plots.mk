@@ -1,0 +1,24 @@
+# plots/plots.mk: the charts, the report and the comparison of runs.
+# They read only $(RESULTS)/<run>/ (DESIGN.md's record format).
+#   make plots   [RUN="run1 run2 ..."]   charts into plots/out/<run1+run2>/
+#   make report  [RUN="run1 ..."]        report/index.html and report/summary.md
+#   make compare BASE=run1 NEW=run2      plots/out/compare-run1-vs-run2/
+# RUN defaults to the current run (results/.current), else the newest one.
+# OUT=DIR writes somewhere else.
+RESULTS ?= results
+RUN ?=
+OUT ?=
+BASE ?=
+NEW ?=
+PLOTS_PY = python3 plots/plots.py $(if $(OUT),--out '$(OUT)')
+
+.PHONY: plots report compare
+plots:
+	@$(PLOTS_PY) plots --results '$(RESULTS)' $(RUN)
+
+report:
+	@$(PLOTS_PY) report --results '$(RESULTS)' $(RUN)
+
+compare:
+	@[ -n '$(BASE)' ] && [ -n '$(NEW)' ] || { echo 'plots: compare wants BASE=run1 NEW=run2' >&2; exit 2; }
+	@$(PLOTS_PY) compare --results '$(RESULTS)' '$(BASE)' '$(NEW)'

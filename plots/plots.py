@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""plots/plots.py: the charts, the report and the comparison of shootout runs.
+It reads only results/ (DESIGN.md's record format).
+
+  plots.py plots   [--results DIR] [--out DIR] [RUN ...]
+  plots.py report  [--results DIR] [--out DIR] [RUN ...]
+  plots.py compare [--results DIR] [--out DIR] BASE NEW
+"""
+import argparse
+import os
+import sys
+
+sys.dont_write_bytecode = True
+
+import resultslib  # noqa: E402
+from resultslib import Error  # noqa: E402
+
+
+def split_runs(args):
+    out = []
+    for a in args:
+        out += [r for r in a.replace(",", " ").split() if r]
+    return out
+
+
+def prepare_out(out):
+    """OUT exists and holds none of our old files (other files are left alone)."""
+    os.makedirs(out, exist_ok=True)
+    for fn in os.listdir(out):
+        if fn.endswith((".png", ".svg", ".gp", ".dat", ".tsv", ".html", ".md")):
+            os.unlink(os.path.join(out, fn))
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="plots", description=__doc__.split("\n")[0])
+    ap.add_argument("command", choices=["plots", "report", "compare"])
+    ap.add_argument("runs", nargs="*", help="run ids under RESULTS, or paths of run directories")
+    ap.add_argument("--results", default="results", help="results root (default: results)")
+    ap.add_argument("--out", help="output directory")
+    a = ap.parse_intermixed_args(argv)
+    names = split_runs(a.runs)
+    if a.command == "compare":
+        if len(names) != 2:
+            raise Error("compare wants two runs: BASE and NEW")
+        import compare
+        base, new = (resultslib.load_run(a.results, n) for n in names)
+        out = a.out or os.path.join("plots", "out", "compare-%s-vs-%s" % (base.name, new.name))
+        prepare_out(out)
+        compare.compare(base, new, out)
+        print("plots: comparison of %s (base) and %s (new) in %s/compare.html and compare.md" % (base.name, new.name, out))
+        return 0
+    if not names:
+        names = [resultslib.default_run(a.results)]
+    runs = [resultslib.load_run(a.results, n) for n in names]
+    import charts
+    if a.command == "plots":
+        out = a.out or os.path.join("plots", "out", "+".join(r.name for r in runs))
+        prepare_out(out)
+        made = charts.Renderer(runs, out).render_all()
+        print("plots: %d charts (PNG and SVG) of %s in %s/" % (len(made), ", ".join(names), out))
+        return 0
+    import report
+    out = a.out or "report"
+    prepare_out(out)
+    made = charts.Renderer(runs, out).render_all()
+    report.write(runs, made, out)
+    print("plots: report of %s in %s/index.html (%d charts), summary in %s/summary.md"
+          % (", ".join(names), out, len(made), out))
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except Error as e:
+        print("plots: %s" % e, file=sys.stderr)
+        sys.exit(2)
+    except OSError as e:
+        print("plots: %s" % e, file=sys.stderr)
+        sys.exit(1)

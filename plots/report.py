@@ -1,0 +1,170 @@
+"""The report: one HTML page (no JavaScript; figures as PNG files alongside,
+each linked to its SVG) and a Markdown summary, from the charts just made."""
+import html
+import os
+
+from resultslib import fmt_value, stats
+
+META_COLUMNS = [("os", "OS"), ("kernel", "kernel"), ("arch", "arch"), ("virt", "virt"), ("fs", "fs"),
+                ("mkfs_opts", "mkfs options"), ("mount_opts", "mount options"), ("cpu", "CPU"),
+                ("mem_kb", "memory"), ("device", "device"), ("dataset", "dataset"), ("flush", "flush"),
+                ("tools", "tools"), ("git_commit", "commit"), ("start_time", "start")]
+# (column title, phase, metric) of the summary table.
+SUMMARY = [("untar", "untar", "wall_s"), ("untar2", "untar2", "wall_s"), ("untar2 sync", "untar2", "sync_s"),
+           ("cold 1", "serve-cold-1", "rps"), ("cold 32", "serve-cold-32", "rps"),
+           ("warm 1", "serve-warm-1", "rps"), ("warm 32", "serve-warm-32", "rps"),
+           ("net 1", "net-1", "mbps"), ("net 4", "net-4", "mbps"), ("delete", "delete", "wall_s")]
+CSS = """body{font-family:sans-serif;max-width:1200px;margin:1em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:90%}
+th,td{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}
+td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f0f0f0}
+figure{margin:1em 0}img{max-width:100%;height:auto;border:1px solid #eee}
+.note{background:#fff3cd;border:1px solid #e0c060;padding:.5em 1em}
+.fail{color:#a00000}caption{text-align:left;font-weight:bold;padding:2px 0}"""
+HOW_TO_READ = (
+    "Each bar is the median over the trials of one host and variant; the black whisker spans the lowest "
+    "to the highest trial, so bars whose whiskers overlap are not clearly different. Bars are grouped by "
+    "host (operating system) and coloured by filesystem; 'n/a' means no measurement, a red box counts "
+    "failed trials. Charts of the same kind share one vertical scale (all untar charts, all cold-cache "
+    "charts, all warm-cache charts, ...), so they can be compared by eye. Times are minutes:seconds. "
+    "The time series show, per second, the tool's throughput and the disk's writes (left axis, MB/s) "
+    "with the page cache's Dirty and Writeback (shaded, right axis, MB): a tool running far ahead of "
+    "the disk while Dirty fills, then stalling while it drains, is the 'pump and dump' pattern.")
+
+
+def e(s):
+    return html.escape(str(s), quote=True)
+
+
+def meta_value(v, key):
+    m = v.meta
+    if key == "os":
+        return " ".join(str(m[k]) for k in ("os", "os_version") if m.get(k))
+    if key == "cpu":
+        return "%s%s" % (m.get("cpu", ""), " (%s CPUs)" % m["cpus"] if m.get("cpus") else "")
+    if key == "mem_kb":
+        try:
+            return "%.1f GiB" % (float(m["mem_kb"]) / 1048576)
+        except (KeyError, TypeError, ValueError):
+            return ""
+    if key == "dataset":
+        return "%s%s" % (m.get("dataset", ""), ", seed %s" % m["seed"] if "seed" in m else "")
+    if key == "tools" and isinstance(m.get("tools"), dict):
+        return ", ".join("%s %s" % kv for kv in sorted(m["tools"].items()))
+    return str(m.get(key, ""))
+
+
+def variants(runs):
+    return [v for r in runs for v in r.variants]
+
+
+def failure_notes(runs):
+    """[(variant, text)]: failed phases, and phases the others have but it lacks."""
+    out = []
+    allv = variants(runs)
+    phases = []
+    for v in allv:
+        phases += [p for p in v.phases() if p not in phases]
+    for v in allv:
+        for p, t, msg in v.failures:
+            out.append((v, ("%s trial %d failed: %s" % (p, t, msg)) if p else "failed: %s" % msg))
+        have = v.phases()
+        missing = [p for p in phases if p not in have]
+        if missing and v.failures:
+            out.append((v, "no records of: " + ", ".join(missing)))
+    return out
+
+
+def cell(v, phase, metric):
+    n, med, lo, hi = stats(v.values(phase, metric))
+    return fmt_value(med, v.unit(phase, metric)) if n else "-"
+
+
+def label(v, multi):
+    return "%s%s / %s" % (v.run + " / " if multi else "", v.host, v.name)
+
+
+def write(runs, charts, out):
+    multi = len(runs) > 1
+    allv = variants(runs)
+    notes = sorted({str(v.meta["note"]) for v in allv if v.meta.get("note")})
+    figs = [c for c in charts if os.path.exists(os.path.join(out, c["name"] + ".png"))]
+    h = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
+         "<title>untar-serve shootout: %s</title>" % e(", ".join(r.name for r in runs)),
+         "<style>%s</style></head><body>" % CSS,
+         "<h1>untar-serve shootout: %s</h1>" % e(", ".join(r.name for r in runs))]
+    h += ["<p class=\"note\"><b>Note:</b> %s</p>" % e(n) for n in notes]
+    h.append("<p>%s</p>" % e(HOW_TO_READ))
+    h.append("<h2 id=\"hosts\">Hosts and variants</h2><table><tr><th>host / variant</th>%s</tr>"
+             % "".join("<th>%s</th>" % e(t) for _k, t in META_COLUMNS))
+    for v in allv:
+        h.append("<tr><td>%s</td>%s</tr>" % (e(label(v, multi)), "".join(
+            "<td>%s</td>" % e(meta_value(v, k)) for k, _t in META_COLUMNS)))
+    h.append("</table>")
+    h.append("<h2 id=\"summary\">Summary (medians over trials)</h2><table><tr><th>host / variant</th>%s</tr>"
+             % "".join("<th>%s</th>" % e(t) for t, _p, _m in SUMMARY))
+    for v in allv:
+        h.append("<tr><td>%s</td>%s</tr>" % (e(label(v, multi)), "".join(
+            "<td class=\"n\">%s</td>" % e(cell(v, p, m)) for _t, p, m in SUMMARY)))
+    h.append("</table><p>Times in minutes:seconds (seconds below 100 s), serve in requests/s, net in MB/s.</p>")
+    fails = failure_notes(runs)
+    h.append("<h2 id=\"failures\">Notes on failed variants</h2>")
+    if fails:
+        h.append("<ul>%s</ul>" % "".join("<li class=\"fail\"><b>%s</b>: %s</li>" % (e(label(v, multi)), e(t))
+                                          for v, t in fails))
+    else:
+        h.append("<p>No variant failed.</p>")
+    h.append("<h2 id=\"charts\">Charts</h2>")
+    for c in figs:
+        h.append("<h3 id=\"%s\">%s</h3>" % (e(c["name"]), e(c["title"])))
+        h.append("<figure><a href=\"%s.svg\"><img src=\"%s.png\" alt=\"%s\"></a><figcaption>%s "
+                 "(<a href=\"%s.svg\">SVG</a>, gnuplot script <a href=\"%s.gp\">%s.gp</a>)</figcaption></figure>"
+                 % (e(c["name"]), e(c["name"]), e(c["title"]), e(caption(c)), e(c["name"]), e(c["name"]), e(c["name"])))
+        if c.get("table"):
+            h.append(number_table(c, multi))
+    h.append("</body></html>")
+    with open(os.path.join(out, "index.html"), "w", encoding="utf-8") as f:
+        f.write("\n".join(h) + "\n")
+    write_markdown(runs, figs, fails, notes, out)
+
+
+def caption(c):
+    if c["kind"] == "bars":
+        return "Median over trials, whiskers min to max; vertical scale shared by every '%s' chart." % c["scale"]
+    if c["kind"] == "pairs":
+        return "Two bars per variant, median over trials with min-max whiskers; each panel on the scale of its own charts (%s); numbers in those charts' tables." % c["scale"]
+    return "One panel per variant (%s), all on the same scales." % "; ".join(c.get("panels", []))
+
+
+def number_table(c, multi):
+    rows = ["<table><caption>%s %s (%s)</caption><tr><th>host / variant</th><th>fs</th><th>trials</th>"
+            "<th>median</th><th>min</th><th>max</th></tr>" % (e(c["phase"]), e(c["metric"]), e(c["unit"]))]
+    for v, n, med, lo, hi in c["table"]:
+        rows.append("<tr><td>%s</td><td>%s</td><td class=\"n\">%d</td>%s</tr>" % (
+            e(label(v, multi)), e(v.fs), n, "".join("<td class=\"n\">%s</td>" % e(fmt_value(x, c["unit"]))
+                                                    for x in (med, lo, hi))))
+    rows.append("</table>")
+    return "\n".join(rows)
+
+
+def write_markdown(runs, figs, fails, notes, out):
+    multi = len(runs) > 1
+    allv = variants(runs)
+    md = ["# untar-serve shootout: %s" % ", ".join(r.name for r in runs), ""]
+    md += ["> **Note:** %s" % n for n in notes] + ([""] if notes else [])
+    md += ["| host / variant | OS | kernel | fs | mount options | device |", "| --- | --- | --- | --- | --- | --- |"]
+    md += ["| %s |" % " | ".join(mdc(x) for x in (label(v, multi), meta_value(v, "os"), meta_value(v, "kernel"), v.fs,
+                                                   meta_value(v, "mount_opts"), meta_value(v, "device"))) for v in allv]
+    md += ["", "Medians over trials (times in minutes:seconds, serve in requests/s, net in MB/s):", ""]
+    md.append("| host / variant | %s |" % " | ".join(t for t, _p, _m in SUMMARY))
+    md.append("| --- |" + " ---: |" * len(SUMMARY))
+    md += ["| %s | %s |" % (mdc(label(v, multi)), " | ".join(cell(v, p, m) for _t, p, m in SUMMARY)) for v in allv]
+    if fails:
+        md += ["", "Failed variants:", ""] + ["- **%s**: %s" % (mdc(label(v, multi)), mdc(t)) for v, t in fails]
+    md += ["", "Charts:", ""] + ["- [%s](%s.png) ([SVG](%s.svg))" % (c["title"], c["name"], c["name"]) for c in figs]
+    with open(os.path.join(out, "summary.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(md) + "\n")
+
+
+def mdc(s):
+    return str(s).replace("|", "\\|").replace("\n", " ")

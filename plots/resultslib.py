@@ -1,0 +1,248 @@
+"""Reading results/ (DESIGN.md's record format) for the plots, the report and
+the comparison: runs, hosts, variants, their records, series and failures.
+
+results/<run>/<host>/<variant>/meta.json     host metadata (JSON object)
+                               records.tsv   phase trial metric value unit
+                               series/<phase>-<trial>.tsv   t_s metric value
+"""
+import json
+import math
+import os
+import re
+import sys
+
+PROG = "plots"
+
+
+class Error(Exception):
+    """A one-line error for the user; the command exits non-zero."""
+
+
+def warn(msg):
+    print("%s: warning: %s" % (PROG, msg), file=sys.stderr)
+
+
+def num(s):
+    """The float value of a record field, or None when it is not a number."""
+    try:
+        v = float(s)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+class Variant:
+    """One results/<run>/<host>/<variant>/ directory."""
+
+    def __init__(self, run, host, name, path):
+        self.run, self.host, self.name, self.path = run, host, name, path
+        self.meta = {}
+        self.records = []  # (phase, trial, metric, value, unit)
+        self.failures = []  # (phase, trial, message)
+        self._load()
+
+    def _load(self):
+        mpath = os.path.join(self.path, "meta.json")
+        if os.path.exists(mpath):
+            try:
+                with open(mpath, encoding="utf-8") as f:
+                    meta = json.load(f)
+                if isinstance(meta, dict):
+                    self.meta = meta
+                else:
+                    warn("%s: not a JSON object, ignored" % mpath)
+            except (OSError, ValueError) as e:
+                warn("%s: %s, ignored" % (mpath, e))
+        rpath = os.path.join(self.path, "records.tsv")
+        bad = 0
+        if os.path.exists(rpath):
+            with open(rpath, encoding="utf-8", errors="replace") as f:
+                for n, line in enumerate(f, 1):
+                    line = line.rstrip("\r\n")
+                    if not line or (n == 1 and line.startswith("phase\t")):
+                        continue
+                    fields = line.split("\t")
+                    if len(fields) != 5 or not fields[1].isdigit():
+                        bad += 1
+                        continue
+                    self.records.append((fields[0], int(fields[1]), fields[2], fields[3], fields[4]))
+        if bad:
+            warn("%s: %d malformed line(s) skipped" % (rpath, bad))
+        self._find_failures()
+
+    def _find_failures(self):
+        """A failed phase is a record `PHASE TRIAL status N exit` with N != 0
+        (or a non-numeric status other than ok), with the error line in an
+        optional `PHASE TRIAL error MESSAGE text` record; a variant can also
+        carry "status": "failed" and "error" in its meta.json."""
+        errors = {}
+        for p, t, m, v, u in self.records:
+            if m == "error":
+                errors[(p, t)] = v if num(v) is None else u
+        for p, t, m, v, u in self.records:
+            if m == "status" and v.strip().lower() not in ("0", "ok", "0.0"):
+                self.failures.append((p, t, errors.pop((p, t), "status %s" % v)))
+        for (p, t), msg in sorted(errors.items()):
+            self.failures.append((p, t, msg))
+        st = str(self.meta.get("status", "")).lower()
+        if st and st not in ("ok", "0", "done"):
+            self.failures.append(("", 0, str(self.meta.get("error", "status " + st))))
+
+    @property
+    def fs(self):
+        return str(self.meta.get("fs") or self.name)
+
+    def values(self, phase, metric):
+        """Numeric values of PHASE/METRIC, one per trial (the last if repeated)."""
+        by_trial = {}
+        for p, t, m, v, _u in self.records:
+            if p == phase and m == metric and num(v) is not None:
+                by_trial[t] = num(v)
+        return [by_trial[t] for t in sorted(by_trial)]
+
+    def unit(self, phase, metric):
+        for p, _t, m, _v, u in self.records:
+            if p == phase and m == metric:
+                return u
+        return ""
+
+    def phases(self):
+        seen = []
+        for p, _t, _m, _v, _u in self.records:
+            if p not in seen:
+                seen.append(p)
+        return seen
+
+    def series_files(self):
+        """{phase: [(trial, path)]} of the series/ directory."""
+        out = {}
+        sdir = os.path.join(self.path, "series")
+        if not os.path.isdir(sdir):
+            return out
+        for fn in sorted(os.listdir(sdir)):
+            m = re.match(r"^(.+)-(\d+)\.tsv$", fn)
+            if m:
+                out.setdefault(m.group(1), []).append((int(m.group(2)), os.path.join(sdir, fn)))
+        for v in out.values():
+            v.sort()
+        return out
+
+
+class Run:
+    def __init__(self, name, path):
+        self.name, self.path = name, path
+        self.variants = []
+        for host in sorted(os.listdir(path)):
+            hpath = os.path.join(path, host)
+            if not os.path.isdir(hpath) or host.startswith("."):
+                continue
+            for var in sorted(os.listdir(hpath)):
+                vpath = os.path.join(hpath, var)
+                if os.path.isdir(vpath) and (os.path.exists(os.path.join(vpath, "records.tsv"))
+                                             or os.path.exists(os.path.join(vpath, "meta.json"))):
+                    self.variants.append(Variant(name, host, var, vpath))
+
+
+def list_runs(results):
+    if not os.path.isdir(results):
+        return []
+    return sorted(d for d in os.listdir(results)
+                  if not d.startswith(".") and os.path.isdir(os.path.join(results, d)))
+
+
+def default_run(results):
+    """results/.current if it names a run, else the newest run directory."""
+    cur = os.path.join(results, ".current")
+    if os.path.exists(cur):
+        with open(cur, encoding="utf-8") as f:
+            name = f.read().strip()
+        if name and os.path.isdir(os.path.join(results, name)):
+            return name
+    runs = list_runs(results)
+    if not runs:
+        raise Error("no runs under %s/ (give RUN=...)" % results)
+    return max(runs, key=lambda r: os.path.getmtime(os.path.join(results, r)))
+
+
+def load_run(results, name):
+    """RUN is a run id under RESULTS, or a path to a run directory."""
+    simple = bool(name) and "/" not in name and name not in (".", "..")
+    if simple and os.path.isdir(os.path.join(results, name)):
+        path = os.path.join(results, name)
+    elif not simple and name and os.path.isdir(name):
+        path = name
+    else:
+        raise Error("no run '%s' under %s/ (runs: %s)"
+                    % (name, results, ", ".join(list_runs(results)) or "none"))
+    run = Run(os.path.basename(os.path.normpath(path)), path)
+    if not run.variants:
+        raise Error("run '%s' (%s) has no <host>/<variant>/ with records.tsv or meta.json" % (name, path))
+    return run
+
+
+def stats(vals):
+    """(n, median, min, max) of a list of numbers."""
+    s = sorted(vals)
+    n = len(s)
+    if not n:
+        return (0, None, None, None)
+    med = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+    return (n, med, s[0], s[-1])
+
+
+def fmt_time(sec):
+    """Seconds as M:SS from 100 s on (H:MM:SS from an hour on), else as s."""
+    if sec is None:
+        return "-"
+    if sec < 1:
+        return "%.2f s" % sec
+    if sec < 100:
+        return "%.1f s" % sec
+    sec = int(round(sec))
+    h, m, s = sec // 3600, sec % 3600 // 60, sec % 60
+    return "%d:%02d:%02d" % (h, m, s) if h else "%d:%02d" % (m, s)
+
+
+def fmt_value(v, unit):
+    if v is None:
+        return "-"
+    if unit == "s":
+        return fmt_time(v)
+    a = abs(v)
+    if a >= 100 or v == int(v):
+        return "{:,.0f}".format(v)
+    if a >= 10:
+        return "%.1f" % v
+    return "%.2f" % v
+
+
+def series_table(path):
+    """{metric: [(t, value)]} of one series file, in time order."""
+    out = {}
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) != 3:
+                continue
+            t, v = num(fields[0]), num(fields[2])
+            if t is None or v is None:
+                continue
+            out.setdefault(fields[1], []).append((t, v))
+    for v in out.values():
+        v.sort()
+    return out
+
+
+def rates(points, scale=1.0):
+    """Per-second rates of a cumulative counter [(t, v)]: [(t, rate*scale)].
+    A counter that ever goes down is taken as per-interval amounts instead."""
+    if len(points) < 2:
+        return []
+    cumulative = all(b[1] >= a[1] for a, b in zip(points, points[1:]))
+    out = []
+    for a, b in zip(points, points[1:]):
+        dt = b[0] - a[0]
+        if dt <= 0:
+            continue
+        out.append((b[0], ((b[1] - a[1]) if cumulative else b[1]) / dt * scale))
+    return out
