@@ -47,7 +47,7 @@ boot() {
     -device virtio-blk-pci,drive=root \
     -drive "file=$state/$name-data.raw,if=none,id=data,format=raw" \
     -device virtio-blk-pci,drive=data,serial=shootout-data \
-    -netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$port-:22" -device virtio-net-pci,netdev=n0 \
+    -netdev "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$port-:22" -device virtio-net-pci,netdev=n0 \
     -display none -serial "file:$state/$name.console" -monitor none \
     -pidfile "$state/$name.pid" -daemonize
 }
@@ -75,7 +75,11 @@ kill_guest() { # STATE NAME
       [ "$i" -lt 50 ] || kill -9 "$pid" 2>/dev/null || true
       sleep 0.1
     done
-    while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+    for i in $(seq 1 100); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    ! kill -0 "$pid" 2>/dev/null || say "qemu $pid of $2 survived SIGKILL"
   fi
   rm -f "$1/$2.pid"
 }

@@ -23,7 +23,10 @@ LAB_PLAYBOOK=${LAB_PLAYBOOK:-$ROOT/playbooks/shootout.yml}
 LAB_STATE=${LAB_STATE:-$ROOT/build/lab/state}
 LAB_INVENTORY=${LAB_INVENTORY:-$ROOT/playbooks/inventory/lab.yml}
 LAB_CACHE=${LAB_CACHE:-/var/cache/shootout-lab}
+LAB_LOGS=${LAB_LOGS:-$ROOT/build/lab/logs}
 LAB_DEVICE=/dev/vdb
+# The playbooks' work directory on the guests (shootout_workdir).
+LAB_WORKDIR=/var/tmp/shootout
 export LAB_BOOT_TIMEOUT LAB_CACHE
 
 say() { printf 'lab: %s\n' "$*" >&2; }
@@ -58,6 +61,9 @@ inventory() {
     echo "    shootout_reboot_timeout: $LAB_BOOT_TIMEOUT"
     echo '    # The data disk /dev/vdb is a file the lab made for this guest: wiping it is safe.'
     echo '    shootout_confirm_wipe: true'
+    echo '    # The image has every package already and the guests have no way out.'
+    echo '    shootout_provision: false'
+    echo "    shootout_workdir: $LAB_WORKDIR"
     echo '    # How the guests run: the harness records it in meta.json (virt).'
     echo "    shootout_virt: $acc_all"
     echo "    shootout_make_vars: {VIRT: $acc_all}"
@@ -89,11 +95,17 @@ inventory() {
 teardown() {
   local rc=$?
   trap - EXIT INT TERM HUP
-  if [ -n "${ANSIBLE_PID:-}" ]; then
-    kill -TERM "$ANSIBLE_PID" 2>/dev/null || true
-    wait "$ANSIBLE_PID" 2>/dev/null || true
+  if [ -n "${CHILD:-}" ]; then
+    kill -TERM "$CHILD" 2>/dev/null || true
+    wait "$CHILD" 2>/dev/null || true
   fi
   "$LAB/guests.sh" down "$LAB_STATE" || rc=1
+  # The guests' serial consoles (every boot's kernel log) outlive them.
+  if ls "$LAB_STATE"/lab*.console >/dev/null 2>&1; then
+    mkdir -p "$LAB_LOGS/$RUN_ID"
+    cp "$LAB_STATE"/lab*.console "$LAB_LOGS/$RUN_ID/"
+    say "consoles of the guests: $LAB_LOGS/$RUN_ID"
+  fi
   rm -rf "$LAB_STATE"
   rm -f "$LAB_INVENTORY"
   if pgrep -f "qemu-system.*$LAB_STATE/" >/dev/null 2>&1; then
@@ -102,6 +114,41 @@ teardown() {
   fi
   say "guests stopped, $LAB_STATE removed"
   exit "$rc"
+}
+
+# bg CMD... : run CMD in the background and wait for it, so that a signal to
+# this script reaches teardown at once (teardown stops CMD).
+bg() {
+  local rc=0
+  "$@" </dev/null &
+  CHILD=$!
+  wait "$CHILD" || rc=$?
+  CHILD=
+  return "$rc"
+}
+
+# ship_tools KEY : copy this checkout's binaries and objects (same Debian 12,
+# same architecture) into the guests' checkout, so that the playbook's tools
+# role finds them up to date instead of compiling for minutes under TCG.
+# LAB_TOOLS=build skips this: the guests compile the tools themselves.
+ship_tools() {
+  local key=$1 name port status
+  [ "${LAB_TOOLS:-ship}" = ship ] || return 0
+  if [ ! -d "$ROOT/bin" ] || [ ! -d "$ROOT/build/default" ]; then
+    say "no bin/ here (run make first): the guests build the tools"
+    return 0
+  fi
+  while IFS=$'\t' read -r name port _ _ status; do
+    [ "$status" = up ] || continue
+    # -m: the files get the time of arrival, newer than the sources the
+    # playbook unpacks next, so make takes them as built.
+    tar -C "$ROOT" -czf - bin build/default |
+      ssh -q -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+        -o LogLevel=ERROR -i "$key" -p "$port" root@127.0.0.1 \
+        "mkdir -p $LAB_WORKDIR/src && tar -xzmf - -C $LAB_WORKDIR/src" ||
+      die "$name: cannot copy the tools"
+  done <"$LAB_STATE/guests.tsv"
+  say "tools shipped to the guests (LAB_TOOLS=build compiles them there instead)"
 }
 
 run() {
@@ -127,21 +174,19 @@ run() {
   "$LAB/guests.sh" down "$LAB_STATE"
   rm -rf "$LAB_STATE"
   t=$(date +%s)
-  "$LAB/guests.sh" up "$LAB_GUESTS" "$LAB_STATE" "$image" || die "no guest came up: nothing to run"
+  bg "$LAB/guests.sh" up "$LAB_GUESTS" "$LAB_STATE" "$image" || die "no guest came up: nothing to run"
   say "guests up ($(($(date +%s) - t))s)"
   failed=$(awk -F '\t' '$5 != "up" { printf "%s%s (%s)", sep, $1, $5; sep = ", " }' "$LAB_STATE/guests.tsv")
   acc_all=$(awk -F '\t' '$5 == "up" { print $4; exit }' "$LAB_STATE/guests.tsv")
   inventory "$LAB_STATE/guests.tsv" "$image/lab_key" "$LAB_INVENTORY"
+  ship_tools "$image/lab_key"
 
   t=$(date +%s)
   say "ansible-playbook -i $LAB_INVENTORY $LAB_PLAYBOOK (run $RUN_ID)"
-  # In the background so that a signal reaches teardown at once.
   # shellcheck disable=SC2086 # LAB_ANSIBLE_ARGS is a list of arguments
   ANSIBLE_HOST_KEY_CHECKING=False ANSIBLE_RETRY_FILES_ENABLED=False \
-    ansible-playbook -i "$LAB_INVENTORY" -e "shootout_run_id=$RUN_ID" ${LAB_ANSIBLE_ARGS:-} "$LAB_PLAYBOOK" </dev/null &
-  ANSIBLE_PID=$!
-  wait "$ANSIBLE_PID" || rc=$?
-  ANSIBLE_PID=
+    bg ansible-playbook -i "$LAB_INVENTORY" -e "shootout_run_id=$RUN_ID" ${LAB_ANSIBLE_ARGS:-} "$LAB_PLAYBOOK" ||
+    rc=$?
   say "playbook done ($(($(date +%s) - t))s, exit $rc)"
   if [ -d "$ROOT/results/$RUN_ID" ]; then
     say "results: $ROOT/results/$RUN_ID"
@@ -160,7 +205,7 @@ run() {
 clean() {
   local d
   "$LAB/guests.sh" down "$LAB_STATE"
-  rm -rf "$LAB_STATE" "$LAB_STATE.lock" "$ROOT/build/lab"
+  rm -rf "$LAB_STATE" "$LAB_STATE.lock" "$LAB_LOGS"
   rm -f "$LAB_INVENTORY"
   if [ "${LAB_CLEAN_IMAGE:-0}" = 1 ] && [ -d "$LAB_CACHE" ]; then
     if pgrep -f "debootstrap.*$LAB_CACHE/build" >/dev/null 2>&1; then
