@@ -12,13 +12,15 @@ set -eu
 # Harness and playbooks: ansible-core, util-linux (findmnt, losetup), procps.
 # Plots: gnuplot-nox.  Micro-benchmarks: fio, postmark.
 # VM lab: qemu, debootstrap.
+# mkdataset tests and `make static`: time (max RSS), file, dpkg-dev (apt-get source).
 PACKAGES="build-essential make libowfat-dev zlib1g-dev dietlibc-dev
 bats shellcheck yamllint ansible-lint curl jq python3 git
 tar libarchive-tools pigz gzip nginx-light wrk hyperfine
 e2fsprogs xfsprogs btrfs-progs f2fs-tools jfsutils
 ansible-core util-linux procps iproute2 psmisc
 gnuplot-nox fio postmark
-qemu-system-x86 qemu-utils debootstrap openssh-client"
+qemu-system-x86 qemu-utils debootstrap openssh-client
+time file dpkg-dev"
 
 missing() {
   for p in $PACKAGES; do

@@ -1,0 +1,192 @@
+/* One connection's state machine: read a request head, answer it, send the
+ * answer (in chunks for big files), and go on with the next request. */
+#include "server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <io.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static void list_unlink(struct server *s, struct conn *c) {
+  if (c->prev) c->prev->next = c->next; else s->head = c->next;
+  if (c->next) c->next->prev = c->prev; else s->tail = c->prev;
+  c->prev = c->next = NULL;
+}
+
+static void list_append(struct server *s, struct conn *c) {
+  c->next = NULL;
+  c->prev = s->tail;
+  if (s->tail) s->tail->next = c; else s->head = c;
+  s->tail = c;
+}
+
+/* A new deadline: the list stays ordered because deadlines only grow. */
+void conn_touch(struct server *s, struct conn *c) {
+  c->deadline = s->now + s->timeout;
+  if (s->tail != c) {
+    list_unlink(s, c);
+    list_append(s, c);
+  }
+}
+
+static void peer_name(struct conn *c, const struct sockaddr_storage *sa) {
+  const void *a = NULL;
+  int af = sa->ss_family;
+  if (af == AF_INET) {
+    a = &((const struct sockaddr_in *)sa)->sin_addr;
+  } else if (af == AF_INET6) {
+    const struct in6_addr *a6 = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+    a = a6;
+    if (IN6_IS_ADDR_V4MAPPED(a6)) af = AF_INET, a = a6->s6_addr + 12;
+  }
+  if (a == NULL || inet_ntop(af, a, c->peer, sizeof c->peer) == NULL)
+    strcpy(c->peer, "-");
+}
+
+static const char refuse_msg[] =
+    "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+
+void conn_accept(struct server *s, int lfd) {
+  for (int k = 0; k < 32; k++) {
+    struct sockaddr_storage sa;
+    socklen_t sl = sizeof sa;
+    int fd = accept4(lfd, (struct sockaddr *)&sa, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK) io_eagain_read(lfd);
+      if (errno == EMFILE || errno == ENFILE) s->ctr->refused++;
+      return; /* EINTR, ECONNABORTED, ...: the next event retries */
+    }
+    struct conn *c = s->free;
+    if (s->nconns >= s->max_conns || (c == NULL && (c = malloc(sizeof *c)) == NULL)) {
+      /* Full: say so and close, rather than letting it hang in the backlog. */
+      if (send(fd, refuse_msg, sizeof refuse_msg - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+        /* nothing more to do for it */
+      }
+      close(fd);
+      s->ctr->refused++;
+      continue;
+    }
+    if (c == s->free) s->free = c->rnext;
+    if (!io_fd_flags(fd, IO_FD_CANWRITE | IO_FD_NONBLOCK)) {
+      close(fd);
+      c->rnext = s->free;
+      s->free = c;
+      s->ctr->refused++;
+      return;
+    }
+    int one = 1;
+    if (sa.ss_family != AF_UNIX)
+      (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    c->fd = fd;
+    c->file_fd = -1;
+    c->in_ready = c->dead = c->close_after = c->want_w = c->drained = 0;
+    c->nreq = 0;
+    c->off = c->end = 0;
+    c->map = NULL;
+    c->map_len = c->map_off = 0;
+    c->in_len = c->out_len = c->out_pos = 0;
+    c->rnext = NULL;
+    if (s->quiet) strcpy(c->peer, "-"); else peer_name(c, &sa);
+    c->deadline = s->now + s->timeout;
+    list_append(s, c);
+    s->nconns++;
+    s->ctr->connections++;
+    io_setcookie(fd, c);
+    io_wantread(fd);
+  }
+}
+
+void conn_close(struct server *s, struct conn *c) {
+  serve_file_done(c);
+  io_close(c->fd);
+  c->fd = -1;
+  list_unlink(s, c);
+  s->nconns--;
+  if (c->in_ready) {
+    c->dead = 1; /* the ready list frees it */
+  } else {
+    c->rnext = s->free;
+    s->free = c;
+  }
+}
+
+void conn_run(struct server *s, struct conn *c) {
+  for (;;) {
+    if (c->out_pos < c->out_len || c->off < c->end) {
+      int r = serve_send(s, c);
+      if (r < 0) {
+        conn_close(s, c);
+        return;
+      }
+      if (r == 0) { /* the socket is full: wait for it, stop reading meanwhile */
+        if (!c->want_w) io_dontwantread(c->fd);
+        c->want_w = 1;
+        io_wantwrite(c->fd);
+        return;
+      }
+      if (r == 2) { /* chunk budget used: let the others have a turn */
+        if (!c->in_ready) {
+          c->in_ready = 1;
+          c->rnext = s->ready;
+          s->ready = c;
+        }
+        return;
+      }
+      serve_file_done(c);
+      c->out_len = c->out_pos = 0;
+      if (c->close_after) {
+        conn_close(s, c);
+        return;
+      }
+      if (c->want_w) {
+        c->want_w = 0;
+        io_dontwantwrite(c->fd);
+        io_wantread(c->fd);
+        c->drained = 0;
+      }
+      conn_touch(s, c);
+    }
+    if (c->in_len > 0) {
+      struct http_req r;
+      long n = http_parse(c->in, c->in_len, &r);
+      if (n == 0 && c->in_len >= sizeof c->in) n = -413;
+      if (n > 0) {
+        c->nreq++;
+        serve_request(s, c, &r);
+        if (c->close_after) {
+          c->in_len = 0; /* whatever follows is not answered */
+        } else {
+          c->in_len -= (size_t)n;
+          memmove(c->in, c->in + n, c->in_len);
+        }
+        continue;
+      }
+      if (n < 0) {
+        c->close_after = 1;
+        serve_error(s, c, NULL, (int)-n);
+        c->in_len = 0;
+        continue;
+      }
+    } else if (c->drained) {
+      return; /* the socket was empty at the last read: wait for an event */
+    }
+    size_t room = sizeof c->in - c->in_len;
+    int64 r = io_tryread(c->fd, c->in + c->in_len, (int64)room);
+    if (r == -1) {
+      c->drained = 1;
+      return;
+    }
+    if (r <= 0) {
+      if (r < -1) s->ctr->errors++;
+      conn_close(s, c);
+      return;
+    }
+    c->drained = (size_t)r < room;
+    c->in_len += (size_t)r;
+  }
+}

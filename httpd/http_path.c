@@ -1,0 +1,155 @@
+/* Request target -> path below ROOT, and opening it without ever leaving
+ * ROOT: the security boundary of httpd. */
+#include "http.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
+
+static int hexval(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+int http_path_clean(const char *t, size_t n, char *out, size_t outsz, int *dir) {
+  /* absolute-form: http://host[:port]/path */
+  if (n >= 7 && (t[0] | 0x20) == 'h') {
+    size_t i = 0;
+    const char *scheme = "http";
+    while (i < 4 && (t[i] | 0x20) == scheme[i]) i++;
+    if (i == 4 && i < n && (t[i] | 0x20) == 's') i++;
+    if (i + 3 <= n && memcmp(t + i, "://", 3) == 0) {
+      i += 3;
+      while (i < n && t[i] != '/' && t[i] != '?' && t[i] != '#') i++;
+      if (i == n || t[i] != '/') return 400;
+      t += i, n -= i;
+    }
+  }
+  if (n == 0 || t[0] != '/') return 400;
+  size_t o = 0;    /* bytes in out */
+  size_t seg = 0;  /* where the current segment starts in out */
+  *dir = 0;
+  for (size_t i = 0;; i++) {
+    int end = i >= n || t[i] == '?' || t[i] == '#';
+    int c = end ? '/' : (unsigned char)t[i];
+    if (c == '%') {
+      int h1 = i + 2 < n ? hexval(t[i + 1]) : -1, h2 = i + 2 < n ? hexval(t[i + 2]) : -1;
+      if (h1 < 0 || h2 < 0) return 400;
+      c = h1 * 16 + h2;
+      i += 2;
+      if (c == 0 || c == '\\') return 400;
+      /* an encoded slash separates segments like a plain one */
+    } else if (c == '\\') {
+      return 400;
+    }
+    if (c != '/') {
+      if (o + 1 >= outsz) return 414;
+      out[o++] = (char)c;
+      if (!end) continue;
+    }
+    /* end of a segment [seg, o) */
+    size_t len = o - seg;
+    int dots = (len == 1 && out[seg] == '.') || (len == 2 && out[seg] == '.' && out[seg + 1] == '.');
+    if (len == 0 || (dots && len == 1)) {
+      o = seg;
+    } else if (dots) {
+      if (seg == 0) return 403; /* above ROOT */
+      /* drop the previous segment and its slash */
+      o = seg - 1;
+      while (o > 0 && out[o - 1] != '/') o--;
+    } else {
+      if (o + 1 >= outsz) return 414;
+      out[o++] = '/';
+    }
+    seg = o;
+    if (end) {
+      *dir = len == 0 || dots;
+      break;
+    }
+  }
+  if (o > 0 && out[o - 1] == '/') o--;
+  out[o] = '\0';
+  return 0;
+}
+
+#if defined(__linux__) && defined(SYS_openat2)
+struct httpd_open_how {
+  uint64_t flags, mode, resolve;
+};
+#define HTTPD_RESOLVE_NO_MAGICLINKS 0x02
+#define HTTPD_RESOLVE_BENEATH 0x08
+#endif
+
+static int status_of(int e) {
+  switch (e) {
+  case ENOENT:
+  case ENOTDIR:
+  case ENAMETOOLONG:
+    return -404;
+  case EACCES:
+  case EPERM:
+  case ELOOP:
+  case EXDEV:
+  case ENXIO:
+    return -403;
+  case EMFILE:
+  case ENFILE:
+  case ENOMEM:
+    return -503;
+  }
+  return -500;
+}
+
+/* Fallback without openat2: one component at a time, never following a
+ * symlink. */
+static int open_walk(int rootfd, const char *rel, int flags) {
+  int dfd = rootfd;
+  const char *p = rel;
+  for (;;) {
+    const char *slash = strchr(p, '/');
+    char comp[256];
+    size_t n = slash ? (size_t)(slash - p) : strlen(p);
+    if (n >= sizeof comp) {
+      if (dfd != rootfd) close(dfd);
+      return -404;
+    }
+    memcpy(comp, p, n);
+    comp[n] = '\0';
+    int fd = openat(dfd, comp, slash ? (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                                     : (flags | O_NOFOLLOW));
+    int e = errno;
+    if (dfd != rootfd) close(dfd);
+    if (fd < 0) return status_of(e);
+    if (!slash) return fd;
+    dfd = fd;
+    p = slash + 1;
+  }
+}
+
+int http_path_open(int rootfd, const char *rel, int follow) {
+  int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+  if (*rel == '\0') rel = ".";
+  if (follow) {
+    int fd = openat(rootfd, rel, flags);
+    return fd >= 0 ? fd : status_of(errno);
+  }
+#if defined(__linux__) && defined(SYS_openat2)
+  static int no_openat2;
+  if (!no_openat2) {
+    struct httpd_open_how how = {(uint64_t)flags, 0,
+                                 HTTPD_RESOLVE_BENEATH | HTTPD_RESOLVE_NO_MAGICLINKS};
+    long fd = syscall(SYS_openat2, rootfd, rel, &how, sizeof how);
+    if (fd >= 0) return (int)fd;
+    if (errno != ENOSYS && errno != EPERM) return status_of(errno);
+    no_openat2 = 1; /* old kernel or a seccomp filter: walk instead */
+  }
+#endif
+  return open_walk(rootfd, rel, flags);
+}

@@ -1,0 +1,182 @@
+/* httpd: the static file server under test.  Options, listening sockets,
+ * privileges and limits; then one event loop, or -N of them. */
+#include "server.h"
+
+#include <arpa/inet.h>
+#include <errmsg.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "compat.h"
+
+static const char usage_text[] =
+    "usage: httpd -r ROOT [-i ADDR]... [-p PORT] [-N PROCS] [-m sendfile|mmap] [-q]\n"
+    "             [-t SECS] [-k REQS] [-u USER] [-L] [--stats FILE]\n"
+    "  -r ROOT    serve the files below ROOT (required)\n"
+    "  -i ADDR    listen on this IPv4 or IPv6 address (repeatable; default ::,\n"
+    "             dual-stack, or 0.0.0.0 where IPv6 is missing)\n"
+    "  -p PORT    TCP port (default 8000)\n"
+    "  -N PROCS   fork PROCS processes sharing the listening sockets (default 1)\n"
+    "  -m MODE    sendfile (default) or mmap: how file bytes are sent\n"
+    "  -q         no access log\n"
+    "  -t SECS    idle and stall timeout per connection (default 30)\n"
+    "  -k REQS    requests per keep-alive connection (default 1000, 0 no limit)\n"
+    "  -u USER    drop privileges to USER after binding\n"
+    "  -L         follow symlinks that point out of ROOT\n"
+    "  --stats FILE  write the counters as metric/value/unit lines at exit\n"
+    "  -h, --version\n";
+
+static int listen_on(const char *addr, unsigned port, int any6) {
+  char a[64];
+  size_t n = strlen(addr);
+  if (n >= sizeof a) return -2;
+  if (addr[0] == '[' && n > 2 && addr[n - 1] == ']') addr++, n -= 2;
+  memcpy(a, addr, n);
+  a[n] = '\0';
+  struct sockaddr_storage ss;
+  socklen_t sl;
+  memset(&ss, 0, sizeof ss);
+  struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+  struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+  if (inet_pton(AF_INET6, a, &s6->sin6_addr) == 1) {
+    s6->sin6_family = AF_INET6;
+    s6->sin6_port = htons((uint16_t)port);
+    sl = sizeof *s6;
+  } else if (inet_pton(AF_INET, a, &s4->sin_addr) == 1) {
+    s4->sin_family = AF_INET;
+    s4->sin_port = htons((uint16_t)port);
+    sl = sizeof *s4;
+  } else {
+    return -2;
+  }
+  int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return -1;
+  int one = 1, zero = 0;
+  if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0) goto fail;
+  if (ss.ss_family == AF_INET6 &&
+      setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, any6 ? &zero : &one, sizeof one) != 0)
+    goto fail;
+  if (bind(fd, (struct sockaddr *)&ss, sl) != 0 || listen(fd, 1024) != 0) goto fail;
+  return fd;
+fail:;
+  int e = errno;
+  close(fd);
+  errno = e;
+  return -1;
+}
+
+static void drop_privileges(const char *user) {
+  struct passwd *pw = getpwnam(user);
+  if (pw == NULL) die(1, "-u: no such user: ", user);
+  if (setgroups(1, &pw->pw_gid) != 0) diesys(1, "-u ", user, ": setgroups");
+  if (setgid(pw->pw_gid) != 0) diesys(1, "-u ", user, ": setgid");
+  if (setuid(pw->pw_uid) != 0) diesys(1, "-u ", user, ": setuid");
+  if (pw->pw_uid != 0 && setuid(0) == 0) die(1, "-u ", user, ": could regain root");
+}
+
+/* Raise the soft fd limit to the hard one; each connection may hold two
+ * descriptors (socket and file), and a few are kept for the rest. */
+static size_t raise_nofile(int nlisten) {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) diesys(1, "getrlimit");
+  rlim_t want = rl.rlim_max;
+  if (want == RLIM_INFINITY || want > (1u << 20)) want = 1u << 20;
+  if (rl.rlim_cur < want) {
+    rl.rlim_cur = want;
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0) getrlimit(RLIMIT_NOFILE, &rl);
+  }
+  rlim_t reserve = 16 + (rlim_t)nlisten;
+  if (rl.rlim_cur <= reserve + 2) die(1, "file descriptor limit too low");
+  return (size_t)((rl.rlim_cur - reserve) / 2);
+}
+
+int main(int argc, char **argv) {
+  errmsg_iam("httpd");
+  static const struct option longopts[] = {{"version", no_argument, NULL, 'V'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {"stats", required_argument, NULL, 'S'},
+                                           {NULL, 0, NULL, 0}};
+  const char *root = NULL, *user = NULL, *stats = NULL, *addrs[HTTPD_MAX_LISTEN];
+  int naddr = 0, opt;
+  uint64_t port = 8000, procs = 1, reqs = 1000;
+  struct server s;
+  memset(&s, 0, sizeof s);
+  s.timeout = 30;
+  while ((opt = getopt_long(argc, argv, "r:i:p:N:m:qt:k:u:Lh", longopts, NULL)) != -1) {
+    switch (opt) {
+    case 'r': root = optarg; break;
+    case 'i':
+      if (naddr == HTTPD_MAX_LISTEN) die(1, "-i: at most 8 addresses");
+      addrs[naddr++] = optarg;
+      break;
+    case 'p':
+      if (parse_u64(optarg, 65535, &port) != 0) die(1, "-p: not a port number: ", optarg);
+      break;
+    case 'N':
+      if (parse_u64(optarg, 4096, &procs) != 0 || procs == 0)
+        die(1, "-N: not a process count (1..4096): ", optarg);
+      break;
+    case 'm':
+      if (strcmp(optarg, "mmap") == 0) s.use_mmap = 1;
+      else if (strcmp(optarg, "sendfile") == 0) s.use_mmap = 0;
+      else die(1, "-m: expected sendfile or mmap, not ", optarg);
+      break;
+    case 'q': s.quiet = 1; break;
+    case 't':
+      if (parse_seconds(optarg, &s.timeout) != 0 || s.timeout <= 0)
+        die(1, "-t: not a positive number of seconds: ", optarg);
+      break;
+    case 'k':
+      if (parse_u64(optarg, 1u << 30, &reqs) != 0) die(1, "-k: not a request count: ", optarg);
+      break;
+    case 'u': user = optarg; break;
+    case 'L': s.follow = 1; break;
+    case 'S': stats = optarg; break;
+    case 'V': print_version("httpd"); return 0;
+    case 'h': fputs(usage_text, stdout); return 0;
+    default: return 2; /* getopt said what is wrong, on one line */
+    }
+  }
+  if (optind < argc) die(1, "unexpected argument: ", argv[optind]);
+  if (root == NULL) die(1, "-r ROOT is required (see -h)");
+  s.max_requests = (unsigned)reqs;
+  s.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (s.rootfd < 0) diesys(1, "ROOT ", root);
+
+  char ps[8];
+  snprintf(ps, sizeof ps, "%u", (unsigned)port);
+  if (naddr == 0) {
+    s.lfd[0] = listen_on("::", (unsigned)port, 1);
+    if (s.lfd[0] < 0 && (errno == EAFNOSUPPORT || errno == EADDRNOTAVAIL))
+      s.lfd[0] = listen_on("0.0.0.0", (unsigned)port, 0);
+    if (s.lfd[0] < 0) diesys(1, "cannot listen on [::]:", ps);
+    s.nlisten = 1;
+  }
+  for (int i = 0; i < naddr; i++) {
+    int fd = listen_on(addrs[i], (unsigned)port, strcmp(addrs[i], "::") == 0);
+    if (fd == -2) die(1, "-i: not an IPv4 or IPv6 address: ", addrs[i]);
+    if (fd < 0) diesys(1, "cannot listen on ", addrs[i], " port ", ps);
+    s.lfd[s.nlisten++] = fd;
+  }
+  s.max_conns = raise_nofile(s.nlisten);
+  if (user != NULL) drop_privileges(user);
+  if (!s.quiet) {
+    s.log = malloc(sizeof *s.log);
+    if (s.log == NULL) diesys(1, "malloc");
+    s.log->len = 0;
+  }
+  int rc = procs > 1 ? prefork_run(&s, (unsigned)procs, stats) : single_run(&s, stats);
+  free(s.log);
+  return rc;
+}

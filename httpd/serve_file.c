@@ -1,0 +1,280 @@
+/* Answers one request: the file (or an error) as a response head in
+ * c->out and a byte range of an open file, then sends them with sendfile
+ * or from an mmap window, at most HTTPD_CHUNK file bytes per turn. */
+#include "server.h"
+
+#include <errno.h>
+#include <io.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "common.h"
+
+struct hb {
+  char *p;
+  size_t n, cap;
+};
+
+static void hs(struct hb *h, const char *s) {
+  size_t n = strlen(s);
+  if (h->n + n > h->cap) n = h->cap - h->n; /* cannot happen: heads are short */
+  memcpy(h->p + h->n, s, n);
+  h->n += n;
+}
+
+static void hn(struct hb *h, uint64_t v) {
+  char t[24];
+  size_t i = sizeof t;
+  do t[--i] = (char)('0' + v % 10); while ((v /= 10) != 0 && i > 0);
+  if (h->n + (sizeof t - i) > h->cap) return;
+  memcpy(h->p + h->n, t + i, sizeof t - i);
+  h->n += sizeof t - i;
+}
+
+static void head_start(struct server *s, struct conn *c, struct hb *h, int status) {
+  h->p = c->out;
+  h->n = 0;
+  h->cap = sizeof c->out;
+  hs(h, "HTTP/1.1 ");
+  hn(h, (uint64_t)status);
+  hs(h, " ");
+  hs(h, http_reason(status));
+  hs(h, "\r\nServer: httpd/" SHOOTOUT_VERSION "\r\nDate: ");
+  hs(h, s->date);
+  hs(h, "\r\n");
+}
+
+static void head_end(struct conn *c, struct hb *h, const struct http_req *r) {
+  if (c->close_after)
+    hs(h, "Connection: close\r\n");
+  else if (r != NULL && r->minor == 0)
+    hs(h, "Connection: keep-alive\r\n");
+  hs(h, "\r\n");
+  c->out_len = h->n;
+  c->out_pos = 0;
+}
+
+void serve_file_done(struct conn *c) {
+  if (c->map != NULL) munmap(c->map, c->map_len);
+  c->map = NULL;
+  c->map_len = 0;
+  if (c->file_fd >= 0) close(c->file_fd);
+  c->file_fd = -1;
+  c->off = c->end = 0;
+}
+
+static void respond_simple(struct server *s, struct conn *c, const struct http_req *r,
+                           int status, const char *location) {
+  struct hb h;
+  /* Framing may be lost after these: answer and close. */
+  if (status == 400 || status == 413 || status == 414 || status == 505 || status >= 500)
+    c->close_after = 1;
+  head_start(s, c, &h, status);
+  char body[128];
+  struct hb b = {body, 0, sizeof body};
+  hs(&b, "<html><body><h1>");
+  hn(&b, (uint64_t)status);
+  hs(&b, " ");
+  hs(&b, http_reason(status));
+  hs(&b, "</h1></body></html>\n");
+  hs(&h, "Content-Type: text/html\r\nContent-Length: ");
+  hn(&h, b.n);
+  hs(&h, "\r\n");
+  if (status == 405) hs(&h, "Allow: GET, HEAD\r\n");
+  if (location != NULL) {
+    hs(&h, "Location: ");
+    hs(&h, location);
+    hs(&h, "\r\n");
+  }
+  head_end(c, &h, r);
+  if (r == NULL || r->method != HTTP_HEAD) {
+    if (c->out_len + b.n <= sizeof c->out) {
+      memcpy(c->out + c->out_len, body, b.n);
+      c->out_len += b.n;
+    }
+  }
+  s->ctr->requests++;
+  if (status >= 400) s->ctr->errors++;
+  if (s->log) log_access(s, c, r, status, r && r->method == HTTP_HEAD ? 0 : b.n);
+}
+
+void serve_error(struct server *s, struct conn *c, const struct http_req *r, int status) {
+  respond_simple(s, c, r, status, NULL);
+}
+
+/* "/dir" names a directory: redirect to "/dir/" (the query is dropped). */
+static void redirect_dir(struct server *s, struct conn *c, const struct http_req *r) {
+  char loc[HTTP_MAX_LINE / 4];
+  size_t n = 0;
+  while (n < r->target_len && r->target[n] != '?' && r->target[n] != '#') n++;
+  if (n + 2 > sizeof loc) {
+    respond_simple(s, c, r, 414, NULL);
+    return;
+  }
+  memcpy(loc, r->target, n);
+  loc[n] = '/';
+  loc[n + 1] = '\0';
+  respond_simple(s, c, r, 301, loc);
+}
+
+void serve_request(struct server *s, struct conn *c, const struct http_req *r) {
+  c->close_after = !r->keep_alive || r->has_body ||
+                   (s->max_requests && c->nreq >= s->max_requests);
+  if (r->method == HTTP_OTHER) { respond_simple(s, c, r, 405, NULL); return; }
+  char path[HTTP_MAX_LINE + 16];
+  int dir;
+  int st = http_path_clean(r->target, r->target_len, path, sizeof path - 16, &dir);
+  if (st != 0) { respond_simple(s, c, r, st, NULL); return; }
+  int fd = http_path_open(s->rootfd, path, s->follow);
+  if (fd < 0) { respond_simple(s, c, r, -fd, NULL); return; }
+  struct stat sb;
+  if (fstat(fd, &sb) != 0) {
+    close(fd);
+    { respond_simple(s, c, r, 500, NULL); return; }
+  }
+  const char *name = path;
+  if (S_ISDIR(sb.st_mode)) {
+    if (!dir) {
+      close(fd);
+      { redirect_dir(s, c, r); return; }
+    }
+    /* No listings: index.html or 403. */
+    int ifd = http_path_open(fd, "index.html", s->follow);
+    close(fd);
+    if (ifd < 0) { respond_simple(s, c, r, ifd == -404 ? 403 : -ifd, NULL); return; }
+    fd = ifd;
+    name = "index.html";
+    if (fstat(fd, &sb) != 0) {
+      close(fd);
+      { respond_simple(s, c, r, 500, NULL); return; }
+    }
+  }
+  if (!S_ISREG(sb.st_mode)) {
+    close(fd);
+    { respond_simple(s, c, r, 403, NULL); return; }
+  }
+  uint64_t size = (uint64_t)sb.st_size, off, end;
+  int status = http_plan(r, size, sb.st_mtime, &off, &end);
+  if (status == 416) {
+    close(fd);
+    struct hb h;
+    head_start(s, c, &h, 416);
+    hs(&h, "Content-Range: bytes */");
+    hn(&h, size);
+    hs(&h, "\r\nContent-Length: 0\r\n");
+    head_end(c, &h, r);
+    s->ctr->requests++;
+    s->ctr->errors++;
+    if (s->log) log_access(s, c, r, 416, 0);
+    return;
+  }
+  char lm[32];
+  http_date_fmt(lm, sb.st_mtime);
+  lm[29] = '\0';
+  struct hb h;
+  head_start(s, c, &h, status);
+  hs(&h, "Last-Modified: ");
+  hs(&h, lm);
+  if (status != 304) {
+    hs(&h, "\r\nContent-Type: ");
+    hs(&h, http_mime(name));
+    hs(&h, "\r\nContent-Length: ");
+    hn(&h, end - off);
+    hs(&h, "\r\nAccept-Ranges: bytes");
+    if (status == 206) {
+      hs(&h, "\r\nContent-Range: bytes ");
+      hn(&h, off);
+      hs(&h, "-");
+      hn(&h, end - 1);
+      hs(&h, "/");
+      hn(&h, size);
+    }
+  }
+  hs(&h, "\r\n");
+  head_end(c, &h, r);
+  s->ctr->requests++;
+  int body = status != 304 && r->method == HTTP_GET && end > off;
+  if (s->log) log_access(s, c, r, status, body ? end - off : 0);
+  if (body) {
+    c->file_fd = fd;
+    c->off = off;
+    c->end = end;
+  } else {
+    close(fd);
+  }
+}
+
+/* -m mmap: make the window cover c->off; returns its bytes from c->off. */
+static size_t map_window(struct conn *c) {
+  if (c->map != NULL && c->off >= c->map_off && c->off < c->map_off + c->map_len)
+    return (size_t)(c->map_off + c->map_len - c->off);
+  if (c->map != NULL) munmap(c->map, c->map_len);
+  c->map = NULL;
+  uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+  c->map_off = c->off - c->off % page;
+  uint64_t len = c->end - c->map_off;
+  if (len > HTTPD_CHUNK) len = HTTPD_CHUNK;
+  void *m = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, c->file_fd, (off_t)c->map_off);
+  if (m == MAP_FAILED) return 0;
+  c->map = m;
+  c->map_len = (size_t)len;
+  return (size_t)(c->map_off + len - c->off);
+}
+
+int serve_send(struct server *s, struct conn *c) {
+  uint64_t budget = HTTPD_CHUNK;
+  for (;;) {
+    struct iovec iov[2];
+    int k = 0;
+    size_t head = c->out_len - c->out_pos, fpart = 0;
+    if (head > 0) iov[k].iov_base = c->out + c->out_pos, iov[k++].iov_len = head;
+    if (s->use_mmap && c->off < c->end) {
+      if (budget == 0) return 2;
+      fpart = map_window(c);
+      if (fpart == 0) return -1;
+      if (fpart > c->end - c->off) fpart = (size_t)(c->end - c->off);
+      if (fpart > budget) fpart = (size_t)budget;
+      iov[k].iov_base = c->map + (c->off - c->map_off), iov[k++].iov_len = fpart;
+    }
+    ssize_t n;
+    if (k == 0) {
+      if (c->off >= c->end) return 1;
+      /* sendfile of the file part */
+      if (budget == 0) return 2;
+      uint64_t want = c->end - c->off;
+      if (want > budget) want = budget;
+      int64 m = io_sendfile(c->fd, c->file_fd, c->off, want);
+      if (m == -1) return 0;
+      if (m <= 0) return -1; /* error, or the file shrank under us */
+      c->off += (uint64_t)m;
+      budget -= (uint64_t)m;
+      s->ctr->bytes += (uint64_t)m;
+      conn_touch(s, c);
+      continue;
+    }
+    if (k == 1 && head > 0)
+      n = send(c->fd, iov[0].iov_base, head,
+               MSG_NOSIGNAL | (c->off < c->end ? MSG_MORE : 0));
+    else
+      n = writev(c->fd, iov, k);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        io_eagain_write(c->fd);
+        return 0;
+      }
+      return -1;
+    }
+    s->ctr->bytes += (uint64_t)n;
+    size_t used = (size_t)n < head ? (size_t)n : head;
+    c->out_pos += used;
+    c->off += (uint64_t)n - used;
+    budget -= (uint64_t)n - used;
+    if (c->out_pos >= c->out_len && c->off >= c->end) return 1;
+    if (fpart > 0 || (size_t)n < head) conn_touch(s, c);
+  }
+}

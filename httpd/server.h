@@ -1,0 +1,95 @@
+/* The event-loop side of httpd: connections, the per-process loop, the
+ * prefork supervisor, counters and the access log. */
+#ifndef HTTPD_SERVER_H
+#define HTTPD_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "http.h"
+
+#define HTTPD_IN_SIZE (HTTP_MAX_HEAD + 1024)
+#define HTTPD_OUT_SIZE 2048
+#define HTTPD_CHUNK (1u << 20) /* file bytes per connection per turn */
+#define HTTPD_MAX_LISTEN 8
+
+/* One process's counters; with -N they live in memory shared with the
+ * parent, one slot per child, each written by its child only. */
+struct counters {
+  pid_t pid;
+  uint64_t connections, requests, bytes, errors, timeouts, refused;
+};
+
+struct conn {
+  struct conn *prev, *next; /* the active list, ordered by deadline */
+  struct conn *rnext;       /* the list of connections to continue */
+  int fd, file_fd;
+  int in_ready, dead, close_after, want_w, drained;
+  unsigned nreq;
+  uint64_t off, end;  /* file bytes still to send */
+  char *map;          /* -m mmap: the window [map_off, map_off + map_len) */
+  size_t map_len;
+  uint64_t map_off;
+  size_t in_len, out_len, out_pos;
+  double deadline;
+  char peer[48];
+  char in[HTTPD_IN_SIZE];
+  char out[HTTPD_OUT_SIZE];
+};
+
+struct logbuf {
+  char buf[65536];
+  size_t len;
+};
+
+struct server {
+  /* configuration */
+  int rootfd, follow, use_mmap, quiet;
+  double timeout;
+  unsigned max_requests;
+  int lfd[HTTPD_MAX_LISTEN];
+  int nlisten;
+  size_t max_conns;
+  /* state */
+  size_t nconns;
+  struct conn *head, *tail; /* active connections, oldest deadline first */
+  struct conn *ready;       /* connections that yielded after a chunk */
+  struct conn *free;
+  struct counters *ctr;
+  double now;
+  time_t date_t;
+  char date[32];
+  struct logbuf *log;
+};
+
+/* conn.c */
+void conn_accept(struct server *s, int lfd);
+void conn_run(struct server *s, struct conn *c);
+void conn_close(struct server *s, struct conn *c);
+void conn_touch(struct server *s, struct conn *c);
+/* serve_file.c */
+void serve_request(struct server *s, struct conn *c, const struct http_req *r);
+void serve_error(struct server *s, struct conn *c, const struct http_req *r, int status);
+/* Sends what is pending; 1 done, 0 would block, 2 chunk budget used, -1 error. */
+int serve_send(struct server *s, struct conn *c);
+void serve_file_done(struct conn *c);
+/* loop.c */
+int server_loop(struct server *s);
+void server_date(struct server *s);
+/* log.c */
+void log_access(struct server *s, struct conn *c, const struct http_req *r, int status,
+                uint64_t body);
+void log_flush(struct server *s);
+void counters_print(const char *who, const struct counters *c);
+void counters_add(struct counters *sum, const struct counters *c);
+/* prefork.c: runs fn in nprocs children, supervises them; returns the exit
+ * status for main. */
+int prefork_run(struct server *s, unsigned nprocs, const char *stats_path);
+int single_run(struct server *s, const char *stats_path);
+void loop_signals(int report_usr1);
+int write_stats(const char *path, const struct counters *c, double wall_s, double user_s,
+                double sys_s);
+
+#endif

@@ -1,0 +1,105 @@
+#!/bin/bash
+# dltar against `tar xzf`, `bsdtar xzf` and `pigz -dc | tar xf -` on the same
+# gzipped tarball, extracted onto tmpfs: RUNS rounds (tools interleaved),
+# medians of wall time and of user+sys CPU, and the ratios.
+# Targets: dltar wall <= the fastest peer's, dltar CPU <= half of GNU tar's.
+#   RUNS=5  BENCH_MB=250 (generated tarball)  BENCH_DATA=auto|generated
+# With BENCH_DATA=auto and bin/mkdataset present, its `small` layout.tar.gz
+# is used instead of the generated one.
+set -eu
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+RUNS=${RUNS:-5}
+BENCH_MB=${BENCH_MB:-250}
+BENCH_DATA=${BENCH_DATA:-auto}
+
+work=$(mktemp -d /dev/shm/dltar-bench.XXXXXX)
+mnt=$work/target
+mounted=0
+cleanup() {
+  if [ "$mounted" = 1 ]; then umount "$mnt" || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+mkdir -p "$mnt"
+# our own tmpfs when root (so nothing else shares it), else a /dev/shm dir
+if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=4g tmpfs "$mnt"; then mounted=1; fi
+
+if [ "$BENCH_DATA" = auto ] && [ -x bin/mkdataset ] &&
+  bin/mkdataset -p small -s 1 -o "$work/ds" >/dev/null; then
+  tgz=$work/ds/layout.tar.gz
+  what="mkdataset small profile"
+else
+  tgz=$work/bench.tgz
+  gz=gzip
+  command -v pigz >/dev/null && gz=pigz
+  tests/fixtures/mktarball.py "$BENCH_MB" | "$gz" -1 >"$tgz"
+  what="generated, ${BENCH_MB} MB of incompressible files"
+fi
+files=$(tar -tzf "$tgz" | wc -l)
+echo "tarball: $what: $(stat -c %s "$tgz") bytes, $files entries; target: $mnt ($( [ $mounted = 1 ] && echo own tmpfs || echo /dev/shm))"
+
+calc() { awk "BEGIN { x = $1; print x }"; } # calc EXPR: a number (or 1/0 for a comparison)
+tools=(dltar tar bsdtar pigz+tar)
+run_tool() {
+  case $1 in
+    dltar) "$ROOT/bin/dltar" -C "$mnt" "$tgz" >/dev/null ;;
+    tar) tar -xzf "$tgz" -C "$mnt" ;;
+    bsdtar) bsdtar -xzf "$tgz" -C "$mnt" ;;
+    pigz+tar) pigz -dc "$tgz" | tar -xf - -C "$mnt" ;;
+  esac
+}
+TIMEFORMAT='%R %U %S'
+have() {
+  case $1 in
+    dltar) [ -x bin/dltar ] ;;
+    pigz+tar) command -v pigz >/dev/null ;;
+    *) command -v "$1" >/dev/null ;;
+  esac
+}
+
+for r in $(seq 1 "$RUNS"); do
+  for t in "${tools[@]}"; do
+    have "$t" || continue
+    find "$mnt" -mindepth 1 -delete
+    sync
+    # bash's `time`: wall, and the user/sys CPU of every process it waited for
+    { time run_tool "$t"; } 2>"$work/time"
+    read -r e u s <"$work/time"
+    echo "$t $e $(calc "$u + $s")" >>"$work/results"
+    printf '  run %d %-9s wall %6.2f s  cpu %6.2f s\n' "$r" "$t" "$e" "$(calc "$u + $s")"
+  done
+done
+
+median() { # median of the numbers on stdin
+  sort -g | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'
+}
+declare -A W C
+echo
+printf '%-9s %10s %10s %12s %12s\n' tool wall_s cpu_s "wall/dltar" "cpu/dltar"
+for t in "${tools[@]}"; do
+  grep -q "^$t " "$work/results" || continue
+  W[$t]=$(awk -v t="$t" '$1==t {print $2}' "$work/results" | median)
+  C[$t]=$(awk -v t="$t" '$1==t {print $3}' "$work/results" | median)
+done
+for t in "${tools[@]}"; do
+  [ -n "${W[$t]:-}" ] || continue
+  printf '%-9s %10.2f %10.2f %12.2f %12.2f\n' "$t" "${W[$t]}" "${C[$t]}" \
+    "$(calc "${W[$t]} / ${W[dltar]}")" "$(calc "${C[$t]} / ${C[dltar]}")"
+done
+fastest=
+for t in tar bsdtar pigz+tar; do
+  [ -n "${W[$t]:-}" ] || continue
+  if [ -z "$fastest" ] || [ "$(calc "${W[$t]} < ${W[$fastest]}")" = 1 ]; then fastest=$t; fi
+done
+verdict() { [ "$(calc "$1")" = 1 ] && echo met || echo MISSED; }
+echo
+if [ -n "$fastest" ]; then
+  printf 'dltar wall / fastest peer (%s) wall = %.2f  (target <= 1.00: %s)\n' "$fastest" \
+    "$(calc "${W[dltar]} / ${W[$fastest]}")" "$(verdict "${W[dltar]} <= ${W[$fastest]}")"
+fi
+if [ -n "${C[tar]:-}" ]; then
+  printf 'dltar cpu / GNU tar cpu = %.2f  (target <= 0.50: %s)\n' \
+    "$(calc "${C[dltar]} / ${C[tar]}")" "$(verdict "${C[dltar]} <= ${C[tar]} / 2")"
+fi
+echo "(medians of $RUNS runs; a shared, noisy machine inflates wall times)"

@@ -1,0 +1,88 @@
+/* Unit tests of tools/safe_path.c: names, symlink targets, the fd chain. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "safe_path.h"
+
+static int norm_is(const char *in, const char *want) {
+  char out[256];
+  const char *why = NULL;
+  int n = sp_normalize(in, out, sizeof out, &why);
+  return n >= 0 && strcmp(out, want) == 0;
+}
+
+static int norm_refused(const char *in) {
+  char out[256];
+  const char *why = NULL;
+  return sp_normalize(in, out, sizeof out, &why) == -1 && why != NULL;
+}
+
+static int link_ok(const char *t, int depth) {
+  const char *why;
+  return sp_symlink_ok(t, depth, &why) == 0;
+}
+
+int main(void) {
+  CHECK(norm_is("./a//b/./c/", "a/b/c"), "./, //, /./ and trailing / dropped");
+  CHECK(norm_is("./", ""), "./ is the root itself");
+  CHECK(norm_is("a..b/..c/d..", "a..b/..c/d.."), "dots inside names are fine");
+  CHECK(norm_refused("/etc/passwd"), "absolute path refused");
+  CHECK(norm_refused("../x"), "leading .. refused");
+  CHECK(norm_refused("a/../../x"), ".. in the middle refused");
+  CHECK(norm_refused("a/.."), "trailing .. refused");
+  char tiny[4];
+  const char *why;
+  CHECK(sp_normalize("abcdef", tiny, sizeof tiny, &why) == -1, "too long for the buffer");
+  CHECK(sp_depth("") == 0 && sp_depth("a") == 1 && sp_depth("a/b/c") == 3, "depth");
+
+  CHECK(link_ok("b/f", 0), "relative symlink down");
+  CHECK(link_ok("../x", 1), "one level up from a subdirectory");
+  CHECK(!link_ok("../x", 0), "up from the root refused");
+  CHECK(!link_ok("../../x", 1), "two up from depth 1 refused");
+  CHECK(!link_ok("/etc", 3), "absolute target refused");
+  CHECK(!link_ok("a/../..", 3), ".. after a name refused");
+  CHECK(link_ok("./../b/./c", 1), ". components ignored");
+  CHECK(!link_ok("", 1), "empty target refused");
+
+  char tmpl[] = "/tmp/safe_path_test.XXXXXX";
+  if (mkdtemp(tmpl) == NULL) return 1;
+  int root = open(tmpl, O_RDONLY | O_DIRECTORY);
+  struct sp_dirs *d = malloc(sizeof *d);
+  sp_init(d, root, 0755);
+  const char *leaf;
+  int fd = sp_parent(d, "a/b/c/file", &leaf, &why);
+  CHECK(fd >= 0 && strcmp(leaf, "file") == 0 && d->n == 3, "parents created and cached");
+  int fd2 = sp_parent(d, "a/b/c/other", &leaf, &why);
+  CHECK(fd2 == fd && strcmp(leaf, "other") == 0, "same directory: same fd, no lookup");
+  fd = sp_parent(d, "a/bb/x", &leaf, &why);
+  CHECK(fd >= 0 && d->n == 2 && strcmp(d->cur, "a/bb") == 0, "sibling 'bb' is not mistaken for 'b'");
+  fd = sp_parent(d, "top", &leaf, &why);
+  CHECK(fd == root && d->n == 0, "top-level name: the root fd");
+  struct stat st;
+  CHECK(fstatat(root, "a/b/c", &st, 0) == 0 && S_ISDIR(st.st_mode), "directories exist on disk");
+
+  CHECK(symlinkat("/tmp", root, "lnk") == 0, "make a symlink");
+  why = NULL;
+  CHECK(sp_parent(d, "lnk/file", &leaf, &why) == -1 && why != NULL, "never through a symlink");
+  CHECK(fstatat(root, "lnk", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode),
+        "the symlink is left as it was");
+  why = NULL;
+  CHECK(sp_walk(root, "lnk/x", &leaf, &why) == -1 && why != NULL, "walk refuses a symlink too");
+  int w = sp_walk(root, "a/b/c/file", &leaf, &why);
+  CHECK(w >= 0 && w != root && strcmp(leaf, "file") == 0, "walk opens the parent");
+  if (w >= 0 && w != root) close(w);
+  CHECK(sp_walk(root, "nope/x", &leaf, &why) == -1, "walk does not create");
+  CHECK(fstatat(root, "nope", &st, 0) == -1, "nothing was created by walk");
+  sp_close(d);
+  free(d);
+  close(root);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpl);
+  if (system(cmd) != 0) return 1;
+  return check_done();
+}

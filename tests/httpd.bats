@@ -1,0 +1,344 @@
+#!/usr/bin/env bats
+# Black-box tests of bin/httpd: curl and a raw-socket client on loopback.
+# PORT and PID are set by the tests for teardown, on purpose:
+# shellcheck disable=SC2030,SC2031
+load helpers
+
+RAW="python3 $BATS_TEST_DIRNAME/fixtures/rawhttp.py"
+
+setup() {
+  require_cmd curl python3
+  T=$(mktemp -d "${BATS_TMPDIR:-/tmp}/httpd-test.XXXXXX")
+  W=$T/www
+  mkdir -p "$W/sub" "$W/empty" "$W/deep/er"
+  printf 'hello world\n' >"$W/small.txt"
+  printf '<p>index</p>\n' >"$W/sub/index.html"
+  printf 'deep\n' >"$W/deep/er/f.css"
+  head -c 3000000 /dev/urandom >"$W/big.bin"
+  printf 'SENTINEL-OUTSIDE-ROOT\n' >"$T/secret.txt"
+  ln -s ../secret.txt "$W/out-link"
+  ln -s small.txt "$W/in-link"
+  PID=
+}
+
+teardown() {
+  if [ -n "${PID:-}" ] && kill -0 "$PID" 2>/dev/null; then
+    kill -TERM "$PID" 2>/dev/null || true
+    wait_for_exit "$PID" 10 || kill -KILL "$PID" 2>/dev/null || true
+  fi
+  rm -rf "$T"
+}
+
+# start_httpd ARGS... : bin/httpd -r $W on a free port, logs in $T.
+start_httpd() {
+  PORT=$(free_port)
+  "$BIN/httpd" -r "$W" -p "$PORT" "$@" >"$T/access.log" 2>"$T/err.log" </dev/null &
+  PID=$!
+  wait_for_port "$PORT"
+}
+
+# wait_for_line FILE REGEX [SECONDS] : until a line of FILE matches REGEX.
+wait_for_line() {
+  local i=0
+  until grep -Eq "$2" "$1" 2>/dev/null; do
+    i=$((i + 1))
+    [ "$i" -le $((${3:-10} * 20)) ] || { echo "no line matching $2 in $1" >&2; return 1; }
+    sleep 0.05
+  done
+}
+
+status_of() { # status_of URL [curl args]
+  local url=$1
+  shift
+  curl -s -o /dev/null -w '%{http_code}' "$@" "$url"
+}
+
+@test "httpd: -h prints usage, --version its version" {
+  run "$BIN/httpd" -h
+  [ "$status" -eq 0 ]
+  [[ "$output" == usage:* ]]
+  run "$BIN/httpd" --version
+  [ "$status" -eq 0 ]
+  [[ "$output" == "httpd "* ]]
+}
+
+@test "httpd: missing ROOT, bad flags and an occupied port are one-line errors" {
+  run "$BIN/httpd" -r "$T/nope" -p "$(free_port)"
+  [ "$status" -ne 0 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *nope* ]]
+  run "$BIN/httpd" -p 80
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"-r ROOT"* ]]
+  run "$BIN/httpd" -r "$W" -m splice
+  [ "$status" -ne 0 ]
+  [ "${#lines[@]}" -eq 1 ]
+  run "$BIN/httpd" -r "$W" -i not-an-ip
+  [ "$status" -ne 0 ]
+  [ "${#lines[@]}" -eq 1 ]
+  start_httpd -q
+  run "$BIN/httpd" -r "$W" -p "$PORT"
+  [ "$status" -ne 0 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *"in use"* ]]
+}
+
+@test "httpd: GET serves identical bytes with length, type and dates; HEAD only the head" {
+  start_httpd -q
+  curl -sf -o "$T/got" "http://127.0.0.1:$PORT/big.bin"
+  cmp "$T/got" "$W/big.bin"
+  run curl -si "http://127.0.0.1:$PORT/small.txt"
+  [[ "$output" == "HTTP/1.1 200 OK"* ]]
+  [[ "$output" == *"Content-Length: 12"* ]]
+  [[ "$output" == *"Content-Type: text/plain"* ]]
+  [[ "$output" == *"Last-Modified: "*GMT* ]]
+  [[ "$output" == *"hello world"* ]]
+  [ "$(curl -s "http://127.0.0.1:$PORT/deep/er/f.css" -D - -o /dev/null | tr -d '\r' | grep -i '^content-type')" = "Content-Type: text/css" ]
+  run curl -sI "http://127.0.0.1:$PORT/small.txt"
+  [[ "$output" == *"Content-Length: 12"* ]]
+  [[ "$output" != *"hello world"* ]]
+  out=$($RAW send "$PORT" 'HEAD /small.txt HTTP/1.0\r\n\r\n')
+  [[ "$out" == *"Content-Length: 12"* ]]
+  [[ "$out" != *hello* ]]
+}
+
+@test "httpd: IPv4 and IPv6 on the default dual-stack socket; -i limits it" {
+  start_httpd -q
+  [ "$(status_of "http://127.0.0.1:$PORT/small.txt")" = 200 ]
+  if curl -s -o /dev/null "http://[::1]:$PORT/small.txt"; then
+    [ "$(status_of "http://[::1]:$PORT/small.txt")" = 200 ]
+  fi
+  kill "$PID"
+  wait_for_exit "$PID"
+  start_httpd -q -i 127.0.0.1
+  [ "$(status_of "http://127.0.0.1:$PORT/small.txt")" = 200 ]
+  run curl -s -o /dev/null "http://[::1]:$PORT/small.txt"
+  [ "$status" -ne 0 ]
+}
+
+@test "httpd: Range gives 206 with Content-Range, past the end 416" {
+  start_httpd -q
+  run curl -si -r 2-4 "http://127.0.0.1:$PORT/small.txt"
+  [[ "$output" == "HTTP/1.1 206"* ]]
+  [[ "$output" == *"Content-Range: bytes 2-4/12"* ]]
+  [[ "$output" == *$'\r\n\r\nllo' ]]
+  [ "$(curl -s -r -6 "http://127.0.0.1:$PORT/small.txt")" = "world" ]
+  curl -s -r 1000000- "http://127.0.0.1:$PORT/big.bin" -o "$T/tail"
+  tail -c +1000001 "$W/big.bin" | cmp - "$T/tail"
+  run curl -si -r 50-60 "http://127.0.0.1:$PORT/small.txt"
+  [[ "$output" == "HTTP/1.1 416"* ]]
+  [[ "$output" == *"Content-Range: bytes */12"* ]]
+}
+
+@test "httpd: If-Modified-Since gives 304 when unchanged, 200 when older" {
+  start_httpd -q
+  lm=$(curl -sI "http://127.0.0.1:$PORT/small.txt" | tr -d '\r' | sed -n 's/^Last-Modified: //p')
+  [ -n "$lm" ]
+  run curl -si -H "If-Modified-Since: $lm" "http://127.0.0.1:$PORT/small.txt"
+  [[ "$output" == "HTTP/1.1 304"* ]]
+  [[ "$output" != *hello* ]]
+  [ "$(status_of "http://127.0.0.1:$PORT/small.txt" -H 'If-Modified-Since: Mon, 01 Jan 2001 00:00:00 GMT')" = 200 ]
+}
+
+@test "httpd: 404, 405 with Allow, 403 keep the connection; 400, 413, 414, 505 close it" {
+  start_httpd -q
+  next='GET /small.txt HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n'
+  out=$($RAW send "$PORT" "GET /nope HTTP/1.1\r\nHost: t\r\n\r\n$next")
+  [[ "$out" == "HTTP/1.1 404 Not Found"* ]]
+  [[ "$out" == *"hello world"* ]]
+  out=$($RAW send "$PORT" "DELETE /small.txt HTTP/1.1\r\nHost: t\r\n\r\n$next")
+  [[ "$out" == "HTTP/1.1 405"* ]]
+  [[ "$out" == *"Allow: GET, HEAD"* ]]
+  [[ "$out" == *"hello world"* ]]
+  out=$($RAW send "$PORT" "GET /out-link HTTP/1.1\r\nHost: t\r\n\r\n$next")
+  [[ "$out" == "HTTP/1.1 403"* ]]
+  [[ "$out" == *"hello world"* ]]
+  for bad in 'GET /small.txt HTTP/1.1\r\n\r\n' 'GARBAGE\r\n\r\n' 'GET /small.txt HTTP/1.1\r\nHost: t\r\nBroken header\r\n\r\n'; do
+    out=$($RAW send "$PORT" "$bad$next")
+    [[ "$out" == "HTTP/1.1 400"* ]]
+    [[ "$out" == *"Connection: close"* ]]
+    [[ "$out" != *"hello world"* ]]
+  done
+  out=$($RAW send "$PORT" "GET /small.txt HTTP/2.0\r\nHost: t\r\n\r\n$next")
+  [[ "$out" == "HTTP/1.1 505"* ]]
+  [[ "$out" != *"hello world"* ]]
+  long=$(head -c 5000 /dev/zero | tr '\0' a)
+  out=$($RAW send "$PORT" "GET /$long HTTP/1.1\r\nHost: t\r\n\r\n$next")
+  [[ "$out" == "HTTP/1.1 414"* ]]
+  [[ "$out" != *"hello world"* ]]
+  out=$($RAW send "$PORT" "GET /small.txt HTTP/1.1\r\nHost: t\r\nX-A: $long\r\nX-B: $long\r\n\r\n$next")
+  [[ "$out" == "HTTP/1.1 413"* ]]
+  [[ "$out" != *"hello world"* ]]
+  [ "$(status_of "http://127.0.0.1:$PORT/small.txt" -X POST -d x=1)" = 405 ]
+}
+
+@test "httpd: keep-alive reuses the connection; pipelined requests answered in order" {
+  start_httpd -q -k 3
+  run curl -sv "http://127.0.0.1:$PORT/small.txt" "http://127.0.0.1:$PORT/sub/"
+  [[ "$output" == *"Re-using existing connection"* || "$output" == *"Reusing existing"* ]]
+  one='GET /small.txt HTTP/1.1\r\nHost: t\r\n\r\n'
+  two='GET /deep/er/f.css HTTP/1.1\r\nHost: t\r\n\r\n'
+  out=$($RAW send "$PORT" "$one$two")
+  [ "$(printf '%s' "$out" | grep -c '^HTTP/1.1 200')" -eq 2 ]
+  first=$(printf '%s' "$out" | grep -n 'hello world' | cut -d: -f1)
+  second=$(printf '%s' "$out" | grep -n '^deep' | cut -d: -f1)
+  [ "$first" -lt "$second" ]
+  # -k 3: the third answer says close, a fourth request is not answered
+  out=$($RAW send "$PORT" "$one$one$one$one")
+  [ "$(printf '%s' "$out" | grep -c '^HTTP/1.1 200')" -eq 3 ]
+  [[ "$out" == *"Connection: close"* ]]
+  # HTTP/1.0 keep-alive on request
+  out=$($RAW send "$PORT" 'GET /small.txt HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /small.txt HTTP/1.0\r\n\r\n')
+  [ "$(printf '%s' "$out" | grep -c '^HTTP/1.1 200')" -eq 2 ]
+  [[ "$out" == *"Connection: keep-alive"* ]]
+}
+
+@test "httpd: no traversal encoding returns a byte from outside ROOT" {
+  start_httpd -q
+  for p in '/../secret.txt' '/%2e%2e/secret.txt' '/%2E%2E/secret.txt' '/.%2e/secret.txt' \
+    '/%2e./secret.txt' '/..%2fsecret.txt' '/%2e%2e%2fsecret.txt' '/sub/../../secret.txt' \
+    '/sub/%2e%2e/%2e%2e/secret.txt' '//../secret.txt' '/./../secret.txt' '/..\\secret.txt' \
+    '/%5c..%5csecret.txt' '/..%5csecret.txt' '/%00/../secret.txt' '/small.txt%00' \
+    '/%252e%252e/secret.txt' '/%c0%ae%c0%ae/secret.txt' '/sub/..%2f..%2fsecret.txt' \
+    'http://t/../secret.txt' '/out-link' '/out-link/' '/./out-link' '/%6fut-link' \
+    "$T/secret.txt" "/$T/secret.txt" '..' '../secret.txt' '/..' '/../' ; do
+    out=$($RAW send "$PORT" "GET $p HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+    [[ "$out" == "HTTP/1.1 "* ]]
+    [[ "$out" != "HTTP/1.1 200"* ]] || { echo "200 for $p"; false; }
+    [[ "$out" != *SENTINEL* ]] || { echo "leak for $p"; false; }
+  done
+  [ "$(status_of "http://127.0.0.1:$PORT/in-link")" = 200 ]
+}
+
+@test "httpd: a symlink out of ROOT is 403, served with -L" {
+  start_httpd -q
+  [ "$(status_of "http://127.0.0.1:$PORT/out-link")" = 403 ]
+  kill "$PID"
+  wait_for_exit "$PID"
+  start_httpd -q -L
+  [ "$(curl -s "http://127.0.0.1:$PORT/out-link")" = SENTINEL-OUTSIDE-ROOT ]
+}
+
+@test "httpd: directories: /dir redirects, /dir/ serves index.html, else 403" {
+  start_httpd -q
+  run curl -si "http://127.0.0.1:$PORT/sub?x=1"
+  [[ "$output" == "HTTP/1.1 301"* ]]
+  [[ "$output" == *"Location: /sub/"* ]]
+  [ "$(curl -s "http://127.0.0.1:$PORT/sub/")" = "<p>index</p>" ]
+  [ "$(curl -sL "http://127.0.0.1:$PORT/sub")" = "<p>index</p>" ]
+  [ "$(status_of "http://127.0.0.1:$PORT/empty/")" = 403 ]
+  [ "$(status_of "http://127.0.0.1:$PORT/")" = 403 ]
+}
+
+@test "httpd: -m mmap serves identical bytes, ranges too" {
+  start_httpd -q -m mmap
+  curl -sf -o "$T/got" "http://127.0.0.1:$PORT/big.bin"
+  cmp "$T/got" "$W/big.bin"
+  curl -sf -r 1234567-2345678 -o "$T/part" "http://127.0.0.1:$PORT/big.bin"
+  tail -c +1234568 "$W/big.bin" | head -c 1111112 | cmp - "$T/part"
+  [ "$(curl -s "http://127.0.0.1:$PORT/small.txt")" = "hello world" ]
+}
+
+@test "httpd: a slowloris client is dropped at -t while others are served" {
+  start_httpd -q -t 2
+  run $RAW slowloris "$PORT"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"other=200"* ]]
+  other=${output##*other_s=}
+  dropped=${output%% *}
+  dropped=${dropped#dropped_after=}
+  awk -v o="$other" -v d="$dropped" 'BEGIN { exit !(o < 1 && d >= 1.5 && d <= 4.5) }'
+}
+
+@test "httpd: a slow reader of a big file does not stall a small request" {
+  head -c 30000000 /dev/zero >"$W/huge.bin"
+  start_httpd -q
+  curl -s --limit-rate 2M -o /dev/null "http://127.0.0.1:$PORT/huge.bin" &
+  slow=$!
+  curl -s -o /dev/null "http://127.0.0.1:$PORT/huge.bin" &
+  fast=$!
+  sleep 0.3
+  t=$(curl -s -o /dev/null -w '%{time_total}' "http://127.0.0.1:$PORT/small.txt")
+  kill "$slow" "$fast" 2>/dev/null || true
+  wait "$slow" "$fast" 2>/dev/null || true
+  awk -v t="$t" 'BEGIN { exit !(t < 0.5) }'
+}
+
+@test "httpd: -N 4 forks 4 answering children; SIGTERM stops them all" {
+  start_httpd -q -N 4
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    [ "$(pgrep -c -P "$PID")" -eq 4 ] && break
+    sleep 0.1
+  done
+  [ "$(pgrep -c -P "$PID")" -eq 4 ]
+  kids=$(pgrep -P "$PID")
+  for _ in 1 2 3; do $RAW many "$PORT" 24 /small.txt >>"$T/many"; done
+  [ "$(grep -c '^200$' "$T/many")" -eq 72 ]
+  kill -USR1 "$PID"
+  wait_for_line "$T/err.log" '^httpd: connections '
+  # per-child lines: more than one child answered requests
+  busy=$(grep '^httpd\[' "$T/err.log" | grep -vc ' requests 0 ')
+  echo "busy children: $busy"
+  [ "$busy" -ge 2 ]
+  grep -Eq '^httpd: connections [0-9]+ requests 72 ' "$T/err.log"
+  # a child that dies is replaced
+  kill -KILL "$(echo "$kids" | head -1)"
+  for _ in $(seq 50); do
+    [ "$(pgrep -c -P "$PID")" -eq 4 ] && ! kill -0 "$(echo "$kids" | head -1)" 2>/dev/null && break
+    sleep 0.1
+  done
+  [ "$(pgrep -c -P "$PID")" -eq 4 ]
+  kids=$(pgrep -P "$PID")
+  kill -TERM "$PID"
+  wait_for_exit "$PID" 10
+  for k in $kids; do ! kill -0 "$k" 2>/dev/null; done
+  grep -q '^httpd: connections ' "$T/err.log"
+}
+
+@test "httpd: access log lines, -q silence, counters on SIGUSR1 and at exit, --stats" {
+  start_httpd --stats "$T/stats.tsv"
+  curl -s -o /dev/null "http://127.0.0.1:$PORT/small.txt"
+  curl -s -o /dev/null "http://127.0.0.1:$PORT/nope"
+  kill -USR1 "$PID"
+  wait_for_line "$T/err.log" '^httpd: connections [0-9]+ requests 2 bytes [0-9]+ errors 1 '
+  kill -TERM "$PID"
+  wait_for_exit "$PID"
+  grep -Eq '^127\.0\.0\.1 - - \[[0-9]{2}/[A-Z][a-z]{2}/[0-9]{4}:[0-9:]{8} \+0000\] "GET /small.txt HTTP/1.1" 200 12$' "$T/access.log"
+  grep -q '"GET /nope HTTP/1.1" 404 ' "$T/access.log"
+  [ "$(grep -c '^httpd: connections' "$T/err.log")" -eq 2 ]
+  grep -q "^requests	2	count$" "$T/stats.tsv"
+  grep -q "^errors	1	count$" "$T/stats.tsv"
+  start_httpd -q
+  curl -s -o /dev/null "http://127.0.0.1:$PORT/small.txt"
+  kill -TERM "$PID"
+  wait_for_exit "$PID"
+  [ ! -s "$T/access.log" ]
+}
+
+@test "httpd: connections are capped below the fd limit; extra ones get 503" {
+  PORT=$(free_port)
+  (ulimit -n 40 && exec "$BIN/httpd" -q -r "$W" -p "$PORT" >"$T/access.log" 2>"$T/err.log" </dev/null) &
+  PID=$!
+  wait_for_port "$PORT"
+  run $RAW many "$PORT" 20 /small.txt
+  echo "$output"
+  ok=$(grep -c '^200$' <<<"$output")
+  refused=$(grep -c '^503$' <<<"$output")
+  [ "$ok" -ge 5 ]
+  [ "$refused" -ge 1 ]
+  [ "$((ok + refused))" -eq 20 ]
+  [ "$(status_of "http://127.0.0.1:$PORT/small.txt")" = 200 ]
+}
+
+@test "httpd: -u drops privileges after binding" {
+  require_root
+  id nobody >/dev/null 2>&1 || skip "no user nobody"
+  chmod 755 "$T"
+  start_httpd -q -u nobody
+  [ "$(ps -o user= -p "$PID" | tr -d ' ')" = nobody ]
+  [ "$(status_of "http://127.0.0.1:$PORT/small.txt")" = 200 ]
+  run "$BIN/httpd" -r "$W" -p "$(free_port)" -u no-such-user-here
+  [ "$status" -ne 0 ]
+  [ "${#lines[@]}" -eq 1 ]
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bats
+# `make static`: fully static binaries against dietlibc, libowfat and zlib
+# built from Debian's source packages.  Skipped, with the reason, when the
+# sources cannot be fetched (no network, no apt source, not root).
+load helpers
+
+@test "make static: statically linked binaries in bin/static that run" {
+  require_cmd diet make file readelf
+  cd "$ROOT"
+  if ! out=$(make static 2>&1); then
+    case $out in
+      *"apt-get source"*"failed"* | *"apt-get update failed"* | *"not root"* | *"no deb entry"*)
+        skip "cannot fetch Debian sources: $(printf '%s\n' "$out" | grep static-libs: | tail -1)" ;;
+    esac
+    printf '%s\n' "$out" | tail -20
+    false
+  fi
+  n=0
+  for b in bin/static/*; do
+    [ -x "$b" ] || continue
+    n=$((n + 1))
+    file "$b" | grep -q 'statically linked'
+    [ -z "$(readelf -d "$b" 2>/dev/null | grep NEEDED || true)" ]
+    run "$b" --version
+    [ "$status" -eq 0 ]
+    [[ $output == "$(basename "$b") "[0-9]* ]]
+  done
+  [ -x bin/static/mkdataset ]
+  # the libraries came from source packages, built here, not from the system
+  [ -f build/static/lib/libowfat.a ] && [ -f build/static/lib/libz.a ]
+  [ -z "$(git ls-files build/static)" ]
+}
+
+@test "make static: the static mkdataset writes the same bytes as the dynamic one" {
+  [ -x "$ROOT/bin/static/mkdataset" ] || skip "bin/static/mkdataset not built (make static skipped or failed)"
+  t=$BATS_TEST_TMPDIR
+  "$ROOT/bin/static/mkdataset" -p tiny -o "$t/s" >/dev/null
+  "$BIN/mkdataset" -p tiny -o "$t/d" >/dev/null
+  for f in manifest.tsv layout.tar.gz update.tar.gz requests.txt dataset.txt; do cmp "$t/s/$f" "$t/d/$f"; done
+}

@@ -1,0 +1,31 @@
+/* The two ways mkdataset makes a dataset: from a profile (gen_synth.c) or
+ * from a real capture (capture.c).  Both write through an emitter. */
+#ifndef SHOOTOUT_MKDATASET_H
+#define SHOOTOUT_MKDATASET_H
+
+#include <stdint.h>
+
+#include "emit.h"
+#include "profile.h"
+
+struct totals {
+  uint64_t layout_files, layout_bytes;
+  uint64_t update_files, update_new, update_replaced, update_bytes;
+  uint64_t files, bytes; /* the final tree */
+  uint64_t requests, distinct, update_hit;
+  uint64_t log_lines, log_skipped; /* capture mode */
+};
+
+void run_synth(struct emitter *e, const struct profile *p, struct totals *t);
+void run_capture(struct emitter *e, const char *list, const char *log, uint64_t share_micro,
+                 struct totals *t);
+
+/* A growable array of 64-bit values; dies when memory runs out. */
+struct vec64 {
+  uint64_t *v;
+  size_t n, cap;
+};
+void vec64_push(struct vec64 *a, uint64_t x);
+int cmp_u64(const void *a, const void *b);
+
+#endif

@@ -1,0 +1,434 @@
+#include "tar_extract.h"
+
+#include <errmsg.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "compat.h"
+#include "safe_path.h"
+#include "tar_header.h"
+
+#define TX_BUF (256 * 1024)
+#define META_MAX (1 << 20)
+
+/* One entry as the pax / GNU records and its header describe it. */
+struct entry {
+  char type;
+  mode_t mode;
+  uid_t uid;
+  gid_t gid;
+  uint64_t size;
+  struct timespec mtime;
+  char *name;     /* as in the archive (for messages) */
+  char *link;
+};
+
+struct tx {
+  struct gz *g;
+  const struct tx_opts *o;
+  struct tx_stats *st;
+  int root;
+  char *buf;
+  size_t pos, len;
+  uint64_t base; /* archive offset of buf[0] */
+  struct sp_dirs dirs;
+  char *meta;
+  size_t metacap;
+  /* pending overrides for the next entry */
+  int has_path, has_link;
+  struct tar_pax pax;
+  char path[SP_PATHMAX], linkpath[SP_PATHMAX];
+  /* the current entry */
+  char hname[SP_PATHMAX], hlink[SP_PATHMAX];
+  char norm[SP_PATHMAX], lnorm[SP_PATHMAX];
+  /* deferred directory metadata: records of struct dirrec + path + NUL */
+  char *dd;
+  size_t ddlen, ddcap;
+};
+
+struct dirrec {
+  size_t next; /* length of this record */
+  mode_t mode;
+  uid_t uid;
+  gid_t gid;
+  struct timespec mtime;
+};
+
+static void sample(struct tx *t) {
+  if (t->o->series == NULL) return;
+  double now = now_mono();
+  if (!series_due(t->o->series, now)) return;
+  series_put(t->o->series, now, "tool_bytes", (double)t->st->bytes);
+  series_put(t->o->series, now, "tool_files", (double)t->st->files);
+}
+
+/* Make at least n bytes available at buf+pos; 0 at the end of input. */
+static int need(struct tx *t, size_t n) {
+  if (t->len - t->pos >= n) return 1;
+  if (t->pos) {
+    memmove(t->buf, t->buf + t->pos, t->len - t->pos);
+    t->base += t->pos;
+    t->len -= t->pos;
+    t->pos = 0;
+  }
+  while (t->len < n) {
+    ssize_t r = gz_read(t->g, t->buf + t->len, TX_BUF - t->len);
+    if (r == 0) return 0;
+    t->len += (size_t)r;
+  }
+  sample(t);
+  return 1;
+}
+
+/* Bytes available now (reads when the buffer is used up); 0 at the end. */
+static size_t avail(struct tx *t) {
+  if (t->pos == t->len) {
+    t->base += t->len;
+    t->pos = t->len = 0;
+    ssize_t r = gz_read(t->g, t->buf, TX_BUF);
+    t->len = (size_t)r;
+    sample(t);
+  }
+  return t->len - t->pos;
+}
+
+static void truncated(const char *name, uint64_t missing) {
+  char m[24];
+  snprintf(m, sizeof m, "%llu", (unsigned long long)missing);
+  die(1, name, ": truncated archive (", m, " bytes of data missing)");
+}
+
+static uint64_t padded(uint64_t size) { return (size + TAR_BLOCK - 1) & ~(uint64_t)(TAR_BLOCK - 1); }
+
+/* Skip n bytes of the archive. */
+static void skip(struct tx *t, const char *name, uint64_t n) {
+  while (n) {
+    size_t a = avail(t);
+    if (a == 0) truncated(name, n);
+    if (a > n) a = (size_t)n;
+    t->pos += a;
+    n -= a;
+  }
+}
+
+/* Read a pax / GNU long-name record of size bytes into t->meta. */
+static size_t read_meta(struct tx *t, uint64_t size, const char *what) {
+  if (size >= META_MAX) die(1, what, " record too large");
+  if (size + 1 > t->metacap) {
+    char *m = realloc(t->meta, (size_t)size + 1);
+    if (m == NULL) diesys(1, what, " record");
+    t->meta = m;
+    t->metacap = (size_t)size + 1;
+  }
+  size_t got = 0;
+  while (got < size) {
+    size_t a = avail(t);
+    if (a == 0) truncated(what, size - got);
+    if (a > size - got) a = (size_t)(size - got);
+    memcpy(t->meta + got, t->buf + t->pos, a);
+    t->pos += a;
+    got += a;
+  }
+  t->meta[size] = '\0';
+  skip(t, what, padded(size) - size);
+  return (size_t)size;
+}
+
+static void set_str(char *dst, const char *src, size_t n, const char *what) {
+  if (n + 1 > SP_PATHMAX) die(1, what, ": name too long");
+  memcpy(dst, src, n);
+  dst[n] = '\0';
+}
+
+static void refuse(const char *name, const char *why) { die(1, name, ": refused: ", why); }
+
+/* Remove whatever is at leaf so that it can be created anew. */
+static void remove_existing(int pfd, const char *leaf, const char *name) {
+  if (unlinkat(pfd, leaf, 0) == 0 || errno == ENOENT) return;
+  if ((errno == EISDIR || errno == EPERM) && unlinkat(pfd, leaf, AT_REMOVEDIR) == 0) return;
+  diesys(1, name, ": cannot replace the existing entry");
+}
+
+static int parent_of(struct tx *t, struct entry *e, const char **leaf) {
+  const char *why = NULL;
+  int pfd = sp_parent(&t->dirs, t->norm, leaf, &why);
+  if (pfd < 0) {
+    if (why) refuse(e->name, why);
+    diesys(1, e->name);
+  }
+  return pfd;
+}
+
+static void write_all(int fd, const char *p, size_t n, const char *name) {
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) diesys(1, name);
+    p += w;
+    n -= (size_t)w;
+  }
+}
+
+static void do_file(struct tx *t, struct entry *e) {
+  const char *leaf;
+  int pfd = parent_of(t, e, &leaf);
+  mode_t perm = e->mode & (t->o->same_owner ? 07777 : 0777);
+  int fd;
+  while ((fd = openat(pfd, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, perm)) < 0) {
+    if (errno != EEXIST) diesys(1, e->name);
+    remove_existing(pfd, leaf, e->name);
+  }
+  uint64_t left = e->size;
+  while (left) {
+    size_t a = avail(t);
+    if (a == 0) truncated(e->name, left);
+    if (a > left) a = (size_t)left;
+    write_all(fd, t->buf + t->pos, a, e->name);
+    t->pos += a;
+    left -= a;
+    t->st->bytes += a;
+  }
+  if (t->o->same_owner) {
+    if (fchown(fd, e->uid, e->gid) != 0) diesys(1, e->name, ": chown");
+    if ((perm & 06000) && fchmod(fd, perm) != 0) diesys(1, e->name, ": chmod");
+  }
+  struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT}, e->mtime};
+  if (futimens(fd, ts) != 0) diesys(1, e->name, ": set mtime");
+  if (close(fd) != 0) diesys(1, e->name);
+  skip(t, e->name, padded(e->size) - e->size);
+  t->st->files++;
+}
+
+static void defer_dir(struct tx *t, struct entry *e) {
+  size_t pl = strlen(t->norm);
+  size_t rl = (sizeof(struct dirrec) + pl + 1 + 7) & ~(size_t)7;
+  if (t->ddlen + rl > t->ddcap) {
+    size_t cap = t->ddcap ? t->ddcap * 2 : 65536;
+    while (cap < t->ddlen + rl) cap *= 2;
+    char *n = realloc(t->dd, cap);
+    if (n == NULL) diesys(1, e->name);
+    t->dd = n;
+    t->ddcap = cap;
+  }
+  struct dirrec r = {.next = rl, .mode = e->mode & 07777, .uid = e->uid, .gid = e->gid,
+                     .mtime = e->mtime};
+  if (!t->o->same_owner) r.mode &= 0777;
+  memcpy(t->dd + t->ddlen, &r, sizeof r);
+  memcpy(t->dd + t->ddlen + sizeof r, t->norm, pl + 1);
+  t->ddlen += rl;
+}
+
+static void do_dir(struct tx *t, struct entry *e) {
+  if (t->norm[0] == '\0') return; /* "./": the -C directory itself is left alone */
+  const char *leaf;
+  int pfd = parent_of(t, e, &leaf);
+  mode_t m = (e->mode & 0777) | 0700;
+  while (mkdirat(pfd, leaf, m) != 0) {
+    struct stat sb;
+    if (errno != EEXIST) diesys(1, e->name);
+    if (fstatat(pfd, leaf, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode)) break;
+    remove_existing(pfd, leaf, e->name);
+  }
+  defer_dir(t, e);
+  t->st->dirs++;
+}
+
+static void do_symlink(struct tx *t, struct entry *e) {
+  const char *why, *leaf;
+  if (sp_symlink_ok(e->link, sp_depth(t->norm) - 1, &why) != 0) refuse(e->name, why);
+  int pfd = parent_of(t, e, &leaf);
+  while (symlinkat(e->link, pfd, leaf) != 0) {
+    if (errno != EEXIST) diesys(1, e->name);
+    remove_existing(pfd, leaf, e->name);
+  }
+  if (t->o->same_owner && fchownat(pfd, leaf, e->uid, e->gid, AT_SYMLINK_NOFOLLOW) != 0)
+    diesys(1, e->name, ": chown");
+  struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT}, e->mtime};
+  if (utimensat(pfd, leaf, ts, AT_SYMLINK_NOFOLLOW) != 0) diesys(1, e->name, ": set mtime");
+  t->st->links++;
+}
+
+static void do_hardlink(struct tx *t, struct entry *e) {
+  const char *why = NULL, *leaf, *tleaf;
+  int l = sp_normalize(e->link, t->lnorm, sizeof t->lnorm, &why);
+  if (l < 0) refuse(e->name, why);
+  if (l == 0) refuse(e->name, "hard link to the directory itself");
+  if (strcmp(t->lnorm, t->norm) != 0) {
+    int tfd = sp_walk(t->root, t->lnorm, &tleaf, &why);
+    if (tfd < 0) {
+      if (why) refuse(e->name, why);
+      diesys(1, e->name, ": hard link target ", e->link);
+    }
+    int pfd = parent_of(t, e, &leaf);
+    while (linkat(tfd, tleaf, pfd, leaf, 0) != 0) {
+      if (errno != EEXIST) diesys(1, e->name, ": hard link to ", e->link);
+      remove_existing(pfd, leaf, e->name);
+    }
+    if (tfd != t->root) close(tfd);
+  }
+  skip(t, e->name, padded(e->size)); /* pax allows data on hard links */
+  t->st->links++;
+}
+
+/* Apply directory modes and mtimes, the last directory first, after all
+ * their contents were written. */
+static void finish_dirs(struct tx *t) {
+  size_t n = 0;
+  for (size_t off = 0; off < t->ddlen; off += ((struct dirrec *)(void *)(t->dd + off))->next) n++;
+  if (n == 0) return;
+  size_t *offs = malloc(n * sizeof *offs);
+  if (offs == NULL) diesys(1, "directory list");
+  n = 0;
+  for (size_t off = 0; off < t->ddlen; off += ((struct dirrec *)(void *)(t->dd + off))->next)
+    offs[n++] = off;
+  while (n) {
+    struct dirrec *r = (struct dirrec *)(void *)(t->dd + offs[--n]);
+    const char *path = (const char *)(r + 1), *leaf, *why = NULL;
+    int pfd = sp_walk(t->root, path, &leaf, &why);
+    if (pfd < 0) continue; /* replaced by a later entry */
+    int fd = openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (pfd != t->root) close(pfd);
+    if (fd < 0) continue;
+    if (t->o->same_owner && fchown(fd, r->uid, r->gid) != 0) diesys(1, path, ": chown");
+    if (fchmod(fd, r->mode) != 0) diesys(1, path, ": chmod");
+    struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT}, r->mtime};
+    if (futimens(fd, ts) != 0) diesys(1, path, ": set mtime");
+    close(fd);
+  }
+  free(offs);
+}
+
+static void die_at(struct tx *t, uint64_t off, const char *what) {
+  char o[24];
+  snprintf(o, sizeof o, "%llu", (unsigned long long)off);
+  die(1, t->g->name, ": ", what, " at offset ", o);
+}
+
+/* A pax 'x' record, or a GNU 'L'/'K' long name: remember for the next entry. */
+static void pending(struct tx *t, char type, uint64_t size, uint64_t hoff) {
+  size_t n = read_meta(t, size, type == 'x' ? "pax header" : "GNU long name");
+  if (type == 'x') {
+    memset(&t->pax, 0, sizeof t->pax);
+    if (tar_pax_parse(t->meta, n, &t->pax) != 0) die_at(t, hoff, "malformed pax header");
+    if (t->pax.sparse) die_at(t, hoff, "sparse file (GNU.sparse) not supported");
+    if (t->pax.path) {
+      set_str(t->path, t->pax.path, strlen(t->pax.path), t->pax.path);
+      t->has_path = 1;
+    }
+    if (t->pax.linkpath) {
+      set_str(t->linkpath, t->pax.linkpath, strlen(t->pax.linkpath), t->pax.linkpath);
+      t->has_link = 1;
+    }
+    t->pax.path = t->pax.linkpath = NULL; /* they point into meta */
+  } else if (type == 'L') {
+    set_str(t->path, t->meta, strnlen(t->meta, n), "GNU long name");
+    t->has_path = 1;
+  } else {
+    set_str(t->linkpath, t->meta, strnlen(t->meta, n), "GNU long link");
+    t->has_link = 1;
+  }
+}
+
+static void entry(struct tx *t, const unsigned char *blk, const struct tar_hdr *h, uint64_t hoff) {
+  struct entry e = {.type = h->type, .mode = (mode_t)h->mode, .uid = (uid_t)h->uid,
+                    .gid = (gid_t)h->gid, .size = h->size, .mtime = {.tv_sec = h->mtime}};
+  if (t->has_path) {
+    e.name = t->path;
+  } else {
+    if (tar_hdr_name(blk, h, t->hname, sizeof t->hname) < 0) die_at(t, hoff, "bad name");
+    e.name = t->hname;
+  }
+  if (t->has_link) {
+    e.link = t->linkpath;
+  } else {
+    tar_hdr_linkname(blk, t->hlink);
+    e.link = t->hlink;
+  }
+  if (t->pax.has_size) e.size = t->pax.size;
+  if (t->pax.has_mtime) e.mtime = (struct timespec){t->pax.mtime, t->pax.mtime_ns};
+  if (t->pax.has_uid) e.uid = (uid_t)t->pax.uid;
+  if (t->pax.has_gid) e.gid = (gid_t)t->pax.gid;
+  t->has_path = t->has_link = 0;
+  memset(&t->pax, 0, sizeof t->pax);
+  t->pos += TAR_BLOCK; /* blk is not used past this point */
+
+  const char *why = NULL;
+  size_t nl = strlen(e.name);
+  if (e.type == 'V') { /* a volume label: nothing to extract */
+    skip(t, e.name, padded(e.size));
+    return;
+  }
+  if (sp_normalize(e.name, t->norm, sizeof t->norm, &why) < 0) refuse(e.name, why);
+  if ((e.type == '0' || e.type == '7') && nl && e.name[nl - 1] == '/') e.type = '5';
+  if (t->norm[0] == '\0' && e.type != '5' && e.type != 'D') refuse(e.name, "not a directory name");
+  switch (e.type) {
+  case '0': case '7': do_file(t, &e); break;
+  case '1': do_hardlink(t, &e); break;
+  case '2': do_symlink(t, &e); skip(t, e.name, padded(e.size)); break;
+  case '5': case 'D': do_dir(t, &e); skip(t, e.name, padded(e.size)); break;
+  case '3': case '4': case '6':
+    carp(e.name, ": skipped (device or fifo)");
+    t->st->skipped++;
+    skip(t, e.name, padded(e.size));
+    break;
+  case 'S': case 'M': case 'N':
+    die(1, e.name, ": unsupported entry type (sparse, multi-volume or old GNU)");
+  default: {
+    char ty[2] = {e.type, 0};
+    carp(e.name, ": unknown entry type '", ty, "', extracted as a regular file");
+    do_file(t, &e);
+  }
+  }
+}
+
+void tar_extract(struct gz *g, int rootfd, const struct tx_opts *o, struct tx_stats *st) {
+  struct tx *t = calloc(1, sizeof *t);
+  if (t == NULL || (t->buf = malloc(TX_BUF)) == NULL) diesys(1, "out of memory");
+  t->g = g;
+  t->o = o;
+  t->st = st;
+  t->root = rootfd;
+  sp_init(&t->dirs, rootfd, o->dirmode);
+  int zeros = 0;
+  for (;;) {
+    if (!need(t, TAR_BLOCK)) {
+      if (t->len > t->pos) die_at(t, t->base + t->pos, "truncated archive (partial header)");
+      die(1, g->name, ": truncated archive (no end-of-archive marker)");
+    }
+    const unsigned char *blk = (const unsigned char *)t->buf + t->pos;
+    uint64_t hoff = t->base + t->pos;
+    struct tar_hdr h;
+    enum tar_hdr_status s = tar_hdr_parse(blk, &h);
+    if (s == TAR_HDR_ZERO) {
+      t->pos += TAR_BLOCK;
+      if (++zeros == 2) break;
+      continue;
+    }
+    if (zeros) die_at(t, hoff - TAR_BLOCK, "lone zero block");
+    if (s == TAR_HDR_CHECKSUM) die_at(t, hoff, "bad header checksum");
+    if (s == TAR_HDR_FIELD) die_at(t, hoff, "bad numeric field in header");
+    if (h.type == 'x' || h.type == 'L' || h.type == 'K') {
+      t->pos += TAR_BLOCK;
+      pending(t, h.type, h.size, hoff);
+    } else if (h.type == 'g') { /* global pax header: nothing we use */
+      t->pos += TAR_BLOCK;
+      skip(t, "pax global header", padded(h.size));
+    } else {
+      entry(t, blk, &h, hoff);
+    }
+  }
+  /* read to the end: record padding, and the gzip trailer's CRC check */
+  while (avail(t)) t->pos = t->len;
+  finish_dirs(t);
+  sample(t);
+  sp_close(&t->dirs);
+  free(t->dd);
+  free(t->meta);
+  free(t->buf);
+  free(t);
+}

@@ -1,0 +1,27 @@
+/* The extraction state machine: headers, pax and GNU long-name records,
+ * file data written straight from the read buffer, deferred directory
+ * metadata. */
+#ifndef SHOOTOUT_TAR_EXTRACT_H
+#define SHOOTOUT_TAR_EXTRACT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common.h"
+#include "gunzip_stream.h"
+
+struct tx_stats {
+  uint64_t files, dirs, links, bytes, skipped;
+};
+
+struct tx_opts {
+  int same_owner;        /* restore uid/gid (root only) */
+  mode_t dirmode;        /* mode of directories created implicitly */
+  struct series_file *series; /* NULL: no series */
+};
+
+/* Extract the tar stream g into the directory rootfd.  Every error is a
+ * one-line message and exit 1; on return the archive was complete. */
+void tar_extract(struct gz *g, int rootfd, const struct tx_opts *o, struct tx_stats *st);
+
+#endif
