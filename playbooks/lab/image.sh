@@ -14,7 +14,8 @@ LAB_SUITE=bookworm
 # build dependencies of the tools, the filesystems' tools, and make + jq for
 # the harness.  The guests have no way out (qemu user networking with
 # restrict=on), so everything the playbooks would install is here already.
-LAB_PACKAGES=linux-image-amd64,systemd-sysv,udev,kmod,initramfs-tools,openssh-server,\
+# dbus: `shutdown -r 0` (Ansible's reboot) schedules the reboot through logind.
+LAB_PACKAGES=linux-image-amd64,systemd-sysv,udev,kmod,initramfs-tools,dbus,openssh-server,\
 python3,iproute2,procps,util-linux,sudo,make,gcc,libc6-dev,libowfat-dev,zlib1g-dev,jq,\
 e2fsprogs,xfsprogs,btrfs-progs,f2fs-tools,jfsutils,curl,ca-certificates,psmisc
 LAB_ROOT_SIZE=${LAB_ROOT_SIZE:-4G}
@@ -58,7 +59,8 @@ Name=eth0
 Address=10.0.2.15/24
 Gateway=10.0.2.2
 NET
-systemctl --root="$root" enable systemd-networkd.service >/dev/null
+systemctl --root="$root" enable systemd-networkd.service >"$work/systemctl.log" 2>&1 ||
+  { cat "$work/systemctl.log" >&2; die "cannot enable systemd-networkd"; }
 # A guest's hostname comes from the kernel command line (lab.hostname=NAME).
 cat >"$root/etc/rc.local" <<'RC'
 #!/bin/sh
