@@ -5,7 +5,8 @@
 #   make lab-clean     stop and remove what the lab left [LAB_CLEAN_IMAGE=1: the cached image too]
 LAB_VARS := LAB_GUESTS LAB_VARIANTS DATASET SEED TRIALS LAB_ACCEL LAB_BOOT_TIMEOUT LAB_MEM \
   LAB_CPUS LAB_DATA_SIZE LAB_KVM_PROBE LAB_PLAYBOOK LAB_RUN_ID LAB_STATE LAB_CACHE \
-  LAB_ANSIBLE_ARGS LAB_CLEAN_IMAGE
+  LAB_ANSIBLE_ARGS LAB_CLEAN_IMAGE LAB_TOOLS LAB_LOGS LAB_INVENTORY LAB_APPEND LAB_TEST_DEADLINE \
+  LAB_KEEP_RESULTS
 lab_env = $(foreach v,$(LAB_VARS),$(if $(filter-out undefined,$(origin $(v))),$(v)='$(subst ','\'',$($(v)))'))
 
 .PHONY: lab test-lab lab-clean

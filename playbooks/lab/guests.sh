@@ -6,9 +6,8 @@
 # STATE is a directory of the lab's own: per guest an overlay root disk, a data
 # disk, a console log and a pid file, and guests.tsv, one line a guest:
 #   name  ssh_port  pid  accel  status (up | failed: why)
-# Networking is qemu user mode: SSH forwarded to a free loopback port; the
-# guest reaches the control machine's loopback as 10.0.2.2.  Nothing leaves
-# the machine.
+# Networking is qemu user mode with restrict=on: SSH forwarded from a free
+# loopback port; the guest reaches nothing (neither this machine nor beyond).
 # `up` exits 0 when at least one guest answers SSH; a guest that does not is
 # stopped and marked failed in guests.tsv (exit 1 when none came up).
 set -eu
@@ -42,7 +41,7 @@ boot() {
   : >"$state/$name.console"
   qemu-system-x86_64 -name "shootout-$name" -accel "$accel" -m "$LAB_MEM" -smp "$LAB_CPUS" \
     -kernel "$image/vmlinuz" -initrd "$image/initrd.img" \
-    -append "root=/dev/vda rw console=ttyS0 net.ifnames=0 lab.hostname=$name $LAB_APPEND" \
+    -append "root=/dev/vda rw console=ttyS0 net.ifnames=0 systemd.hostname=$name lab.hostname=$name $LAB_APPEND" \
     -drive "file=$state/$name.qcow2,if=none,id=root,format=qcow2" \
     -device virtio-blk-pci,drive=root \
     -drive "file=$state/$name-data.raw,if=none,id=data,format=raw" \

@@ -8,7 +8,10 @@
 #   LAB_GUESTS=1 LAB_VARIANTS=ext4,xfs DATASET=tiny SEED=1 TRIALS=1
 #   LAB_ACCEL=kvm|tcg (default: probe)  LAB_BOOT_TIMEOUT=300  LAB_MEM  LAB_CPUS
 #   LAB_PLAYBOOK=playbooks/shootout.yml  LAB_RUN_ID  LAB_STATE=build/lab/state
-#   LAB_CACHE=/var/cache/shootout-lab  LAB_ANSIBLE_ARGS (extra ansible-playbook arguments)
+#   LAB_CACHE=/var/cache/shootout-lab  LAB_LOGS=build/lab/logs (the guests' consoles)
+#   LAB_TOOLS=ship|build  LAB_INVENTORY=playbooks/inventory/lab.yml
+#   LAB_ANSIBLE_ARGS (extra ansible-playbook arguments)
+# README section "The VM lab".
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -79,6 +82,7 @@ inventory() {
       echo '      ansible_host: 127.0.0.1'
       echo "      ansible_port: $port"
       echo '      shootout_role: server'
+      echo "      shootout_result_host: $name"
       echo "      shootout_virt: $acc"
       echo '      shootout_variants:'
       for v in "${variants[@]}"; do
