@@ -21,18 +21,32 @@ die() {
   exit 1
 }
 
+# new_run : start a new run: a fresh id (UTC time + host; "-2", "-3", ...
+# appended when that directory exists already), its directory claimed with
+# mkdir so that two runs never share one, made current.  Prints the id.
+new_run() {
+  mkdir -p "$RESULTS" || die "cannot create $RESULTS"
+  _base=$(date -u +%Y%m%dT%H%M%SZ)-$HOST
+  _id=$_base _n=1
+  while ! mkdir "$RESULTS/$_id" 2>/dev/null; do
+    [ -d "$RESULTS/$_id" ] || die "cannot create $RESULTS/$_id"
+    _n=$((_n + 1))
+    _id=$_base-$_n
+  done
+  printf '%s\n' "$_id" >"$RESULTS/.current.$$"
+  mv -f "$RESULTS/.current.$$" "$RESULTS/.current"
+  printf '%s\n' "$_id"
+}
+
 # run_id : the run this phase belongs to.  RUN_ID wins; otherwise the run that
-# results/.current names; otherwise a new one (UTC time + host), made current.
+# results/.current names; otherwise a new one (see new_run), made current.
 run_id() {
   if [ -n "${RUN_ID:-}" ]; then
     printf '%s\n' "$RUN_ID"
   elif [ -s "$RESULTS/.current" ]; then
     cat "$RESULTS/.current"
   else
-    mkdir -p "$RESULTS"
-    RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)-$HOST
-    printf '%s\n' "$RUN_ID" >"$RESULTS/.current"
-    printf '%s\n' "$RUN_ID"
+    new_run
   fi
 }
 
@@ -58,13 +72,38 @@ record_stats() {
     "$3" >>"$(run_dir)/records.tsv"
 }
 
-# next_trial PHASE : 1 + the highest trial recorded for PHASE in this run.
+# next_trial PHASE [PHASE...] : 1 + the highest trial recorded for any of the
+# PHASEs in this run (a phase script that writes several record names, like
+# serve-cold-1 and serve-warm-32, passes all of them).
 next_trial() {
-  awk -F '\t' -v p="$1" 'NR > 1 && $1 == p && $2 + 0 > max { max = $2 + 0 } END { print max + 1 }' \
-    "$(run_dir)/records.tsv"
+  awk -F '\t' -v names=" $* " 'NR > 1 && index(names, " " $1 " ") && $2 + 0 > max { max = $2 + 0 }
+    END { print max + 1 }' "$(run_dir)/records.tsv"
 }
 
 # series_file PHASE TRIAL : where the per-second series of that phase goes.
 series_file() {
   printf '%s/series/%s-%s.tsv\n' "$(run_dir)" "$1" "$2"
+}
+
+# record_failure PHASE TRIAL MESSAGE : the phase failed: records "status 1
+# exit" and "error MESSAGE text", and a line "phase trial time message" in
+# failures.tsv.
+record_failure() {
+  _m=$(printf '%s' "$3" | tr '\t\n' '  ')
+  record "$1" "$2" status 1 exit
+  record "$1" "$2" error "$_m" text
+  _f=$(run_dir)/failures.tsv
+  [ -s "$_f" ] || printf 'phase\ttrial\ttime\tmessage\n' >"$_f"
+  printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$_m" >>"$_f"
+}
+
+# calc AWK-EXPRESSION : print the value of a numeric expression, e.g.
+# calc "1048576 / 2.5 / 1e6".  Division by zero prints 0.
+calc() {
+  awk "BEGIN { x = 0; x = ($1); printf \"%.6g\\n\", x }" 2>/dev/null || echo 0
+}
+
+# stat_value FILE METRIC : the value of METRIC in a --stats FILE (empty if absent).
+stat_value() {
+  awk -F '\t' -v m="$2" '$1 == m { v = $2 } END { print v }' "$1"
 }

@@ -117,7 +117,9 @@ int series_due(struct series_file *s, double now) {
 
 void series_put(struct series_file *s, double now, const char *metric, double v) {
   if (s->f == NULL) return;
-  fprintf(s->f, "%.3f\t%s\t%.6g\n", now - s->t0, metric, v);
+  /* %.15g: byte counters stay exact; flushed so a sampler can read it live. */
+  fprintf(s->f, "%.3f\t%s\t%.15g\n", now - s->t0, metric, v);
+  fflush(s->f);
   s->last = now;
 }
 

@@ -4,8 +4,19 @@
 #define SHOOTOUT_COMPAT_H
 
 #ifdef __dietlibc__
+#include <linux/stat.h> /* struct statx and STATX_* from the kernel headers */
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
+
+#ifndef SYS_getdents64
+#define SYS_getdents64 __NR_getdents64
+#endif
+/* dietlibc has no statx(); the system call is the same thing. */
+static inline int statx(int dirfd, const char *path, int flags, unsigned int mask, struct statx *sx) {
+  return (int)syscall(__NR_statx, dirfd, path, flags, mask, sx);
+}
 
 /* dietlibc has utimensat but neither futimens nor the UTIME_* constants;
  * the values are the Linux kernel's ABI. */

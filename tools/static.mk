@@ -6,5 +6,5 @@ static:
 	tools/static-libs.sh $(STATIC_DIR)
 	$(MAKE) --no-print-directory B=$(STATIC_DIR)/obj BIN=bin/static CC="diet gcc" OPT="-O2" \
 	  CPPFLAGS="-D_GNU_SOURCE -D_XOPEN_SOURCE=700 -Itools -I$(STATIC_DIR)/include" \
-	  LDFLAGS="-static -L$(STATIC_DIR)/lib" LDLIBS="-lowfat -lz" \
+	  LDFLAGS="-static -L$(STATIC_DIR)/lib" LDLIBS="-lowfat -lz -lcompat" \
 	  $(addprefix bin/static/,$(BINS))

@@ -1,0 +1,447 @@
+# shellcheck shell=bash disable=SC2034
+# harness/common.sh: the frame every phase script runs in (sourced after
+# lib.sh): settings and their defaults, the safety checks on TARGET, the
+# dataset, starting and stopping children in their own process groups, the
+# sampler, and recording a failed phase.
+#
+# A phase script does:
+#   . harness/lib.sh; . harness/common.sh
+#   phase_begin NAME [RECORD-NAMES...]   (checks, trial number, traps, meta.json)
+#   ... run_tool / start_group / start_sampler ...
+#   phase_end                           (records status 0)
+# Any failure (a tool's non-zero exit, fail MESSAGE, a signal) records
+# "NAME TRIAL status 1 exit" and the error line in failures.tsv, stops every
+# child (whole process groups), and exits non-zero.
+
+HARNESS=$SHOOTOUT_ROOT/harness
+HARNESS_BIN=${HARNESS_BIN:-$SHOOTOUT_ROOT/bin}
+DATASET=${DATASET:-small}
+SEED=${SEED:-1}
+SOURCE=${SOURCE:-}
+FLUSH=${FLUSH:-drop}
+TRIALS=${TRIALS:-1}
+SERVE_PROCS=${SERVE_PROCS:-1 32}
+REPLAY_CONC=${REPLAY_CONC:-100}
+REPLAY_KEEPALIVE=${REPLAY_KEEPALIVE:-10}
+REPLAY_FROM=${REPLAY_FROM:-}
+ALLOW_NONMOUNT=${ALLOW_NONMOUNT:-0}
+DATASETS_OUT=${DATASETS_OUT:-$SHOOTOUT_ROOT/datasets/out}
+export SHOOTOUT_ROOT RESULTS HOST VARIANT
+
+# Where we are: the phase's name and trial, the children to stop.
+CUR_PHASE='' CUR_TRIAL='' PHASE_DONE=0 FAIL_MSG=''
+GROUPS_RUNNING=() TOOL_PID='' WORK=''
+# Names of functions on_exit calls (after the children have stopped).
+PHASE_CLEANUP=''
+ssh=()
+
+# say MESSAGE : a progress note on stderr when it is a terminal.
+say() {
+  [ -t 2 ] && printf '%s: %s\n' "${CUR_PHASE:-harness}" "$*" >&2
+  return 0
+}
+
+# fail MESSAGE : the phase fails with this error line.
+fail() {
+  FAIL_MSG=$*
+  exit 1
+}
+
+# ---- TARGET --------------------------------------------------------------
+
+# check_target : TARGET is a mount point the user named (or a directory and
+# ALLOW_NONMOUNT=1).  Sets TARGET (absolute) and DATA=TARGET/data.
+check_target() {
+  [ -n "${TARGET:-}" ] ||
+    fail "TARGET is not set: name the mounted filesystem under test, e.g. make phase-untar TARGET=/mnt/bench"
+  [ -d "$TARGET" ] || fail "TARGET=$TARGET is not a directory: mount the filesystem under test there first"
+  TARGET=$(cd "$TARGET" && pwd -P)
+  [ "$TARGET" != / ] || fail "TARGET=/ is the root filesystem: mount a filesystem for the test and name its mount point"
+  if ! mountpoint -q "$TARGET"; then
+    [ "$ALLOW_NONMOUNT" = 1 ] ||
+      fail "TARGET=$TARGET is not a mount point: mount the filesystem under test there, or set ALLOW_NONMOUNT=1 to use a plain directory"
+  fi
+  DATA=$TARGET/data
+  export TARGET DATA
+}
+
+# data_owned : TARGET/data carries the harness's mark.
+data_owned() {
+  [ -f "$DATA/.shootout-owned" ]
+}
+
+# claim_data : make TARGET/data (or take an empty one) and mark it ours.
+claim_data() {
+  if [ -d "$DATA" ] && ! data_owned; then
+    [ -z "$(ls -A "$DATA")" ] ||
+      fail "$DATA exists and is not the harness's (no .shootout-owned mark): move it away or name another TARGET"
+  fi
+  mkdir -p "$DATA" || fail "cannot create $DATA"
+  data_owned || printf 'made by the untar-serve shootout harness; phase-delete removes this tree\n' \
+    >"$DATA/.shootout-owned" || fail "cannot write $DATA/.shootout-owned"
+}
+
+# data_empty : TARGET/data holds nothing but our mark and dot-files.
+data_empty() {
+  [ -z "$(find "$DATA" -mindepth 1 -maxdepth 1 ! -name '.*' -print -quit 2>/dev/null)" ]
+}
+
+# ---- dataset -------------------------------------------------------------
+
+# ensure_dataset : DS=datasets/out/<DATASET>-<SEED>, made with bin/mkdataset
+# if it is not there yet (into a temporary directory, renamed when complete).
+ensure_dataset() {
+  DS=$DATASETS_OUT/$DATASET-$SEED
+  MANIFEST=$DS/manifest.tsv
+  REQUESTS=$DS/requests.txt
+  [ -s "$MANIFEST" ] && [ -s "$DS/layout.tar.gz" ] && return 0
+  local profile=$SHOOTOUT_ROOT/datasets/$DATASET.profile tmp
+  if [ ! -f "$profile" ]; then
+    fail "unknown DATASET=$DATASET: use one of $(find "$SHOOTOUT_ROOT/datasets" -maxdepth 1 -name '*.profile' -printf '%f ' 2>/dev/null | sed 's/\.profile//g')(datasets/*.profile)"
+  fi
+  need_tool mkdataset
+  mkdir -p "$DATASETS_OUT" || fail "cannot create $DATASETS_OUT"
+  tmp=$DATASETS_OUT/.$DATASET-$SEED.tmp.$$
+  say "generating dataset $DATASET seed $SEED into $DS"
+  run_tool mkdataset "$HARNESS_BIN/mkdataset" -p "$profile" -s "$SEED" -o "$tmp"
+  if ! mv -T "$tmp" "$DS" 2>/dev/null; then
+    rm -rf "$tmp"
+    [ -s "$MANIFEST" ] || fail "cannot move the new dataset to $DS"
+  fi
+}
+
+# manifest_totals : sets DS_FILES and DS_BYTES (the final tree) from the manifest.
+manifest_totals() {
+  read -r DS_FILES DS_BYTES DS_BLOCKS < <(awk -F '\t' '!/^#/ && NF >= 2 { n++; b += $2; k += int(($2 + 4095) / 4096) }
+    END { printf "%d %d %d\n", n, b, k }' "$MANIFEST")
+}
+
+# dataset_value KEY : a value of dataset.txt (empty when absent).
+dataset_value() {
+  [ -r "$DS/dataset.txt" ] || return 0
+  awk -F '\t' -v k="$1" '$1 == k { print $2; exit }' "$DS/dataset.txt"
+}
+
+# ---- tools and children --------------------------------------------------
+
+need_tool() {
+  local t
+  for t in "$@"; do
+    [ -x "$HARNESS_BIN/$t" ] || fail "$HARNESS_BIN/$t is missing: run 'make' first"
+  done
+}
+
+# run_tool NAME CMD... : run CMD in the foreground but interruptibly (a signal
+# reaches our trap at once and the trap stops it); its output goes to the
+# phase log; a non-zero exit fails the phase with its last error line, except
+# the exit statuses listed in TOOL_OK (sets TOOL_RC).
+run_tool() {
+  local name=$1 rc=0 err
+  shift
+  err=$WORK/$name.err
+  printf '$ %s\n' "$*" >>"$PHASE_LOG"
+  "$@" >>"$PHASE_LOG" 2>"$err" &
+  TOOL_PID=$!
+  wait "$TOOL_PID" || rc=$?
+  TOOL_PID=''
+  cat "$err" >>"$PHASE_LOG"
+  TOOL_RC=$rc
+  case " ${TOOL_OK:-} " in *" $rc "*) return 0 ;; esac
+  if [ "$rc" -ne 0 ]; then
+    sed 's/^/  /' "$err" | tail -n 5 >&2
+    fail "$name exited $rc: $(grep -v '^[[:space:]]*$' "$err" | tail -n 1)"
+  fi
+}
+
+# start_group VAR CMD... : start CMD in a new session (its own process group,
+# so that it and every process it forks can be stopped together); the group
+# id goes into VAR.  Its output goes to the phase log (with KEEP_STDERR=1 its
+# stderr stays on the terminal, if that is one).
+start_group() {
+  local var=$1
+  shift
+  if [ "${KEEP_STDERR:-0}" = 1 ] && [ -t 2 ]; then
+    setsid "$@" </dev/null >>"$PHASE_LOG" &
+  else
+    setsid "$@" </dev/null >>"$PHASE_LOG" 2>&1 &
+  fi
+  printf -v "$var" '%s' "$!"
+  GROUPS_RUNNING+=("$!")
+}
+
+# stop_group PGID : TERM the group's leader and give it 2 s to finish (the
+# sampler takes its last sample), then TERM the whole group, wait until every
+# process of it has gone (KILL after 10 s), reap it.
+stop_group() {
+  local g=$1 i=0 keep=()
+  [ -n "$g" ] || return 0
+  kill -TERM "$g" 2>/dev/null || true
+  while kill -0 "$g" 2>/dev/null && [ "$i" -lt 40 ]; do
+    i=$((i + 1))
+    sleep 0.05
+  done
+  i=0
+  kill -TERM -- "-$g" 2>/dev/null || true
+  while kill -0 -- "-$g" 2>/dev/null; do
+    i=$((i + 1))
+    if [ "$i" -eq 200 ]; then kill -KILL -- "-$g" 2>/dev/null || true; fi
+    [ "$i" -lt 400 ] || break
+    sleep 0.05
+  done
+  wait "$g" 2>/dev/null || true
+  for i in "${GROUPS_RUNNING[@]}"; do [ "$i" = "$g" ] || keep+=("$i"); done
+  GROUPS_RUNNING=("${keep[@]}")
+}
+
+# stop_children : every group we started and the foreground tool.
+stop_children() {
+  local g
+  [ -z "$TOOL_PID" ] || { kill -TERM "$TOOL_PID" 2>/dev/null; wait "$TOOL_PID" 2>/dev/null; TOOL_PID=''; }
+  for g in "${GROUPS_RUNNING[@]}"; do stop_group "$g"; done
+  GROUPS_RUNNING=()
+}
+
+# free_port : a TCP port on 127.0.0.1 that nobody listens on (below the
+# usual ephemeral range; start_httpd tries again if it was taken meanwhile).
+free_port() {
+  local p i
+  for i in 1 2 3 4 5 6 7 8 9 10; do
+    p=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))
+    port_busy "$p" || { printf '%s\n' "$p"; return 0; }
+  done
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# port_busy PORT : something listens on 127.0.0.1:PORT.
+port_busy() {
+  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# wait_port PORT PID : until PORT answers (10 s), failing if PID has died.
+wait_port() {
+  local i=0
+  until port_busy "$1"; do
+    kill -0 "$2" 2>/dev/null || return 1
+    i=$((i + 1))
+    [ "$i" -lt 200 ] || return 1
+    sleep 0.05
+  done
+}
+
+# start_httpd ROOT PROCS [ADDR] : bin/httpd -q -N PROCS on a free port (or
+# PORT), in its own group.  Sets HTTPD_PORT and HTTPD_GROUP.
+start_httpd() {
+  local root=$1 procs=$2 addr=${3:-127.0.0.1} try
+  need_tool httpd
+  for try in 1 2 3; do
+    HTTPD_PORT=${PORT:-$(free_port)}
+    start_group HTTPD_GROUP "$HARNESS_BIN/httpd" -q -N "$procs" -r "$root" -i "$addr" -p "$HTTPD_PORT"
+    wait_port "$HTTPD_PORT" "$HTTPD_GROUP" && return 0
+    stop_group "$HTTPD_GROUP"
+    [ -z "${PORT:-}" ] || break
+    say "httpd did not come up on port $HTTPD_PORT (try $try)"
+  done
+  fail "httpd -N $procs -r $root did not listen on port $HTTPD_PORT: see $PHASE_LOG"
+}
+
+# source_url : SOURCE, or a local httpd serving the dataset on loopback.
+source_url() {
+  if [ -n "$SOURCE" ]; then
+    SRC_URL=${SOURCE%/}
+  else
+    start_httpd "$DS" 1
+    SRC_URL=http://127.0.0.1:$HTTPD_PORT
+    SOURCE_GROUP=$HTTPD_GROUP
+  fi
+}
+
+# ---- sampler -------------------------------------------------------------
+
+# start_sampler NAME [SAMPLER-OPTIONS...] : the per-second series of phase
+# NAME (trial CUR_TRIAL) while it runs; stop it with stop_sampler.
+start_sampler() {
+  local name=$1
+  shift
+  KEEP_STDERR=1 start_group SAMPLER_GROUP "$HARNESS/sampler.sh" -o "$(series_file "$name" "$CUR_TRIAL")" \
+    -t "$TARGET" -p "$$" -L "$name" "$@"
+}
+
+stop_sampler() {
+  stop_group "${SAMPLER_GROUP:-}"
+  SAMPLER_GROUP=''
+}
+
+# ---- the phase frame -----------------------------------------------------
+
+on_signal() {
+  FAIL_MSG="interrupted by SIG$1"
+  trap - "$1"
+  case $1 in INT) exit 130 ;; HUP) exit 129 ;; *) exit 143 ;; esac
+}
+
+on_exit() {
+  local rc=$?
+  set +e
+  trap '' INT TERM HUP PIPE
+  stop_children
+  for c in $PHASE_CLEANUP; do "$c"; done
+  if [ "$rc" -ne 0 ] && [ -n "$CUR_TRIAL" ] && [ "$PHASE_DONE" = 0 ]; then
+    FAIL_MSG=${FAIL_MSG:-exit status $rc}
+    record_failure "$CUR_PHASE" "$CUR_TRIAL" "$FAIL_MSG"
+    printf '%s: %s\n' "${CUR_PHASE:-harness}" "$FAIL_MSG" >&2
+  elif [ "$rc" -ne 0 ] && [ -n "$FAIL_MSG" ]; then
+    printf '%s: %s\n' "${CUR_PHASE:-harness}" "$FAIL_MSG" >&2
+  fi
+  [ -z "$WORK" ] || rm -rf "$WORK"
+  exit "$rc"
+}
+
+# phase_begin NAME [RECORD-NAMES...] : checks TARGET, picks the trial (TRIAL,
+# or one more than the highest of RECORD-NAMES, default NAME), installs the
+# traps, writes meta.json if this run has none yet.  CUR_PHASE is NAME: the
+# record name a failure is filed under (phase scripts move it along).
+phase_begin() {
+  CUR_PHASE=$1
+  shift
+  trap on_exit EXIT
+  trap 'on_signal INT' INT
+  trap 'on_signal TERM' TERM
+  trap 'on_signal HUP' HUP
+  cd "$SHOOTOUT_ROOT" || fail "cannot cd to $SHOOTOUT_ROOT"
+  WORK=$(mktemp -d "${TMPDIR:-/tmp}/shootout-$CUR_PHASE.XXXXXX") || fail "cannot make a temporary directory"
+  PHASE_LOG=$WORK/early.log
+  check_target
+  local names=("$@")
+  [ ${#names[@]} -gt 0 ] || names=("$CUR_PHASE")
+  if [ -n "${TRIAL:-}" ]; then
+    case $TRIAL in '' | *[!0-9]*) fail "TRIAL=$TRIAL is not a number" ;; esac
+    [ "$(next_trial "${names[@]}")" -le "$TRIAL" ] ||
+      fail "trial $TRIAL of ${names[0]} is already recorded in run $(run_id): leave TRIAL unset"
+    CUR_TRIAL=$TRIAL
+  else
+    CUR_TRIAL=$(next_trial "${names[@]}")
+  fi
+  RUN_DIR=$(run_dir)
+  mkdir -p "$RUN_DIR/logs"
+  PHASE_LOG=$RUN_DIR/logs/$CUR_PHASE-$CUR_TRIAL.log
+  [ -s "$RUN_DIR/meta.json" ] || "$HARNESS/meta.sh" "$RUN_DIR/meta.json" >>"$PHASE_LOG" 2>&1 ||
+    fail "cannot write $RUN_DIR/meta.json: see $PHASE_LOG"
+  say "run $(run_id), trial $CUR_TRIAL"
+}
+
+# phase_end [RECORD-NAME] : the phase succeeded; note the boot id (for the
+# reboot check of a later FLUSH=reboot).
+phase_end() {
+  record "${1:-$CUR_PHASE}" "$CUR_TRIAL" status 0 exit
+  note_boot_id
+  PHASE_DONE=1
+}
+
+# note_boot_id : append "phase trial boot_id" to the run's boot_ids.tsv.
+note_boot_id() {
+  local b
+  b=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null) || return 0
+  printf '%s\t%s\t%s\n' "$CUR_PHASE" "$CUR_TRIAL" "$b" >>"$(run_dir)/boot_ids.tsv"
+}
+
+# shellcheck source=SCRIPTDIR/preflight.sh
+. "$HARNESS/preflight.sh"
+
+# now_s : seconds since the epoch with microseconds; since T0 : seconds since T0.
+now_s() {
+  printf '%s\n' "$EPOCHREALTIME"
+}
+since() {
+  awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f\n", b - a }'
+}
+
+# record_rates NAME STATS : MB/s and files/s from a tool's bytes, files, wall_s
+# (unless the tool wrote them itself).
+record_rates() {
+  local wall bytes files
+  wall=$(stat_value "$2" wall_s) bytes=$(stat_value "$2" bytes) files=$(stat_value "$2" files)
+  [ -n "$wall" ] || return 0
+  if [ -n "$bytes" ] && [ -z "$(stat_value "$2" mbps)" ]; then
+    record "$1" "$CUR_TRIAL" mbps "$(calc "$bytes / $wall / 1e6")" MB/s
+  fi
+  if [ -n "$files" ] && [ -z "$(stat_value "$2" files_per_s)" ]; then
+    record "$1" "$CUR_TRIAL" files_per_s "$(calc "$files / $wall")" files/s
+  fi
+}
+
+# ---- replay --------------------------------------------------------------
+
+# replay_run NAME HOST:PORT REPLAY-ARGS... : bin/replay with --stats and
+# --series into WORK/NAME.{stats,series}, here or on REPLAY_FROM over ssh
+# (SSH, default "ssh -o BatchMode=yes"; REPLAY_BIN the binary there, default
+# this checkout's path).  Files named in the arguments as @FILE are copied to
+# the remote host first.  The sampler of NAME runs meanwhile.
+replay_run() {
+  local name=$1 addr=$2 a args=() rargs=() rdir
+  shift 2
+  for a in "$@"; do
+    case $a in @*) args+=("${a#@}") ;; *) args+=("$a") ;; esac
+  done
+  if [ -z "$REPLAY_FROM" ]; then
+    start_sampler "$name" -s "$WORK/$name.series" -d ${SAMPLER_TOTAL:+-R "$SAMPLER_TOTAL"}
+    TOOL_OK=1 run_tool replay "$HARNESS_BIN/replay" "${args[@]}" --stats "$WORK/$name.stats" --series "$WORK/$name.series" "$addr"
+    stop_sampler
+    replay_check "$name"
+    return 0
+  fi
+  read -r -a ssh <<<"${SSH:-ssh -o BatchMode=yes}"
+  if [ -z "${REMOTE_DIR:-}" ]; then
+    REMOTE_DIR=$("${ssh[@]}" "$REPLAY_FROM" mktemp -d /tmp/shootout-replay.XXXXXX) ||
+      fail "cannot reach REPLAY_FROM=$REPLAY_FROM over ssh: check '${ssh[*]} $REPLAY_FROM true' works without a password"
+    PHASE_CLEANUP+=" remote_cleanup"
+  fi
+  rdir=$REMOTE_DIR
+  for a in "$@"; do
+    case $a in
+      @*)
+        [ -e "$WORK/sent-$(basename "$a")" ] ||
+          "${ssh[@]}" "$REPLAY_FROM" "cat > $rdir/$(basename "$a")" <"${a#@}" ||
+          fail "cannot copy ${a#@} to $REPLAY_FROM:$rdir"
+        : >"$WORK/sent-$(basename "$a")"
+        rargs+=("$rdir/$(basename "$a")")
+        ;;
+      *) rargs+=("$(printf '%q' "$a")") ;;
+    esac
+  done
+  start_sampler "$name" -m none
+  TOOL_OK=1 run_tool replay "${ssh[@]}" "$REPLAY_FROM" "$(printf '%q' "${REPLAY_BIN:-$HARNESS_BIN/replay}")" "${rargs[@]}" \
+    --stats "$rdir/$name.stats" --series "$rdir/$name.series" "$addr"
+  stop_sampler
+  "${ssh[@]}" "$REPLAY_FROM" "cat $rdir/$name.stats" >"$WORK/$name.stats" ||
+    fail "cannot fetch the replay figures from $REPLAY_FROM:$rdir"
+  "${ssh[@]}" "$REPLAY_FROM" "cat $rdir/$name.series" >"$WORK/$name.series" 2>/dev/null || true
+  replay_check "$name"
+}
+
+# replay_check NAME : replay exits 1 when some requests failed; that is a
+# figure of the run (recorded as "failed"), not a failed phase, as long as
+# it wrote its figures.  No figures, or nothing answered: the phase fails.
+replay_check() {
+  [ "$TOOL_RC" -eq 0 ] && return 0
+  local answered
+  answered=$(stat_value "$WORK/$1.stats" requests 2>/dev/null)
+  [ "${answered:-0}" != 0 ] ||
+    fail "replay exited $TOOL_RC without answers: $(grep -v '^[[:space:]]*$' "$WORK/replay.err" 2>/dev/null | tail -n 1)"
+  printf '%s: warning: %s of %s requests failed (see %s)\n' "$1" "$(stat_value "$WORK/$1.stats" failed)" "$answered" "$PHASE_LOG" >&2
+}
+
+# remote_cleanup : remove the replay's directory on REPLAY_FROM.
+remote_cleanup() {
+  "${ssh[@]}" "$REPLAY_FROM" rm -rf "$REMOTE_DIR" || true
+}
+
+# serve_addr : where httpd listens and the address replay connects to.
+serve_addr() {
+  if [ -z "$REPLAY_FROM" ]; then
+    BIND_ADDR=127.0.0.1 CONNECT_ADDR=127.0.0.1
+  else
+    BIND_ADDR=${SERVE_BIND:-0.0.0.0}
+    CONNECT_ADDR=${SERVE_HOST:-$(hostname -I 2>/dev/null | awk '{ print $1 }')}
+    [ -n "$CONNECT_ADDR" ] || fail "cannot tell the address REPLAY_FROM=$REPLAY_FROM should connect to: set SERVE_HOST"
+  fi
+}

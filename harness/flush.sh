@@ -1,0 +1,122 @@
+#!/bin/bash
+# harness/flush.sh METHOD : push the dataset out of the page cache of TARGET.
+#   drop     sync, then echo 3 > /proc/sys/vm/drop_caches (root)
+#   remount  umount TARGET and mount it again with the same source, type and
+#            options (root; refused on tmpfs, which would lose its data); if
+#            the mount fails the script retries and, failing that, says how
+#            to mount it back by hand
+#   prime    write PRIME_GB (default twice the RAM) of zeros to a file in
+#            PRIME_DIR (default TARGET, never TARGET/data), then delete it
+#   none     nothing
+#   reboot   Ansible rebooted the host: check that the boot id differs from
+#            the one the run's last phase noted (boot_ids.tsv), note it
+# Environment: TARGET (a mount point; ALLOW_NONMOUNT=1 for a directory, then
+# remount is refused), PRIME_GB, PRIME_DIR, and RESULTS/RUN_ID/HOST/VARIANT
+# for reboot.  Prints nothing on success; exit 1 with one line on failure.
+set -eu
+SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$SHOOTOUT_ROOT/harness/lib.sh"
+
+[ $# -eq 1 ] || die "usage: flush.sh drop|remount|prime|none|reboot (env TARGET)"
+method=$1
+case $method in
+  none) exit 0 ;;
+  drop | remount | prime | reboot) ;;
+  *) die "unknown flush method '$method': use drop, remount, prime, none or reboot" ;;
+esac
+[ -n "${TARGET:-}" ] || die "TARGET is not set: name the mount point whose cache to flush"
+[ -d "$TARGET" ] || die "TARGET=$TARGET is not a directory"
+TARGET=$(cd "$TARGET" && pwd -P)
+
+need_root() {
+  [ "$(id -u)" -eq 0 ] || die "FLUSH=$method needs root: run as root (sudo make ...) or use FLUSH=none"
+}
+
+drop() {
+  need_root
+  sync
+  echo 3 >/proc/sys/vm/drop_caches 2>/dev/null ||
+    die "cannot write /proc/sys/vm/drop_caches (read-only /proc/sys in a container?): use FLUSH=remount or FLUSH=prime"
+}
+
+# mount_back : mount TARGET again as it was (tries the full options, then
+# only the generic ones, then none).
+src='' fstype='' opts='' vfsopts='' backing='' unmounted=0
+mount_back() {
+  local how
+  [ "$unmounted" = 1 ] || return 0
+  if [ -n "$backing" ]; then
+    src=$(losetup -f --show "$backing") || return 1
+  fi
+  for how in "$opts" "$vfsopts" defaults; do
+    if mount -t "$fstype" -o "$how" "$src" "$TARGET" 2>/dev/null; then
+      unmounted=0
+      return 0
+    fi
+  done
+  return 1
+}
+
+remount() {
+  need_root
+  mountpoint -q "$TARGET" || die "FLUSH=remount needs TARGET=$TARGET to be a mount point: use FLUSH=drop"
+  read -r fstype opts vfsopts src < <(findmnt -no FSTYPE,OPTIONS,VFS-OPTIONS,SOURCE -M "$TARGET")
+  case $fstype in
+    tmpfs | ramfs) die "FLUSH=remount on $fstype would throw the data away: use FLUSH=drop" ;;
+  esac
+  # A loop device set up by "mount -o loop" goes away on umount: set it up again.
+  if [ "${src#/dev/loop}" != "$src" ] &&
+    [ "$(cat "/sys/block/${src#/dev/}/loop/autoclear" 2>/dev/null)" = 1 ]; then
+    backing=$(losetup -nO BACK-FILE "$src" | sed 's/ *$//')
+  fi
+  trap 'mount_back || echo "flush.sh: $TARGET is NOT mounted again: mount -t $fstype -o $opts $src $TARGET" >&2' EXIT
+  trap 'exit 143' TERM INT HUP
+  sync
+  umount "$TARGET" 2>/dev/null ||
+    die "umount $TARGET failed (busy?): stop what uses it (fuser -vm $TARGET) or use FLUSH=drop"
+  unmounted=1
+  mount_back || die "cannot mount $src on $TARGET again (type $fstype, options $opts): mount it by hand"
+  trap - EXIT
+}
+
+prime() {
+  local gb=${PRIME_GB:-} dir=${PRIME_DIR:-$TARGET} mb avail file
+  if [ -z "$gb" ]; then
+    gb=$(awk '/^MemTotal:/ { printf "%.3f", 2 * $2 / 1048576 }' /proc/meminfo)
+  fi
+  mb=$(awk -v g="$gb" 'BEGIN { if (g !~ /^[0-9]*\.?[0-9]+$/) exit 1; printf "%d", g * 1024 + 0.5 }') ||
+    die "PRIME_GB=$gb is not a number of GB"
+  [ -d "$dir" ] || die "PRIME_DIR=$dir is not a directory"
+  dir=$(cd "$dir" && pwd -P)
+  case $dir/ in
+    "$TARGET"/data/*) die "PRIME_DIR=$dir is inside TARGET/data: name another directory" ;;
+  esac
+  avail=$(stat -f -c '%a %S' "$dir" | awk '{ printf "%d", $1 * $2 / 1048576 }')
+  [ "$avail" -gt "$mb" ] ||
+    die "$dir has $avail MB free but priming writes $mb MB: set PRIME_DIR to a filesystem with room or lower PRIME_GB"
+  file=$dir/.shootout-prime.$$
+  trap 'rm -f "$file"' EXIT
+  trap 'exit 143' TERM INT HUP
+  dd if=/dev/zero of="$file" bs=1M count="$mb" status=none 2>&1 || die "writing $mb MB to $file failed"
+  rm -f "$file"
+  trap - EXIT
+}
+
+reboot_check() {
+  local now last
+  now=$(cat /proc/sys/kernel/random/boot_id) || die "cannot read /proc/sys/kernel/random/boot_id"
+  f=$(run_dir)/boot_ids.tsv
+  last=$(awk -F '\t' 'END { print $3 }' "$f" 2>/dev/null)
+  [ -n "$last" ] ||
+    die "FLUSH=reboot: no earlier phase of run $(run_id) noted a boot id, so a reboot cannot be checked: run a phase first"
+  [ "$now" != "$last" ] ||
+    die "FLUSH=reboot: the boot id is still $now: the host did not reboot since the last phase (reboot it, or use FLUSH=drop)"
+}
+
+case $method in
+  drop) drop ;;
+  remount) remount ;;
+  prime) prime ;;
+  reboot) reboot_check ;;
+esac

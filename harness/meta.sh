@@ -1,0 +1,72 @@
+#!/bin/bash
+# harness/meta.sh OUT : write the run's meta.json (CONTRACTS.md's keys) to OUT:
+# what is needed to reproduce the run and to label a plot, gathered from this
+# host (uname, /etc/os-release, findmnt, /proc/cpuinfo, /proc/meminfo, the
+# tools' --version, git describe).  Environment: TARGET (required), RUN_ID,
+# HOST, VARIANT, DATASET, SEED, FLUSH, FS, MKFS_OPTS (Ansible passes the last
+# two; FS defaults to the mounted type), GIT_COMMIT (when not a checkout).
+# Strings are escaped by jq.  The file is written whole or not at all.
+set -eu
+[ $# -eq 1 ] || { echo "usage: meta.sh OUT" >&2; exit 2; }
+out=$1
+SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$SHOOTOUT_ROOT/harness/lib.sh"
+: "${TARGET:?TARGET is not set}"
+command -v jq >/dev/null || die "jq is missing: run 'make deps'"
+HARNESS_BIN=${HARNESS_BIN:-$SHOOTOUT_ROOT/bin}
+DATASET=${DATASET:-small}
+SEED=${SEED:-1}
+
+osr() { # osr KEY : a value of /etc/os-release
+  [ -r /etc/os-release ] || return 0
+  (. /etc/os-release && eval "printf '%s' \"\${$1:-}\"")
+}
+
+mnt=$(findmnt -no FSTYPE,OPTIONS,SOURCE -T "$TARGET" 2>/dev/null | head -n 1)
+read -r m_fstype m_opts m_source _ <<<"$mnt" || true
+device=${m_source:-none}
+[ -b "${device%%\[*}" ] || device=none
+
+virt=$(systemd-detect-virt 2>/dev/null || true)
+[ -n "$virt" ] || virt=none
+
+git_commit=${GIT_COMMIT:-}
+[ -n "$git_commit" ] || git_commit=$(git -C "$SHOOTOUT_ROOT" describe --always --dirty --tags 2>/dev/null || echo unknown)
+
+tools='{}'
+for t in mkdataset dltar httpd replay rmtree; do
+  [ -x "$HARNESS_BIN/$t" ] || continue
+  v=$("$HARNESS_BIN/$t" --version 2>/dev/null | head -n 1) || v=unknown
+  tools=$(jq -c --arg k "$t" --arg v "${v##* }" '. + {($k): $v}' <<<"$tools")
+done
+
+# The dataset's own figures (dataset.txt), numbers as numbers.
+ds_info='{}'
+dstxt=${DATASETS_OUT:-$SHOOTOUT_ROOT/datasets/out}/$DATASET-$SEED/dataset.txt
+if [ -r "$dstxt" ]; then
+  ds_info=$(jq -R -s -c 'split("\n") | map(select(length > 0 and (startswith("#") | not)) | split("\t"))
+    | map(select(length >= 2) | {(.[0]): (.[1] | (tonumber? // .))}) | add // {}' "$dstxt")
+fi
+
+cpu=$(awk -F ': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+[ -n "$cpu" ] || cpu=$(uname -p)
+tmp=$out.tmp.$$
+jq -n \
+  --arg run_id "$(run_id)" --arg host "$HOST" --arg variant "$VARIANT" \
+  --arg os "$(osr ID)" --arg os_version "$(osr VERSION_ID)" --arg os_name "$(osr PRETTY_NAME)" \
+  --arg kernel "$(uname -r)" --arg arch "$(uname -m)" --arg cpu "$cpu" \
+  --argjson cpus "$(grep -c '^processor' /proc/cpuinfo)" \
+  --argjson mem_kb "$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)" \
+  --arg fs "${FS:-${m_fstype:-unknown}}" --arg mkfs_opts "${MKFS_OPTS:-}" \
+  --arg mount_opts "${m_opts:-}" --arg device "$device" --arg target "$TARGET" \
+  --arg dataset "$DATASET" --arg seed "$SEED" --arg flush "${FLUSH:-drop}" \
+  --argjson tools "$tools" --argjson dataset_info "$ds_info" --arg git_commit "$git_commit" \
+  --arg start_time "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg virt "$virt" \
+  '{run_id: $run_id, host: $host, os: $os, os_version: $os_version, os_name: $os_name,
+    kernel: $kernel, arch: $arch, cpu: $cpu, cpus: $cpus, mem_kb: $mem_kb, fs: $fs,
+    mkfs_opts: $mkfs_opts, mount_opts: $mount_opts, device: $device, target: $target,
+    dataset: $dataset, seed: ($seed | tonumber? // $seed), dataset_info: $dataset_info, flush: $flush,
+    tools: $tools, git_commit: $git_commit, start_time: $start_time, variant: $variant,
+    virt: $virt}' >"$tmp"
+mv -f "$tmp" "$out"

@@ -1,0 +1,58 @@
+#!/bin/bash
+# harness/phase-untar.sh [untar|untar2] : bin/dltar streams the dataset's
+# layout.tar.gz (untar) or update.tar.gz (untar2, on top of the first) from
+# SOURCE (default: the dataset served by bin/httpd on loopback) into
+# TARGET/data; then sync, timed on its own.  Records of phase untar/untar2:
+# dltar's files dirs bytes wall_s user_s sys_s (and its extras), mbps,
+# files_per_s, sync_s, total_s, status.  Variables: see harness/harness.mk.
+set -eu
+SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$SHOOTOUT_ROOT/harness/lib.sh"
+# shellcheck source=SCRIPTDIR/common.sh
+. "$SHOOTOUT_ROOT/harness/common.sh"
+
+name=${1:-untar}
+case $name in
+  untar) tarball=layout.tar.gz ;;
+  untar2) tarball=update.tar.gz ;;
+  *) die "usage: phase-untar.sh [untar|untar2]" ;;
+esac
+phase_begin "$name"
+ensure_dataset
+if [ "$name" = untar ]; then
+  if [ -d "$DATA" ] && data_owned && ! data_empty; then
+    fail "$DATA holds an earlier extraction: run make phase-delete TARGET=$TARGET first"
+  fi
+  claim_data
+  check_dataset_space
+else
+  if ! data_owned || data_empty; then
+    fail "$DATA holds no extraction of the harness: run make phase-untar first"
+  fi
+  manifest_totals
+fi
+check_port
+preflight_done
+need_tool dltar
+
+# Progress totals: dataset.txt's figures for this tarball when it has them.
+files_total=$(dataset_value "${tarball%%.*}_files")
+bytes_total=$(dataset_value "${tarball%%.*}_bytes")
+source_url
+stats=$WORK/dltar.stats
+start_sampler "$name" -s "$WORK/dltar.series" -F "${files_total:-$DS_FILES}" -B "${bytes_total:-$DS_BYTES}"
+say "dltar $SRC_URL/$tarball -> $DATA"
+run_tool dltar "$HARNESS_BIN/dltar" --stats "$stats" --series "$WORK/dltar.series" -C "$DATA" "$SRC_URL/$tarball"
+t0=$(now_s)
+run_tool sync sync
+sync_s=$(since "$t0")
+stop_sampler
+[ -z "${SOURCE_GROUP:-}" ] || stop_group "$SOURCE_GROUP"
+
+record_stats "$name" "$CUR_TRIAL" "$stats"
+record_rates "$name" "$stats"
+record "$name" "$CUR_TRIAL" sync_s "$sync_s" s
+record "$name" "$CUR_TRIAL" total_s "$(calc "$(stat_value "$stats" wall_s) + $sync_s")" s
+phase_end "$name"
+say "done: $(stat_value "$stats" files) files, $(stat_value "$stats" wall_s) s + sync $sync_s s"

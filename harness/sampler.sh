@@ -1,0 +1,245 @@
+#!/bin/bash
+# harness/sampler.sh: one sample a second of what the kernel does while a
+# phase runs, as "t_s<TAB>metric<TAB>value" lines (DESIGN.md's series format).
+#
+#   sampler.sh -o SERIES -t TARGET [-s TOOL_SERIES [-d] | -m statfs | -m none]
+#              [-F FILES] [-B BYTES] [-R REQUESTS] [-L LABEL] [-p PID] [-i SECS]
+#   sampler.sh --device TARGET     print TARGET's /proc/diskstats name, or none
+#
+# Metrics (per sample):
+#   tool_bytes tool_files requests  the tool's progress so far: the last values
+#                 of its own --series file (-s; -d: its lines are per-second
+#                 counts, summed, as replay writes them; while it has none
+#                 yet, as without -s), or how much TARGET's used space
+#                 and inodes moved since the start (-m statfs, the default)
+#   dirty_kb writeback_kb           Dirty and Writeback of /proc/meminfo
+#   sectors_read sectors_written io_ms   of TARGET's block device during the
+#                 interval (/proc/diskstats); left out when TARGET has no
+#                 device (tmpfs)
+#   cpu_busy_pct cpu_iowait_pct     of all CPUs during the interval (/proc/stat)
+# -F/-B/-R give the totals: on a terminal the sampler then shows progress
+# (done, rate, ETA) on stderr; it is quiet otherwise.  It stops on TERM or
+# INT (after a last sample), or when process PID (-p) has gone.
+set -eu
+
+usage() {
+  sed -n '2,/^set -eu/{/^set -eu/d;s/^# \{0,1\}//;p}' "$0"
+}
+
+# disk_of TARGET : the diskstats name of the block device holding TARGET.
+disk_of() {
+  local t=$1 mm maj min src
+  mm=$(findmnt -no MAJ:MIN -T "$t" 2>/dev/null | head -n 1 | tr -d ' ')
+  maj=${mm%%:*} min=${mm##*:}
+  if [ -z "$mm" ] || [ "$maj" = 0 ]; then
+    # No device of its own (tmpfs, overlay, btrfs subvolumes): try SOURCE.
+    src=$(findmnt -no SOURCE -T "$t" 2>/dev/null | head -n 1)
+    src=${src%%\[*}
+    if [ -b "$src" ]; then
+      maj=$((0x$(stat -L -c %t "$src"))) min=$((0x$(stat -L -c %T "$src")))
+    else
+      echo none
+      return 0
+    fi
+  fi
+  awk -v a="$maj" -v b="$min" '$1 == a && $2 == b { print $3; f = 1; exit } END { if (!f) print "none" }' /proc/diskstats
+}
+
+if [ "${1:-}" = --device ]; then
+  [ $# -eq 2 ] || { echo "usage: sampler.sh --device TARGET" >&2; exit 2; }
+  disk_of "$2"
+  exit 0
+fi
+
+out='' target='' tool_series='' mode=statfs total_files=0 total_bytes=0 total_reqs=0
+label=sampler parent='' interval=1 deltas=0
+while getopts 'o:t:s:dm:F:B:R:L:p:i:h' opt; do
+  case $opt in
+    o) out=$OPTARG ;;
+    t) target=$OPTARG ;;
+    s) tool_series=$OPTARG mode=series ;;
+    d) deltas=1 ;;
+    m) mode=$OPTARG ;;
+    F) total_files=$OPTARG ;;
+    B) total_bytes=$OPTARG ;;
+    R) total_reqs=$OPTARG ;;
+    L) label=$OPTARG ;;
+    p) parent=$OPTARG ;;
+    i) interval=$OPTARG ;;
+    h) usage; exit 0 ;;
+    *) usage >&2; exit 2 ;;
+  esac
+done
+if [ -z "$out" ] || [ -z "$target" ]; then
+  echo "sampler.sh: need -o SERIES and -t TARGET (-h for usage)" >&2
+  exit 2
+fi
+case $mode in statfs | series | none) ;; *) echo "sampler.sh: -m wants statfs or none, not $mode" >&2; exit 2 ;; esac
+[ -d "$target" ] || { echo "sampler.sh: no directory $target" >&2; exit 2; }
+# A stop request that comes while we start up still gets its one sample.
+stop=0 sp=''
+trap 'stop=1; [ -z "$sp" ] || kill "$sp" 2>/dev/null || true' TERM INT HUP
+exec 3>>"$out" || { echo "sampler.sh: cannot write $out" >&2; exit 1; }
+
+# From here on a failed read costs one figure, not the series.
+set +e
+disk=$(disk_of "$target")
+show=0
+[ -t 2 ] && [ $((total_files + total_bytes + total_reqs)) -gt 0 ] && show=1
+
+now_ms() {
+  local t=${EPOCHREALTIME/./}
+  NOW_MS=$((10#$t / 1000))
+}
+
+read_cpu() {
+  local _c u n s i w q sq st
+  read -r _c u n s i w q sq st _ </proc/stat
+  CPU_TOTAL=$((u + n + s + i + w + q + sq + st)) CPU_IDLE=$i CPU_WAIT=$w
+}
+
+read_disk() {
+  local name f6 f10 f13 _x
+  DISK_R=0 DISK_W=0 DISK_IO=0
+  [ "$disk" = none ] && return 0
+  # major minor name reads merged SECTORS_READ ms writes merged SECTORS_WRITTEN ms in-flight IO_MS ...
+  while read -r _x _x name _x _x f6 _x _x _x f10 _x _x f13 _x; do
+    if [ "$name" = "$disk" ]; then
+      DISK_R=$f6 DISK_W=$f10 DISK_IO=$f13
+      return 0
+    fi
+  done </proc/diskstats
+}
+
+read_mem() {
+  local k v _u
+  DIRTY=0 WRITEBACK=0
+  while read -r k v _u; do
+    case $k in
+      Dirty:) DIRTY=$v ;;
+      Writeback:) WRITEBACK=$v; return 0 ;;
+    esac
+  done </proc/meminfo
+}
+
+read_statfs() {
+  local blocks free bsize files ffree
+  read -r blocks free bsize files ffree < <(stat -f -c '%b %f %S %c %d' "$target" 2>/dev/null || echo 0 0 0 0 0)
+  USED_BYTES=$(((blocks - free) * bsize)) USED_FILES=$((files - ffree))
+}
+
+# Progress: P_BYTES P_FILES P_REQS (-1 = unknown).
+read_progress() {
+  P_BYTES=-1 P_FILES=-1 P_REQS=-1
+  case $mode in
+    statfs)
+      read_statfs
+      P_BYTES=$((USED_BYTES - BASE_BYTES)) P_FILES=$((USED_FILES - BASE_FILES))
+      [ "$P_BYTES" -ge 0 ] || P_BYTES=$((-P_BYTES))
+      [ "$P_FILES" -ge 0 ] || P_FILES=$((-P_FILES))
+      ;;
+    series)
+      local m v src=(tail -n 40 "$tool_series")
+      [ "$deltas" = 0 ] || src=(cat "$tool_series")
+      while read -r m v; do
+        case $m in
+          bytes) P_BYTES=$v ;;
+          files) P_FILES=$v ;;
+          requests) P_REQS=$v ;;
+        esac
+      done < <("${src[@]}" 2>/dev/null | awk -F '\t' -v sum="$deltas" '
+        { m = $2; sub(/^tool_/, "", m) }
+        m ~ /^(bytes|files|requests)$/ { last[m] = sum ? last[m] + $3 : $3 }
+        END { for (m in last) print m, int(last[m]) }')
+      # Nothing from the tool yet (its series may be buffered): the target.
+      if [ "$deltas" = 0 ] && [ "$P_BYTES" -lt 0 ] && [ "$P_FILES" -lt 0 ]; then
+        read_statfs
+        P_BYTES=$((USED_BYTES - BASE_BYTES)) P_FILES=$((USED_FILES - BASE_FILES))
+      fi
+      ;;
+  esac
+}
+
+fmt_t() {
+  printf -v T_S '%d.%03d' $((($1 - T0) / 1000)) $((($1 - T0) % 1000))
+}
+
+emit() {
+  [ "$2" -ge 0 ] 2>/dev/null || return 0
+  printf '%s\t%s\t%s\n' "$T_S" "$1" "$2" >&3
+}
+
+progress_line() {
+  local el=$(((NOW_MS - T0) / 1000)) done=0 total=0 what rate eta='' mb
+  if [ "$total_reqs" -gt 0 ]; then
+    done=$P_REQS total=$total_reqs what=requests
+  elif [ "$total_files" -gt 0 ]; then
+    done=$P_FILES total=$total_files what=files
+  else
+    done=$((P_BYTES / 1000000)) total=$((total_bytes / 1000000)) what=MB
+  fi
+  [ "$done" -ge 0 ] || done=0
+  mb=$((P_BYTES > 0 ? P_BYTES / 1000000 : 0))
+  rate=$((el > 0 ? done / el : 0))
+  if [ "$done" -gt 0 ] && [ "$done" -lt "$total" ]; then
+    eta=" ETA $((el * (total - done) / done))s"
+  fi
+  printf '\r%s: %d/%d %s, %d MB, %d %s/s, %ds%s   ' "$label" "$done" "$total" "$what" "$mb" "$rate" "$what" "$el" "$eta" >&2
+}
+
+sample() {
+  local dt dw dio
+  now_ms
+  fmt_t "$NOW_MS"
+  read_mem
+  read_cpu
+  read_disk
+  read_progress
+  emit tool_bytes "$P_BYTES"
+  emit tool_files "$P_FILES"
+  emit requests "$P_REQS"
+  emit dirty_kb "$DIRTY"
+  emit writeback_kb "$WRITEBACK"
+  if [ "$disk" != none ]; then
+    emit sectors_read $((DISK_R - PREV_R))
+    emit sectors_written $((DISK_W - PREV_W))
+    emit io_ms $((DISK_IO - PREV_IO))
+  fi
+  dt=$((CPU_TOTAL - PREV_TOTAL))
+  dw=$((CPU_WAIT - PREV_WAIT))
+  dio=$((dt - (CPU_IDLE - PREV_IDLE) - dw))
+  if [ "$dt" -gt 0 ]; then
+    emit cpu_busy_pct $((100 * dio / dt))
+    emit cpu_iowait_pct $((100 * dw / dt))
+  fi
+  PREV_R=$DISK_R PREV_W=$DISK_W PREV_IO=$DISK_IO
+  PREV_TOTAL=$CPU_TOTAL PREV_IDLE=$CPU_IDLE PREV_WAIT=$CPU_WAIT
+  [ "$show" = 0 ] || progress_line
+}
+
+# The baseline.
+now_ms
+T0=$NOW_MS
+read_cpu
+read_disk
+PREV_R=$DISK_R PREV_W=$DISK_W PREV_IO=$DISK_IO
+PREV_TOTAL=$CPU_TOTAL PREV_IDLE=$CPU_IDLE PREV_WAIT=$CPU_WAIT
+BASE_BYTES=0 BASE_FILES=0
+if [ "$mode" != none ]; then
+  read_statfs
+  BASE_BYTES=$USED_BYTES BASE_FILES=$USED_FILES
+fi
+
+while :; do
+  if [ "$stop" = 0 ]; then
+    sleep "$interval" &
+    sp=$!
+    wait "$sp" || true
+    sp=''
+  fi
+  sample
+  [ "$stop" = 0 ] || break
+  if [ -n "$parent" ] && ! kill -0 "$parent" 2>/dev/null; then break; fi
+done
+[ "$show" = 0 ] || printf '\n' >&2
+exec 3>&-

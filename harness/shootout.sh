@@ -1,0 +1,39 @@
+#!/bin/bash
+# harness/shootout.sh : every phase in order for one variant, in a NEW run
+# (unless RUN_ID names one): untar, untar2, flush, serve (which flushes
+# before each cold replay), net, delete.  TRIALS=N repeats the cycle; each
+# cycle's records carry the next trial number.  Stops at the first failed
+# phase (recorded by the phase) and exits non-zero.
+set -eu
+SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$SHOOTOUT_ROOT/harness/lib.sh"
+
+TRIALS=${TRIALS:-1}
+FLUSH=${FLUSH:-drop}
+case $TRIALS in '' | *[!0-9]* | 0) die "TRIALS=$TRIALS: want a number of cycles (1, 2, ...)" ;; esac
+[ "$FLUSH" != reboot ] ||
+  die "FLUSH=reboot needs Ansible to reboot between phases: run the playbook, or use FLUSH=drop, remount, prime or none"
+[ -n "${TARGET:-}" ] ||
+  die "TARGET is not set: name the mounted filesystem under test, e.g. make shootout TARGET=/mnt/bench"
+RUN_ID=${RUN_ID:-$(new_run)}
+export RUN_ID
+start=$EPOCHREALTIME
+
+child=''
+trap '[ -z "$child" ] || kill -TERM "$child" 2>/dev/null; wait "$child" 2>/dev/null; exit 143' TERM HUP
+trap '[ -z "$child" ] || kill -TERM "$child" 2>/dev/null; wait "$child" 2>/dev/null; exit 130' INT
+
+for trial in $(seq 1 "$TRIALS"); do
+  for phase in untar untar2 flush serve net delete; do
+    [ -t 2 ] && printf 'shootout: run %s, cycle %s/%s: %s\n' "$RUN_ID" "$trial" "$TRIALS" "$phase" >&2
+    "$SHOOTOUT_ROOT/harness/phase-$phase.sh" &
+    child=$!
+    rc=0
+    wait "$child" || rc=$?
+    child=''
+    [ "$rc" -eq 0 ] || die "phase $phase failed (exit $rc): see $(run_dir)/failures.tsv"
+  done
+done
+printf 'shootout: run %s done in %s s: %s\n' "$RUN_ID" \
+  "$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')" "$(run_dir)"

@@ -1,0 +1,124 @@
+/* The response parser gives the same answer however the bytes are split. */
+#include "check.h"
+#include "http_response.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct want {
+  int status;
+  uint64_t body;
+  int close;
+};
+
+/* Feed msg in two pieces split at `split`; then check the parse. */
+static int parse_split(const char *msg, size_t len, size_t split, struct http_resp *r) {
+  http_resp_init(r, 0);
+  size_t used = http_resp_feed(r, msg, split);
+  if (r->state == HR_DONE || r->state == HR_ERROR) return (int)used;
+  used += http_resp_feed(r, msg + split, len - split);
+  return (int)used;
+}
+
+/* Feed one byte at a time. */
+static size_t parse_bytes(const char *msg, size_t len, struct http_resp *r) {
+  size_t used = 0;
+  http_resp_init(r, 0);
+  for (size_t i = 0; i < len && r->state != HR_DONE && r->state != HR_ERROR; i++)
+    used += http_resp_feed(r, msg + i, 1);
+  return used;
+}
+
+static void every_split(const char *name, const char *msg, struct want w, int needs_eof) {
+  size_t len = strlen(msg);
+  int all_ok = 1;
+  struct http_resp r;
+  for (size_t s = 0; s <= len; s++) {
+    int used = parse_split(msg, len, s, &r);
+    if (needs_eof) http_resp_eof(&r);
+    if (r.state != HR_DONE || (size_t)used != len || r.status != w.status || r.body != w.body ||
+        r.close != w.close) {
+      printf("# %s: split at %zu: state %d used %d status %d body %llu close %d\n", name, s,
+             (int)r.state, used, r.status, (unsigned long long)r.body, r.close);
+      all_ok = 0;
+      break;
+    }
+  }
+  char label[160];
+  snprintf(label, sizeof label, "%s: parsed alike at every split point", name);
+  CHECK(all_ok, label);
+  size_t used = parse_bytes(msg, len, &r);
+  if (needs_eof) http_resp_eof(&r);
+  snprintf(label, sizeof label, "%s: parsed alike one byte at a time", name);
+  CHECK(r.state == HR_DONE && used == len && r.status == w.status && r.body == w.body, label);
+}
+
+static void bad(const char *name, const char *msg) {
+  struct http_resp r;
+  http_resp_init(&r, 0);
+  http_resp_feed(&r, msg, strlen(msg));
+  char label[160];
+  snprintf(label, sizeof label, "malformed response rejected: %s", name);
+  CHECK(r.state == HR_ERROR && r.error != NULL, label);
+}
+
+int main(void) {
+  every_split("Content-Length",
+              "HTTP/1.1 200 OK\r\nServer: x\r\nContent-Length: 11\r\nContent-Type: text/plain\r\n\r\nhello world",
+              (struct want){200, 11, 0}, 0);
+  every_split("chunked with extension and trailer",
+              "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+              "5;name=v\r\nhello\r\n1A\r\nabcdefghijklmnopqrstuvwxyz\r\n0\r\nX-Trailer: 1\r\n\r\n",
+              (struct want){200, 31, 0}, 0);
+  every_split("bare LF line ends", "HTTP/1.1 404 Not Found\nContent-Length: 3\n\nabc",
+              (struct want){404, 3, 0}, 0);
+  every_split("HTTP/1.0 closes", "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok",
+              (struct want){200, 2, 1}, 0);
+  every_split("Connection: close", "HTTP/1.1 200 OK\r\nConnection: Close\r\nContent-Length: 0\r\n\r\n",
+              (struct want){200, 0, 1}, 0);
+  every_split("204 has no body", "HTTP/1.1 204 No Content\r\nContent-Length: 10\r\n\r\n",
+              (struct want){204, 0, 0}, 0);
+  every_split("100 Continue first",
+              "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 4\r\n\r\ndone",
+              (struct want){201, 4, 0}, 0);
+  every_split("body until close", "HTTP/1.1 200 OK\r\nServer: old\r\n\r\nsome bytes",
+              (struct want){200, 10, 1}, 1);
+
+  /* two pipelined responses in one buffer: the first stops at its end */
+  const char *two = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabcHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nz";
+  struct http_resp r;
+  http_resp_init(&r, 0);
+  size_t used = http_resp_feed(&r, two, strlen(two));
+  CHECK(r.state == HR_DONE && used == strlen(two) - 39 && r.body == 3, "pipelined: first response ends at its last byte");
+  http_resp_init(&r, 0);
+  size_t used2 = http_resp_feed(&r, two + used, strlen(two) - used);
+  CHECK(r.state == HR_DONE && used + used2 == strlen(two) && r.body == 1, "pipelined: second response parsed from the rest");
+
+  http_resp_init(&r, 1);
+  const char *head = "HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n";
+  used = http_resp_feed(&r, head, strlen(head));
+  CHECK(r.state == HR_DONE && r.body == 0 && used == strlen(head), "HEAD: Content-Length without a body");
+
+  http_resp_init(&r, 0);
+  const char *cut = "HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\nshort";
+  http_resp_feed(&r, cut, strlen(cut));
+  CHECK(!http_resp_eof(&r) && r.body == 5, "truncated body: end of file does not complete it");
+
+  bad("not HTTP", "HTTX/1.1 200 OK\r\n\r\n");
+  bad("status code letters", "HTTP/1.1 2x0 OK\r\n\r\n");
+  bad("Content-Length letters", "HTTP/1.1 200 OK\r\nContent-Length: 12a\r\n\r\n");
+  bad("conflicting Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n");
+  bad("chunk size not hex", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n");
+  bad("chunk without CRLF", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabX");
+  bad("unknown transfer coding", "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n");
+  bad("huge chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n");
+
+  /* headers beyond the limit */
+  static char big[80000];
+  size_t n = (size_t)snprintf(big, sizeof big, "HTTP/1.1 200 OK\r\n");
+  while (n < sizeof big - 100) n += (size_t)snprintf(big + n, sizeof big - n, "X-Filler: 0123456789\r\n");
+  http_resp_init(&r, 0);
+  http_resp_feed(&r, big, n);
+  CHECK(r.state == HR_ERROR, "endless headers rejected");
+  return check_done();
+}

@@ -1,0 +1,429 @@
+#!/usr/bin/env bats
+# The harness: lib.sh records and runs, meta.json, the sampler, safety and
+# preflight checks, flushing, and `make shootout` end to end.
+# Each @test runs in its own subshell: exports there are meant to be local.
+# shellcheck disable=SC2030,SC2031
+load helpers
+
+setup() {
+  T=$BATS_TEST_TMPDIR
+  export RESULTS=$T/results HOST=testhost VARIANT=v1 SHOOTOUT_ROOT=$ROOT HARNESS_BIN=$BIN
+  unset RUN_ID TARGET DATASET SEED SOURCE FLUSH TRIALS PORT TRIAL
+  MNT='' LOOP='' TMPFS=''
+}
+
+teardown() {
+  local m
+  for m in "$MNT" "$TMPFS"; do
+    [ -n "$m" ] || continue
+    if mountpoint -q "$m"; then umount "$m" || umount -l "$m"; fi
+  done
+  [ -z "$LOOP" ] || losetup -d "$LOOP" 2>/dev/null || true
+}
+
+# lib FUNCTION ARGS... : call a lib.sh function in a fresh shell.
+lib() {
+  sh -c '. "$SHOOTOUT_ROOT/harness/lib.sh"; "$@"' lib "$@"
+}
+
+# loop_ext4 SIZE : an ext4 on a loop device of a sparse image, mounted at $MNT.
+loop_ext4() {
+  require_root
+  require_cmd mkfs.ext4 losetup
+  truncate -s "$1" "$T/ext4.img"
+  mkfs.ext4 -q -F "$T/ext4.img"
+  LOOP=$(losetup -f --show "$T/ext4.img") || skip "no free loop device"
+  MNT=$T/mnt
+  mkdir -p "$MNT"
+  mount "$LOOP" "$MNT"
+}
+
+# tmpfs_at SIZE : a tmpfs mounted at $TMPFS.
+tmpfs_at() {
+  require_root
+  TMPFS=$T/tmpfs
+  mkdir -p "$TMPFS"
+  mount -t tmpfs -o "size=$1" tmpfs "$TMPFS"
+}
+
+# require_tools : the tools and the tiny profile the end-to-end tests drive.
+require_tools() {
+  local t
+  for t in mkdataset dltar httpd replay rmtree; do
+    [ -x "$BIN/$t" ] || skip "bin/$t is not built yet (its part has not landed)"
+  done
+  [ -f "$ROOT/datasets/tiny.profile" ] || skip "datasets/tiny.profile has not landed yet"
+}
+
+# records_of RUNDIR PHASE METRIC : the values of METRIC of PHASE.
+records_of() {
+  awk -F '\t' -v p="$2" -v m="$3" '$1 == p && $3 == m { print $4 }' "$1/records.tsv"
+}
+
+# the_run : the one run directory under $RESULTS (fails if not exactly one).
+the_run() {
+  local d
+  d=$(find "$RESULTS" -mindepth 3 -maxdepth 3 -type d -path "*/$HOST/$VARIANT")
+  [ "$(printf '%s\n' "$d" | grep -c .)" -eq 1 ] || { echo "want one run, have: $d" >&2; return 1; }
+  printf '%s\n' "$d"
+}
+
+# ---- lib.sh ----------------------------------------------------------------
+
+@test "lib: record appends tab-separated phase trial metric value unit lines under the header" {
+  export RUN_ID=r1
+  lib record untar 1 wall_s 35.2 s
+  lib record serve-cold-1 1 rps 41.3 req/s
+  f=$RESULTS/r1/testhost/v1/records.tsv
+  [ "$(head -n 1 "$f")" = "$(printf 'phase\ttrial\tmetric\tvalue\tunit')" ]
+  [ "$(sed -n 2p "$f")" = "$(printf 'untar\t1\twall_s\t35.2\ts')" ]
+  [ "$(awk -F '\t' 'NF != 5' "$f" | wc -l)" -eq 0 ]
+  run lib record untar 1 wall_s 35.2
+  [ "$status" -ne 0 ]
+  [[ $output == *"want PHASE TRIAL METRIC VALUE UNIT"* ]]
+  [ "$(wc -l <"$f")" -eq 3 ]
+}
+
+@test "lib: next_trial counts per phase and over several record names" {
+  export RUN_ID=r1
+  [ "$(lib next_trial untar)" -eq 1 ]
+  lib record untar 1 wall_s 1 s
+  lib record untar 2 wall_s 1 s
+  lib record serve-warm-32 3 rps 1 req/s
+  [ "$(lib next_trial untar)" -eq 3 ]
+  [ "$(lib next_trial untar2)" -eq 1 ]
+  [ "$(lib next_trial serve-cold-1 serve-warm-32)" -eq 4 ]
+}
+
+@test "lib: a new run never reuses an existing run directory and becomes current" {
+  a=$(lib new_run)
+  mkdir -p "$RESULTS/$(date -u +%Y%m%dT%H%M%SZ)-testhost"
+  b=$(lib new_run)
+  c=$(lib new_run)
+  [ "$a" != "$b" ] && [ "$b" != "$c" ] && [ "$a" != "$c" ]
+  [ -d "$RESULTS/$c" ]
+  [ "$(cat "$RESULTS/.current")" = "$c" ]
+  [ "$(lib run_id)" = "$c" ]
+  [ "$(RUN_ID=other lib run_id)" = other ]
+}
+
+@test "lib: record_failure files status 1 and the error line" {
+  export RUN_ID=r1
+  lib record_failure untar 2 "dltar exited 1: connection refused"
+  d=$RESULTS/r1/testhost/v1
+  [ "$(records_of "$d" untar status)" = 1 ]
+  grep -q "$(printf '^untar\t2\t.*\tdltar exited 1: connection refused$')" "$d/failures.tsv"
+}
+
+# ---- meta.json ---------------------------------------------------------------
+
+@test "meta.json is valid JSON with every key, strings escaped" {
+  require_cmd jq
+  mkdir -p "$T/target"
+  TARGET=$T/target RUN_ID=r1 DATASET=tiny SEED=7 FLUSH=remount FS=ext4 \
+    MKFS_OPTS=$'-O "^has_journal" \\ x\ty' run "$ROOT/harness/meta.sh" "$T/meta.json"
+  [ "$status" -eq 0 ]
+  jq -e . "$T/meta.json" >/dev/null
+  for k in run_id host os os_version kernel arch cpu cpus mem_kb fs mkfs_opts mount_opts \
+    device target dataset seed flush tools git_commit start_time variant virt; do
+    jq -e --arg k "$k" 'has($k)' "$T/meta.json" >/dev/null || { echo "missing $k"; false; }
+  done
+  [ "$(jq -r .mkfs_opts "$T/meta.json")" = $'-O "^has_journal" \\ x\ty' ]
+  [ "$(jq -r .host "$T/meta.json")" = testhost ]
+  [ "$(jq -r .seed "$T/meta.json")" = 7 ]
+  [ "$(jq -r .kernel "$T/meta.json")" = "$(uname -r)" ]
+  [ "$(jq -r .mem_kb "$T/meta.json")" -gt 0 ]
+  [ "$(jq -r '.tools | type' "$T/meta.json")" = object ]
+}
+
+# ---- sampler -----------------------------------------------------------------
+
+@test "sampler: a loop device's writes, dirty pages and CPU in the series" {
+  loop_ext4 64M
+  [ "$("$ROOT/harness/sampler.sh" --device "$MNT")" = "$(basename "$LOOP")" ]
+  "$ROOT/harness/sampler.sh" -o "$T/s.tsv" -t "$MNT" -i 0.2 &
+  pid=$!
+  wait_for_file "$T/s.tsv" 5
+  dd if=/dev/zero of="$MNT/f" bs=1M count=16 conv=fsync status=none
+  sleep 0.5
+  kill -TERM "$pid"
+  wait_for_exit "$pid" 5
+  for m in tool_bytes tool_files dirty_kb writeback_kb sectors_read sectors_written io_ms cpu_busy_pct cpu_iowait_pct; do
+    grep -q "$(printf '\t%s\t' "$m")" "$T/s.tsv" || { echo "no $m"; cat "$T/s.tsv"; false; }
+  done
+  # 16 MB written: at least that many 512-byte sectors, and the tool's bytes.
+  [ "$(awk -F '\t' '$2 == "sectors_written" { s += $3 } END { print s }' "$T/s.tsv")" -ge 32768 ]
+  [ "$(awk -F '\t' '$2 == "tool_bytes" { b = $3 } END { print b }' "$T/s.tsv")" -ge 16000000 ]
+  [ "$(awk -F '\t' 'NF != 3 || $1 !~ /^[0-9]+\.[0-9]+$/' "$T/s.tsv" | wc -l)" -eq 0 ]
+}
+
+@test "sampler: tmpfs has no device: no disk metrics, the rest is there" {
+  tmpfs_at 16m
+  [ "$("$ROOT/harness/sampler.sh" --device "$TMPFS")" = none ]
+  "$ROOT/harness/sampler.sh" -o "$T/s.tsv" -t "$TMPFS" -i 0.2 &
+  pid=$!
+  wait_for_file "$T/s.tsv" 5
+  kill -TERM "$pid"
+  wait_for_exit "$pid" 5
+  grep -q "$(printf '\tdirty_kb\t')" "$T/s.tsv"
+  [ "$(grep -c sectors_ "$T/s.tsv")" -eq 0 ]
+}
+
+@test "sampler: stops by itself when the phase it watches is gone" {
+  mkdir -p "$T/d"
+  sleep 30 &
+  watched=$!
+  "$ROOT/harness/sampler.sh" -o "$T/s.tsv" -t "$T/d" -i 0.1 -p "$watched" &
+  pid=$!
+  wait_for_file "$T/s.tsv" 5
+  kill "$watched"
+  wait_for_exit "$pid" 5
+}
+
+# ---- safety and preflight ------------------------------------------------------
+
+@test "phase-delete refuses a TARGET/data without the harness's mark" {
+  mkdir -p "$T/target/data/keep"
+  echo precious >"$T/target/data/keep/file"
+  run make -C "$ROOT" -s phase-delete TARGET="$T/target" ALLOW_NONMOUNT=1
+  [ "$status" -ne 0 ]
+  [[ $output == *"no .shootout-owned mark"* ]]
+  [ "$(cat "$T/target/data/keep/file")" = precious ]
+  d=$(the_run)
+  [ "$(records_of "$d" delete status)" = 1 ]
+  grep -q 'no .shootout-owned mark' "$d/failures.tsv"
+}
+
+@test "a TARGET that is not a mount point is refused, and nothing is written there" {
+  mkdir -p "$T/target"
+  run make -C "$ROOT" -s phase-untar TARGET="$T/target" DATASET=tiny
+  [ "$status" -ne 0 ]
+  [[ $output == *"is not a mount point"*"ALLOW_NONMOUNT=1"* ]]
+  [ -z "$(ls -A "$T/target")" ]
+  run make -C "$ROOT" -s phase-untar DATASET=tiny
+  [ "$status" -ne 0 ]
+  [[ $output == *"TARGET is not set"* ]]
+}
+
+# fake_dataset NAME BYTES_PER_FILE : a 3-file dataset in $T/ds/NAME-1.
+fake_dataset() {
+  local d=$T/ds/$1-1
+  mkdir -p "$d" "$ROOT/datasets"
+  printf 'a/1.jpg\t%s\t00000000\na/2.jpg\t%s\t00000000\nb/3.jpg\t%s\t00000000\n' "$2" "$2" "$2" >"$d/manifest.tsv"
+  printf '/a/1.jpg\n/b/3.jpg\n' >"$d/requests.txt"
+  printf 'x' >"$d/layout.tar.gz"
+  printf 'x' >"$d/update.tar.gz"
+  export DATASETS_OUT=$T/ds
+}
+
+@test "preflight: too little space is one line saying what to do" {
+  fake_dataset huge 1000000000000000
+  mkdir -p "$T/target"
+  run make -C "$ROOT" -s phase-untar TARGET="$T/target" ALLOW_NONMOUNT=1 DATASET=huge
+  [ "$status" -ne 0 ]
+  [[ $output == *"preflight: $T/target has "*" free but DATASET=huge needs about "*"use a bigger filesystem or a smaller DATASET"* ]]
+  [ ! -e "$T/target/data/a" ]
+  grep -q 'preflight' "$(the_run)/failures.tsv"
+}
+
+@test "preflight: a busy port and a low open-file limit, one line each" {
+  fake_dataset small3 100
+  mkdir -p "$T/target/data"
+  : >"$T/target/data/.shootout-owned"
+  : >"$T/target/data/x.jpg"
+  port=$(free_port)
+  python3 -c 'import socket,sys,time; s=socket.socket(); s.bind(("127.0.0.1",int(sys.argv[1]))); s.listen(); time.sleep(30)' "$port" &
+  busy=$!
+  wait_for_port "$port"
+  run bash -c 'ulimit -n 200 && make -C "$1" -s phase-serve TARGET="$2" ALLOW_NONMOUNT=1 DATASET=small3 FLUSH=none PORT="$3"' \
+    sh "$ROOT" "$T/target" "$port"
+  kill "$busy"
+  [ "$status" -ne 0 ]
+  [ "$(grep -c '^preflight: ' <<<"$output")" -eq 2 ]
+  [[ $output == *"preflight: port $port is in use: stop what listens there"* ]]
+  [[ $output == *"preflight: the open-file limit is 200"*"lower REPLAY_CONC"* ]]
+}
+
+# ---- flush -----------------------------------------------------------------------
+
+@test "flush: bad methods and dangerous places are refused with a reason" {
+  mkdir -p "$T/target/data"
+  run env TARGET="$T/target" "$ROOT/harness/flush.sh" sideways
+  [ "$status" -ne 0 ] && [[ $output == *"unknown flush method 'sideways'"* ]]
+  run env TARGET="$T/target" PRIME_DIR="$T/target/data" PRIME_GB=0.001 "$ROOT/harness/flush.sh" prime
+  [ "$status" -ne 0 ] && [[ $output == *"inside TARGET/data"* ]]
+  run env TARGET="$T/target" PRIME_GB=lots "$ROOT/harness/flush.sh" prime
+  [ "$status" -ne 0 ] && [[ $output == *"PRIME_GB=lots is not a number"* ]]
+  run env TARGET="$T/target" PRIME_GB=0.002 "$ROOT/harness/flush.sh" prime
+  [ "$status" -eq 0 ]
+  [ -z "$(find "$T/target" -name '.shootout-prime*')" ]
+  if [ "$(id -u)" -eq 0 ]; then
+    tmpfs_at 8m
+    run env TARGET="$TMPFS" "$ROOT/harness/flush.sh" remount
+    [ "$status" -ne 0 ] && [[ $output == *"would throw the data away"* ]]
+    mountpoint -q "$TMPFS"
+  fi
+}
+
+@test "flush: reboot passes only when the boot id changed since the last phase" {
+  export RUN_ID=r1
+  d=$RESULTS/r1/testhost/v1
+  mkdir -p "$d" "$T/target"
+  printf 'untar2\t1\t%s\n' "$(cat /proc/sys/kernel/random/boot_id)" >"$d/boot_ids.tsv"
+  run env TARGET="$T/target" "$ROOT/harness/flush.sh" reboot
+  [ "$status" -ne 0 ] && [[ $output == *"did not reboot"* ]]
+  printf 'untar2\t1\t00000000-0000-0000-0000-000000000000\n' >>"$d/boot_ids.tsv"
+  run make -C "$ROOT" -s phase-flush TARGET="$T/target" ALLOW_NONMOUNT=1 FLUSH=reboot RUN_ID=r1
+  [ "$status" -eq 0 ]
+  [ "$(records_of "$d" flush rebooted)" = 1 ]
+  [ "$(tail -n 1 "$d/boot_ids.tsv" | cut -f 3)" = "$(cat /proc/sys/kernel/random/boot_id)" ]
+}
+
+# ---- end to end --------------------------------------------------------------
+
+# check_shootout RUNDIR : every record of every phase, with sane values.
+check_shootout() {
+  local d=$1 ds=$ROOT/datasets/out/tiny-1 files p m v
+  files=$(grep -vc '^#' "$ds/manifest.tsv")
+  jq -e . "$d/meta.json" >/dev/null
+  [ ! -e "$d/failures.tsv" ] || { cat "$d/failures.tsv"; false; }
+  for p in untar untar2 flush serve-cold-1 serve-warm-1 serve-cold-32 serve-warm-32 net-1 net-4 delete; do
+    [ "$(records_of "$d" "$p" status)" = 0 ] || { echo "$p: no status 0"; false; }
+  done
+  for p in untar untar2; do
+    for m in files dirs bytes wall_s user_s sys_s mbps files_per_s sync_s; do
+      v=$(records_of "$d" "$p" "$m")
+      [ -n "$v" ] || { echo "$p: no $m"; false; }
+    done
+    [ "$(records_of "$d" "$p" files)" -gt 0 ]
+    [ -s "$d/series/$p-1.tsv" ]
+  done
+  # The first tarball holds the layout; both together make the manifest's tree.
+  [ "$(records_of "$d" untar files)" -le "$files" ]
+  [ "$(records_of "$d" delete files)" -eq "$files" ]
+  for p in serve-cold-1 serve-warm-1 serve-cold-32 serve-warm-32; do
+    [ "$(records_of "$d" "$p" requests)" -eq "$(grep -c . "$ds/requests.txt")" ]
+    [ "$(records_of "$d" "$p" failed)" -eq 0 ]
+    awk -v v="$(records_of "$d" "$p" rps)" 'BEGIN { exit !(v > 0) }'
+    [ -s "$d/series/$p-1.tsv" ]
+  done
+  for p in net-1 net-4; do
+    [ "$(records_of "$d" "$p" requests)" -eq 500 ]
+    [ "$(records_of "$d" "$p" failed)" -eq 0 ]
+    awk -v v="$(records_of "$d" "$p" mbps)" 'BEGIN { exit !(v > 0) }'
+  done
+  for m in files dirs wall_s sync_s; do [ -n "$(records_of "$d" delete "$m")" ]; done
+}
+
+# tiny_shootout TARGET FLUSH : make shootout with the tiny dataset must pass
+# check_shootout; sets d to its run directory.
+tiny_shootout() {
+  run make -C "$ROOT" -s shootout TARGET="$1" DATASET=tiny FLUSH="$2" NET_COUNT=500
+  echo "$output"
+  [ "$status" -eq 0 ]
+  d=$(the_run)
+  check_shootout "$d"
+}
+
+@test "make shootout DATASET=tiny on a loop-mounted ext4: every record of every phase" {
+  require_tools
+  require_cmd jq
+  loop_ext4 256M
+  tiny_shootout "$MNT" remount
+  [ "$(jq -r .fs "$d/meta.json")" = ext4 ]
+  [ "$(jq -r .device "$d/meta.json")" = "$LOOP" ]
+  grep -q "$(printf '\tsectors_written\t')" "$d/series/untar-1.tsv"
+  mountpoint -q "$MNT"
+  [ ! -e "$MNT/data" ]
+}
+
+@test "make shootout DATASET=tiny on tmpfs, twice: two run directories" {
+  require_tools
+  require_cmd jq
+  tmpfs_at 256m
+  tiny_shootout "$TMPFS" drop
+  [ "$(jq -r .device "$d/meta.json")" = none ]
+  run make -C "$ROOT" -s shootout TARGET="$TMPFS" DATASET=tiny FLUSH=none SERVE_PROCS=1 NET_PROCS=1 NET_COUNT=100 TRIALS=2
+  [ "$status" -eq 0 ]
+  [ "$(find "$RESULTS" -mindepth 1 -maxdepth 1 -type d | wc -l)" -eq 2 ]
+  [ "$(find "$RESULTS" -name records.tsv | wc -l)" -eq 2 ]
+  [ -f "$d/meta.json" ]
+  # The first run is untouched; the second has both cycles as trials 1 and 2.
+  [ "$(records_of "$d" untar status)" = 0 ]
+  d2=$RESULTS/$(cat "$RESULTS/.current")/$HOST/$VARIANT
+  [ "$d2" != "$d" ]
+  [ "$(records_of "$d2" delete status | tr '\n' ' ')" = "0 0 " ]
+  [ "$(awk -F '\t' '$3 == "status" { print $2 }' "$d2/records.tsv" | sort -u | tr '\n' ' ')" = "1 2 " ]
+}
+
+@test "a repeated phase is a new trial and REPLAY_FROM runs the replay through ssh" {
+  require_tools
+  tmpfs_at 256m
+  make -C "$ROOT" -s phase-untar TARGET="$TMPFS" DATASET=tiny
+  make -C "$ROOT" -s phase-untar2 TARGET="$TMPFS" DATASET=tiny
+  for _ in 1 2; do
+    make -C "$ROOT" -s phase-serve TARGET="$TMPFS" DATASET=tiny FLUSH=none SERVE_PROCS=1 \
+      REPLAY_FROM=client SSH="$ROOT/tests/fixtures/harness-ssh" SERVE_HOST=127.0.0.1 SERVE_BIND=127.0.0.1
+  done
+  d=$(the_run)
+  [ "$(records_of "$d" serve-warm-1 status | tr '\n' ' ')" = "0 0 " ]
+  [ "$(awk -F '\t' '$1 == "serve-cold-1" && $3 == "failed" { print $2 ":" $4 }' "$d/records.tsv" | tr '\n' ' ')" = "1:0 2:0 " ]
+  [ -s "$d/series/serve-cold-1-2.tsv" ]
+  make -C "$ROOT" -s phase-delete TARGET="$TMPFS"
+  [ ! -e "$TMPFS/data" ]
+}
+
+@test "killing make while serve runs leaves no process and no mount behind" {
+  require_tools
+  loop_ext4 256M
+  make -C "$ROOT" -s phase-untar TARGET="$MNT" DATASET=tiny
+  # A long request list so that the kill lands while replay runs.
+  mkdir -p "$T/ds"
+  cp -r "$ROOT/datasets/out/tiny-1" "$T/ds/long-1"
+  for _ in $(seq 200); do cat "$ROOT/datasets/out/tiny-1/requests.txt"; done >"$T/ds/long-1/requests.txt"
+  DATASETS_OUT=$T/ds setsid make -C "$ROOT" -s phase-serve TARGET="$MNT" DATASET=long FLUSH=remount \
+    SERVE_PROCS=4 REPLAY_CONC=2 REPLAY_KEEPALIVE=1 >"$T/out" 2>&1 &
+  mk=$!
+  d=$(the_run)
+  wait_for_file "$d/series/serve-cold-4-1.tsv" 60
+  for _ in $(seq 100); do
+    ! pgrep -f "$BIN/replay" >/dev/null || break
+    sleep 0.05
+  done
+  pgrep -f "$BIN/replay" >/dev/null
+  kill -TERM -- "-$mk"
+  wait_for_exit "$mk" 20
+  for _ in $(seq 100); do
+    pgrep -f "$BIN/(httpd|replay)|$ROOT/harness/" >/dev/null || break
+    sleep 0.1
+  done
+  run pgrep -af "$BIN/(httpd|replay)|$ROOT/harness/"
+  [ "$status" -ne 0 ] || { echo "left behind: $output"; false; }
+  [ "$(findmnt -rn -M "$MNT" | wc -l)" -eq 1 ]
+  [ "$(records_of "$d" serve-cold-4 status)" = 1 ]
+  grep -q 'interrupted by SIGTERM' "$d/failures.tsv"
+  make -C "$ROOT" -s phase-delete TARGET="$MNT"
+}
+
+# resident FILE... : pages of the files in the page cache, summed.
+resident() {
+  fincore -nb -o PAGES "$@" | awk '{ s += $1 } END { print s + 0 }'
+}
+
+@test "FLUSH=drop and FLUSH=remount empty the page cache of the dataset" {
+  require_tools
+  require_cmd fincore
+  loop_ext4 256M
+  make -C "$ROOT" -s phase-untar TARGET="$MNT" DATASET=tiny
+  mapfile -t sample < <(find "$MNT/data" -type f -name '[!.]*' | head -n 50)
+  [ "${#sample[@]}" -gt 0 ]
+  for method in drop remount; do
+    cat "${sample[@]}" >/dev/null
+    [ "$(resident "${sample[@]}")" -gt 0 ]
+    make -C "$ROOT" -s phase-flush TARGET="$MNT" FLUSH="$method"
+    [ "$(resident "${sample[@]}")" -eq 0 ] || { echo "$method left $(resident "${sample[@]}") pages"; false; }
+  done
+  mountpoint -q "$MNT"
+  [ "$(records_of "$(the_run)" flush status | tr '\n' ' ')" = "0 0 " ]
+  make -C "$ROOT" -s phase-delete TARGET="$MNT"
+}

@@ -1,0 +1,222 @@
+#!/usr/bin/env bats
+# bin/replay against nginx, bin/httpd (when built) and misbehaving servers
+# of our own (tests/fixtures/badserver.py), all on loopback.
+load helpers
+# shellcheck source=tests/fixtures/nginx.sh
+source "$BATS_TEST_DIRNAME/fixtures/nginx.sh"
+
+setup() {
+  T=$(mktemp -d "${BATS_TMPDIR:-/tmp}/replay.XXXXXX")
+  chmod 755 "$T"
+  PIDS=()
+}
+
+teardown() {
+  local p
+  for p in "${PIDS[@]}"; do
+    kill "$p" 2>/dev/null || true
+    wait_for_exit "$p" 10 || kill -9 "$p" 2>/dev/null || true
+  done
+  rm -rf "$T"
+}
+
+# A small dataset: files of several sizes, their manifest, a request list.
+make_site() {
+  mkdir -p "$T/www/img/0a" "$T/www/thumbs"
+  python3 - "$T" <<'EOF'
+import os, sys, zlib
+t = sys.argv[1]
+files = []
+for i in range(40):
+    sub = "img/0a" if i % 2 else "thumbs"
+    size = [0, 1, 999, 11000, 70000, 300000][i % 6] + i
+    data = bytes((i * 7 + j) % 251 for j in range(size))
+    path = f"{sub}/{i}.jpg"
+    with open(os.path.join(t, "www", path), "wb") as f:
+        f.write(data)
+    files.append((path, size, zlib.crc32(data)))
+with open(os.path.join(t, "manifest.tsv"), "w") as f:
+    f.write("# path size crc32\n")
+    for p, s, c in files:
+        f.write(f"{p}\t{s}\t{c:08x}\n")
+with open(os.path.join(t, "requests.txt"), "w") as f:
+    for k in range(400):
+        f.write("/" + files[(k * 13) % len(files)][0] + "\n")
+total = sum(files[(k * 13) % len(files)][1] for k in range(400))
+with open(os.path.join(t, "total"), "w") as f:
+    f.write(str(total))
+EOF
+  chmod -R a+rX "$T/www"
+}
+
+start_nginx() {
+  require_cmd /usr/sbin/nginx
+  PORT=$(free_port)
+  nginx_conf "$T/nginx" "$PORT" "$T/www" "listen [::1]:$PORT;"
+  /usr/sbin/nginx -p "$T/nginx" -c "$T/nginx/nginx.conf" &
+  PIDS+=($!)
+  wait_for_port "$PORT" 10
+}
+
+# start_bad MODE [ARGS...]: the fixture server on a free port.
+start_bad() {
+  PORT=$(free_port)
+  rm -f "$T/ready"
+  python3 "$ROOT/tests/fixtures/badserver.py" --port "$PORT" --ready "$T/ready" --mode "$@" &
+  PIDS+=($!)
+  wait_for_file "$T/ready" 10
+}
+
+metric() { # metric NAME FILE
+  awk -F'\t' -v m="$1" '$1 == m { print $2 }' "$2"
+}
+
+@test "replay: -h, --version, usage errors exit 2" {
+  run "$BIN/replay" -h
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"usage: replay"* ]]
+  run "$BIN/replay" --version
+  [ "$status" -eq 0 ]
+  [[ "$output" == "replay "* ]]
+  run "$BIN/replay" -c 0 -U / -n 1 127.0.0.1:1
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"bad value for -c"* ]]
+  run "$BIN/replay" -U / 127.0.0.1:1
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"-n COUNT"* ]]
+  run "$BIN/replay" -U / -n 1 localhost
+  [ "$status" -eq 2 ]
+  printf '/ok\nno-slash\n' >"$T/bad.txt"
+  run "$BIN/replay" -u "$T/bad.txt" 127.0.0.1:1
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"line 2"* ]]
+}
+
+@test "replay: every request of a list succeeds against nginx and bytes match the manifest" {
+  make_site
+  start_nginx
+  run "$BIN/replay" -c 8 -k 10 -u "$T/requests.txt" -M "$T/manifest.tsv" \
+    --stats "$T/stats.tsv" --series "$T/series.tsv" "127.0.0.1:$PORT"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$(metric requests "$T/stats.tsv")" -eq 400 ]
+  [ "$(metric failed "$T/stats.tsv")" -eq 0 ]
+  [ "$(metric resets "$T/stats.tsv")" -eq 0 ]
+  [ "$(metric bytes "$T/stats.tsv")" -eq "$(cat "$T/total")" ]
+  [ "$(metric connections "$T/stats.tsv")" -ge 40 ]
+  for m in requests failed resets retries timeouts bytes wall_s rps mbps lat_p50_ms lat_p99_ms lat_min_ms lat_p90_ms lat_max_ms connections; do
+    grep -q "^$m	" "$T/stats.tsv" || { echo "missing metric $m"; return 1; }
+  done
+  [[ "$output" == *"latency   min"*"p99"* ]]
+  [ "$(awk '$2 == "requests" { s += $3 } END { print s }' "$T/series.tsv")" -eq 400 ]
+}
+
+@test "replay: list from stdin, pipelined, one request per connection" {
+  make_site
+  start_nginx
+  run "$BIN/replay" -c 4 -k 1000 -P 8 -u - -M "$T/manifest.tsv" "127.0.0.1:$PORT" <"$T/requests.txt"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"400 done, 400 ok, 0 failed"* ]]
+  run "$BIN/replay" -c 4 -k 1 -u "$T/requests.txt" --stats "$T/s1.tsv" "127.0.0.1:$PORT"
+  [ "$status" -eq 0 ]
+  [ "$(metric connections "$T/s1.tsv")" -ge 400 ]
+}
+
+@test "replay: a wrong size in the manifest and a missing file are failures" {
+  make_site
+  start_nginx
+  sed -i 's#^\(thumbs/0.jpg\)\t[0-9]*#\1\t12345#' "$T/manifest.tsv"
+  printf '/thumbs/0.jpg\n/img/0a/1.jpg\n/nothing-here\n' >"$T/three.txt"
+  run "$BIN/replay" -c 2 -u "$T/three.txt" -M "$T/manifest.tsv" --stats "$T/s.tsv" "127.0.0.1:$PORT"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [ "$(metric failed "$T/s.tsv")" -eq 2 ]
+  [ "$(metric failed_size "$T/s.tsv")" -eq 1 ]
+  [[ "$output" == *"1 size differs from manifest"* ]]
+  [[ "$output" == *"status    404: 1"* ]]
+}
+
+@test "replay: -U PATH -n COUNT over IPv6 [::1] and by host name" {
+  make_site
+  start_nginx
+  run "$BIN/replay" -c 5 -k 100 -U /img/0a/3.jpg -n 500 --stats "$T/s.tsv" "[::1]:$PORT"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$(metric requests "$T/s.tsv")" -eq 500 ]
+  [ "$(metric bytes "$T/s.tsv")" -eq $((500 * 11003)) ]
+  run "$BIN/replay" -c 2 -U /img/0a/3.jpg -n 10 "localhost:$PORT"
+  [ "$status" -eq 0 ]
+}
+
+@test "replay: a server resetting every 5th connection gives exact reset and retry counts" {
+  start_bad reset --every 5
+  # one request per connection: 24 connections carry 20 requests, 4 are reset
+  run timeout 30 "$BIN/replay" -c 4 -k 1 -U /x -n 20 --stats "$T/s.tsv" "127.0.0.1:$PORT"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$(metric resets "$T/s.tsv")" -eq 4 ]
+  [ "$(metric retries "$T/s.tsv")" -eq 4 ]
+  [ "$(metric failed "$T/s.tsv")" -eq 0 ]
+  [ "$(metric connections "$T/s.tsv")" -eq 24 ]
+}
+
+@test "replay: resets beyond -r RETRIES are failures; keep-alive resets are retried" {
+  start_bad reset --every 5
+  run timeout 30 "$BIN/replay" -c 4 -k 1 -r 0 -U /x -n 20 --stats "$T/s.tsv" "127.0.0.1:$PORT"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [ "$(metric resets "$T/s.tsv")" -eq 4 ]
+  [ "$(metric retries "$T/s.tsv")" -eq 0 ]
+  [ "$(metric failed "$T/s.tsv")" -eq 4 ]
+  [[ "$output" == *"4 reset, out of retries"* ]]
+  # a fresh server resetting every 3rd connection, 5 requests a connection:
+  # 5 + 5 + reset + 5 + 5
+  start_bad reset --every 3
+  run timeout 30 "$BIN/replay" -c 1 -k 5 -U /x -n 20 --stats "$T/k.tsv" "127.0.0.1:$PORT"
+  [ "$status" -eq 0 ]
+  [ "$(metric resets "$T/k.tsv")" -eq 1 ]
+  [ "$(metric retries "$T/k.tsv")" -eq 1 ]
+  [ "$(metric connections "$T/k.tsv")" -eq 5 ]
+}
+
+@test "replay: chunked responses are counted by their payload" {
+  start_bad chunked --body 5001
+  run timeout 30 "$BIN/replay" -c 3 -k 4 -U /x -n 30 --stats "$T/s.tsv" "127.0.0.1:$PORT"
+  [ "$status" -eq 0 ]
+  [ "$(metric bytes "$T/s.tsv")" -eq $((30 * 5001)) ]
+}
+
+@test "replay: a stalling server gives timeouts, not a hang" {
+  start_bad stall
+  local t0=$SECONDS
+  run timeout 20 "$BIN/replay" -c 4 -t 1 -r 1 -U /x -n 4 --stats "$T/s.tsv" "127.0.0.1:$PORT"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [ $((SECONDS - t0)) -lt 10 ]
+  [ "$(metric timeouts "$T/s.tsv")" -eq 8 ]
+  [ "$(metric retries "$T/s.tsv")" -eq 4 ]
+  [ "$(metric failed "$T/s.tsv")" -eq 4 ]
+  [[ "$output" == *"4 timed out, out of retries"* ]]
+}
+
+@test "replay: an unreachable port is one clear error" {
+  local port
+  port=$(free_port)
+  run timeout 20 "$BIN/replay" -U / -n 10 "127.0.0.1:$port"
+  [ "$status" -eq 1 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == "replay: cannot connect to 127.0.0.1:$port: Connection refused" ]]
+}
+
+@test "replay: against bin/httpd too, when it is built" {
+  [ -x "$BIN/httpd" ] || skip "bin/httpd not built"
+  make_site
+  PORT=$(free_port)
+  "$BIN/httpd" -r "$T/www" -i 127.0.0.1 -p "$PORT" -q &
+  PIDS+=($!)
+  wait_for_port "$PORT" 10
+  run timeout 30 "$BIN/replay" -c 8 -k 10 -u "$T/requests.txt" -M "$T/manifest.tsv" --stats "$T/s.tsv" "127.0.0.1:$PORT"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$(metric bytes "$T/s.tsv")" -eq "$(cat "$T/total")" ]
+}

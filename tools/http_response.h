@@ -1,0 +1,58 @@
+/* Incremental HTTP/1.x response parser for replay: status line, headers,
+ * Content-Length, chunked bodies and read-until-close bodies.  Bytes may be
+ * fed in pieces of any size (down to one byte at a time); the parser keeps
+ * no copy of them, only a little state. */
+#ifndef SHOOTOUT_HTTP_RESPONSE_H
+#define SHOOTOUT_HTTP_RESPONSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum http_resp_state {
+  HR_STATUS,      /* in the status line */
+  HR_HEADER,      /* in a header line (or the blank line ending them) */
+  HR_BODY_LEN,    /* body with a Content-Length */
+  HR_CHUNK_SIZE,  /* chunk size line */
+  HR_CHUNK_DATA,  /* chunk payload */
+  HR_CHUNK_END,   /* CRLF after a chunk's payload */
+  HR_TRAILER,     /* trailer lines after the last chunk */
+  HR_BODY_EOF,    /* body delimited by the connection closing */
+  HR_DONE,        /* one full response parsed */
+  HR_ERROR        /* malformed response */
+};
+
+struct http_resp {
+  enum http_resp_state state;
+  int status;          /* e.g. 200 */
+  int minor;           /* HTTP/1.minor */
+  int head;            /* the request was HEAD: no body follows */
+  int close;           /* the server will close the connection after this */
+  int chunked;         /* Transfer-Encoding: chunked */
+  int64_t content_length; /* -1 when absent */
+  uint64_t body;       /* body bytes seen so far (payload, not chunk framing) */
+  uint64_t remaining;  /* of the current Content-Length body or chunk */
+  size_t header_bytes; /* bytes of status line + headers, bounded */
+  const char *error;   /* what was wrong, when state == HR_ERROR */
+  /* scratch for the line being parsed */
+  unsigned pos;        /* position within the current line */
+  unsigned namelen;    /* header name length (capped) */
+  unsigned vallen;     /* header value length (capped) */
+  int which;           /* which interesting header the current line is */
+  int saw_cr;          /* previous byte was a CR */
+  char name[24];
+  char val[32];
+};
+
+/* Ready to parse a response; head=1 when the request was HEAD. */
+void http_resp_init(struct http_resp *r, int head);
+/* Feed n bytes.  Returns how many were consumed: parsing stops right after
+ * the end of one response (state HR_DONE) so that the rest of the buffer
+ * belongs to the next, pipelined response.  On malformed input the state
+ * becomes HR_ERROR and r->error says why. */
+size_t http_resp_feed(struct http_resp *r, const char *p, size_t n);
+/* The connection reached end-of-file: returns 1 when that completes the
+ * response (a read-until-close body), 0 when the response is truncated. */
+int http_resp_eof(struct http_resp *r);
+
+#endif

@@ -1,0 +1,105 @@
+/* replay: the state of one run, shared by the connection engine
+ * (replay_conn.c), the report (replay_report.c) and main (replay.c). */
+#ifndef SHOOTOUT_REPLAY_H
+#define SHOOTOUT_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "common.h"
+#include "histogram.h"
+#include "http_response.h"
+#include "manifest.h"
+#include "urllist.h"
+
+/* One request on its way: which list entry, how often it was tried before,
+ * when it was sent (ns, monotonic). */
+struct req_slot {
+  size_t idx;
+  uint32_t attempts;
+  uint64_t t0;
+};
+
+enum conn_state { C_FREE, C_CONNECTING, C_ACTIVE };
+
+struct conn {
+  int64_t fd;
+  enum conn_state state;
+  unsigned sent;         /* requests taken on this connection */
+  unsigned head, nout;   /* ring of outstanding requests (capacity depth) */
+  struct req_slot *out;
+  char *wbuf;            /* requests not yet written */
+  size_t wlen, woff, wcap;
+  int closing;           /* no more requests on this connection */
+  int wantw;             /* we asked for write readiness */
+  double last;           /* monotonic time of the last progress */
+  struct http_resp resp; /* the response being received */
+};
+
+struct retry_item {
+  size_t idx;
+  uint32_t attempts;
+};
+
+/* Failure reasons, for the summary and --stats. */
+enum fail_kind { F_STATUS, F_SIZE, F_MANIFEST, F_PROTOCOL, F_RESET, F_TIMEOUT, F_CONNECT, F_KINDS };
+
+struct run {
+  /* configuration */
+  struct sockaddr_storage addr;
+  socklen_t addrlen;
+  const char *target;  /* HOST:PORT as given, for messages */
+  char host[300];      /* the Host header's value */
+  unsigned conc, per_conn, depth, retries;
+  double timeout;
+  const struct urllist *urls; /* or the single path below */
+  const char *single;
+  size_t single_len;
+  size_t total;        /* requests in the run */
+  const struct manifest *mf;
+
+  /* work */
+  size_t next;         /* next list entry never handed out */
+  struct retry_item *rq;
+  size_t rq_head, rq_n, rq_cap;
+  size_t finished;     /* requests that ended, well or not */
+  unsigned open, connecting;
+  int ever_connected;
+  struct conn *c;      /* conc connections */
+  unsigned *freelist;
+  unsigned nfree;
+  int64_t *dead;       /* descriptors to close once the event queues are empty */
+  unsigned ndead;
+  char *rbuf;
+  size_t rbufsize;
+
+  /* figures */
+  uint64_t ok, failed, retried, resets, timeouts, connect_errors, connections;
+  uint64_t bytes, wire_bytes;
+  uint64_t fail_kind[F_KINDS];
+  uint64_t status[600]; /* responses by status code, for non-2xx */
+  struct histogram hist;
+  double t_start, t_end;
+
+  /* per-second series */
+  struct series_file series;
+  uint64_t s_done, s_bytes, s_errors; /* at the last sample */
+};
+
+/* Nanoseconds, monotonic. */
+uint64_t now_ns(void);
+
+/* Connection engine (replay_conn.c).  run_loop() drives every request of
+ * the run to an end and returns 0, or -1 when the very first connection
+ * attempts fail (the error is printed; nothing was served). */
+int run_setup(struct run *r);
+int run_loop(struct run *r);
+void run_free(struct run *r);
+
+/* Report (replay_report.c). */
+void report_summary(const struct run *r);
+int report_stats(const struct run *r, const char *path);
+void report_series(struct run *r, double now, int final);
+
+#endif
