@@ -148,8 +148,9 @@ ship_tools() {
   while IFS=$'\t' read -r name port _ _ status; do
     [ "$status" = up ] || continue
     # -m: the files get the time of arrival, newer than the sources the
-    # playbook unpacks next, so make takes them as built.
-    tar -C "$ROOT" -czf - bin build/default |
+    # playbook unpacks next (objects first, then the binaries made of them),
+    # so make takes them as built.
+    tar -C "$ROOT" -czf - build/default bin |
       ssh -q -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
         -o LogLevel=ERROR -i "$key" -p "$port" root@127.0.0.1 \
         "mkdir -p $LAB_WORKDIR/src && tar -xzmf - -C $LAB_WORKDIR/src" ||
