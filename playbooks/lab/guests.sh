@@ -1,0 +1,216 @@
+#!/bin/bash
+# Boots and stops the VM lab's guests with qemu.
+#   guests.sh up N STATE IMAGE   boot lab1..labN from the image in IMAGE
+#   guests.sh down STATE         stop them, remove their disks and files
+#   guests.sh accel STATE IMAGE  print the accelerator that really works here
+# STATE is a directory of the lab's own: per guest an overlay root disk, a data
+# disk, a console log and a pid file, and guests.tsv, one line a guest:
+#   name  ssh_port  pid  accel  status (up | failed: why)
+# Networking is qemu user mode with restrict=on: SSH forwarded from a free
+# loopback port; the guest reaches nothing (neither this machine nor beyond).
+# `up` exits 0 when at least one guest answers SSH; a guest that does not is
+# stopped and marked failed in guests.tsv (exit 1 when none came up).
+set -eu
+
+LAB_MEM=${LAB_MEM:-1024}
+LAB_CPUS=${LAB_CPUS:-2}
+LAB_DATA_SIZE=${LAB_DATA_SIZE:-2G}
+LAB_BOOT_TIMEOUT=${LAB_BOOT_TIMEOUT:-300}
+LAB_KVM_PROBE=${LAB_KVM_PROBE:-20}
+# Extra kernel command line (tests break a boot with it).
+LAB_APPEND=${LAB_APPEND:-}
+
+say() { printf 'lab guests: %s\n' "$*" >&2; }
+die() { say "$*"; exit 1; }
+
+ssh_opts() { # KEY PORT
+  printf '%s\n' -q -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+    -o LogLevel=ERROR -o ConnectTimeout=5 -i "$1" -p "$2"
+}
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# boot NAME ACCEL STATE IMAGE PORT : start one guest in the background.
+boot() {
+  local name=$1 accel=$2 state=$3 image=$4 port=$5
+  [ -e "$state/$name.qcow2" ] ||
+    qemu-img create -q -f qcow2 -b "$image/base.raw" -F raw "$state/$name.qcow2"
+  [ -e "$state/$name-data.raw" ] || truncate -s "$LAB_DATA_SIZE" "$state/$name-data.raw"
+  : >"$state/$name.console"
+  qemu-system-x86_64 -name "shootout-$name" -accel "$accel" -m "$LAB_MEM" -smp "$LAB_CPUS" \
+    -kernel "$image/vmlinuz" -initrd "$image/initrd.img" \
+    -append "root=/dev/vda rw console=ttyS0 net.ifnames=0 systemd.hostname=$name lab.hostname=$name $LAB_APPEND" \
+    -drive "file=$state/$name.qcow2,if=none,id=root,format=qcow2" \
+    -device virtio-blk-pci,drive=root \
+    -drive "file=$state/$name-data.raw,if=none,id=data,format=raw" \
+    -device virtio-blk-pci,drive=data,serial=shootout-data \
+    -netdev "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$port-:22" -device virtio-net-pci,netdev=n0 \
+    -display none -serial "file:$state/$name.console" -monitor none \
+    -pidfile "$state/$name.pid" -daemonize
+}
+
+# guest_pid STATE NAME : the pid of that guest's qemu, if it still runs (the
+# pid file's process must be a qemu started on this state directory: a stale
+# pid reused by another process is never killed).
+guest_pid() {
+  local pidf=$1/$2.pid pid cmd
+  [ -s "$pidf" ] || return 1
+  pid=$(cat "$pidf")
+  cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
+  case $cmd in
+    qemu-system*"file=$1/$2.qcow2,"*) echo "$pid" ;;
+    *) return 1 ;;
+  esac
+}
+
+kill_guest() { # STATE NAME
+  local pid i
+  if pid=$(guest_pid "$1" "$2"); then
+    kill "$pid" 2>/dev/null || true
+    for i in $(seq 1 50); do
+      kill -0 "$pid" 2>/dev/null || break
+      [ "$i" -lt 50 ] || kill -9 "$pid" 2>/dev/null || true
+      sleep 0.1
+    done
+    for i in $(seq 1 100); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    ! kill -0 "$pid" 2>/dev/null || say "qemu $pid of $2 survived SIGKILL"
+  fi
+  rm -f "$1/$2.pid"
+}
+
+# probe STATE IMAGE : boot a throw-away guest under KVM and print kvm when its
+# kernel prints its first line within LAB_KVM_PROBE seconds, else tcg (here
+# /dev/kvm exists but guests hang before printing anything).
+probe() {
+  local state=$1 image=$2 i
+  if [ ! -w /dev/kvm ]; then
+    say "no usable /dev/kvm; using TCG (software emulation)"
+    echo tcg
+    return
+  fi
+  mkdir -p "$state"
+  if ! boot kvmprobe kvm "$state" "$image" "$(free_port)" 2>"$state/kvmprobe.err"; then
+    say "KVM: qemu did not start: $(grep -v warning "$state/kvmprobe.err" | head -n 1)"
+  else
+    for i in $(seq 1 $((LAB_KVM_PROBE * 4))); do
+      if grep -q 'Linux version' "$state/kvmprobe.console" 2>/dev/null; then
+        kill_guest "$state" kvmprobe
+        rm -f "$state"/kvmprobe*
+        echo kvm
+        return
+      fi
+      sleep 0.25
+    done
+  fi
+  kill_guest "$state" kvmprobe
+  rm -f "$state"/kvmprobe*
+  say "KVM did not boot a guest within ${LAB_KVM_PROBE}s; using TCG (software emulation)"
+  echo tcg
+}
+
+# accel STATE IMAGE [CACHE] : LAB_ACCEL if set; else the probe's answer,
+# remembered in CACHE for as long as this machine's boot lasts.
+accel() {
+  local state=$1 image=$2 cache=${3:-} boot_id a
+  if [ -n "${LAB_ACCEL:-}" ]; then
+    case $LAB_ACCEL in kvm | tcg) echo "$LAB_ACCEL"; return ;; esac
+    die "LAB_ACCEL=$LAB_ACCEL: use kvm or tcg"
+  fi
+  boot_id=$(cat /proc/sys/kernel/random/boot_id)
+  if [ -n "$cache" ] && [ -s "$cache" ] && [ "$(cut -f1 "$cache")" = "$boot_id" ]; then
+    a=$(cut -f2 "$cache")
+    [ "$a" = kvm ] || say "KVM did not boot a guest on this machine (probed earlier); using TCG (software emulation)"
+    echo "$a"
+    return
+  fi
+  a=$(probe "$state" "$image")
+  [ -z "$cache" ] || printf '%s\t%s\n' "$boot_id" "$a" >"$cache" 2>/dev/null || true
+  echo "$a"
+}
+
+# wait_ssh STATE NAME PORT KEY : until the guest answers on SSH (prints
+# nothing) or LAB_BOOT_TIMEOUT passes (stops the guest, prints why).
+wait_ssh() {
+  local state=$1 name=$2 port=$3 key=$4 t0
+  t0=$(date +%s)
+  # shellcheck disable=SC2046 # ssh_opts prints one option a line
+  until timeout 15 ssh $(ssh_opts "$key" "$port") root@127.0.0.1 true 2>/dev/null; do
+    if ! guest_pid "$state" "$name" >/dev/null; then
+      kill_guest "$state" "$name"
+      echo "qemu exited during boot (console: $state/$name.console)"
+      return
+    fi
+    if [ $(($(date +%s) - t0)) -ge "$LAB_BOOT_TIMEOUT" ]; then
+      kill_guest "$state" "$name"
+      echo "did not answer SSH within LAB_BOOT_TIMEOUT=${LAB_BOOT_TIMEOUT}s (console: $state/$name.console); stopped it"
+      return
+    fi
+    sleep 2
+  done
+}
+
+up() {
+  local n=$1 state=$2 image=$3 acc i name port pid why ok=0 t0
+  case $n in '' | *[!0-9]* | 0) die "N must be a number of guests from 1 up, not '$n'" ;; esac
+  [ -s "$image/base.raw" ] || die "no image in $image (run playbooks/lab/image.sh)"
+  command -v qemu-system-x86_64 >/dev/null || die "missing qemu-system-x86_64 (run 'make deps')"
+  mkdir -p "$state"
+  echo "$image/lab_key" >"$state/key"
+  acc=$(accel "$state" "$image" "$(dirname "$image")/accel.$(id -u)")
+  : >"$state/boot.tsv"
+  t0=$(date +%s)
+  for i in $(seq 1 "$n"); do
+    name=lab$i
+    port=$(free_port)
+    boot "$name" "$acc" "$state" "$image" "$port" || die "$name: qemu failed to start"
+    printf '%s\t%s\t%s\t%s\n' "$name" "$port" "$(cat "$state/$name.pid")" "$acc" >>"$state/boot.tsv"
+  done
+  : >"$state/guests.tsv"
+  while IFS=$'\t' read -r name port pid _; do
+    why=$(wait_ssh "$state" "$name" "$port" "$image/lab_key")
+    if [ -z "$why" ]; then
+      ok=$((ok + 1))
+      say "$name up after $(($(date +%s) - t0))s (ssh root@127.0.0.1 -p $port, $acc)"
+      printf '%s\t%s\t%s\t%s\tup\n' "$name" "$port" "$pid" "$acc" >>"$state/guests.tsv"
+    else
+      say "$name: $why"
+      printf '%s\t%s\t%s\t%s\tfailed: %s\n' "$name" "$port" "$pid" "$acc" "$why" >>"$state/guests.tsv"
+    fi
+  done <"$state/boot.tsv"
+  rm -f "$state/boot.tsv"
+  [ "$ok" -gt 0 ] || die "no guest came up"
+}
+
+# down STATE : stop every guest of STATE (qemu -kernel guests keep nothing:
+# their overlay and data disks are removed, so no clean shutdown is needed).
+down() {
+  local state=$1 pidf
+  [ -d "$state" ] || return 0
+  for pidf in "$state"/*.pid; do
+    [ -e "$pidf" ] || continue
+    kill_guest "$state" "$(basename "$pidf" .pid)"
+  done
+  rm -f "$state"/*.qcow2 "$state"/*-data.raw
+}
+
+# The state directory as an absolute path: it names the guests' processes.
+abs() { mkdir -p "$1" && (cd "$1" && pwd -P); }
+
+case ${1:-} in
+  up) [ $# -eq 4 ] || die "usage: guests.sh up N STATE IMAGE"; up "$2" "$(abs "$3")" "$4" ;;
+  down)
+    [ $# -eq 2 ] || die "usage: guests.sh down STATE"
+    [ ! -d "$2" ] || down "$(abs "$2")"
+    ;;
+  accel)
+    [ $# -eq 3 ] || die "usage: guests.sh accel STATE IMAGE"
+    [ -s "$3/vmlinuz" ] || die "no image in $3 (run playbooks/lab/image.sh)"
+    accel "$(abs "$2")" "$3"
+    ;;
+  *) die "usage: guests.sh up N STATE IMAGE | down STATE | accel STATE IMAGE" ;;
+esac

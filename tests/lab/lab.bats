@@ -1,0 +1,148 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # bats sets $stderr (run --separate-stderr)
+# The VM lab end to end (`make test-lab`, not part of `make test`: it takes
+# 15-30 minutes under TCG): one guest, two filesystem variants, the tiny
+# dataset, flushed by reboot; then a guest that does not come up, and an
+# interrupted lab.  Needs root, qemu, ansible and the shootout playbook.
+
+load ../helpers
+bats_require_minimum_version 1.5.0
+
+ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+LABSH=$ROOT/playbooks/lab/lab.sh
+VARIANTS=(ext4 xfs)
+# The phases a trial records (playbooks' shootout_phases; flush by reboot is
+# Ansible's and records nothing).
+PHASES=(untar untar2 serve-cold-1 serve-warm-1 serve-cold-32 serve-warm-32 delete)
+
+setup_file() {
+  [ "$(id -u)" -eq 0 ] || skip "needs root (guest image, raw disks)"
+  local c
+  for c in qemu-system-x86_64 qemu-img ansible-playbook ssh jq; do
+    command -v "$c" >/dev/null || skip "needs $c (run 'make deps')"
+  done
+  ls "${LAB_CACHE:-/var/cache/shootout-lab}"/debian12-*/base.raw >/dev/null 2>&1 ||
+    command -v debootstrap >/dev/null || skip "needs debootstrap to build the guest image (run 'make deps')"
+  [ -r "$ROOT/playbooks/shootout.yml" ] || skip "the shootout playbook has not landed (playbooks/shootout.yml)"
+  [ -x "$ROOT/bin/httpd" ] || skip "run make first (bin/ is shipped to the guests)"
+  RUN_ID=test-lab-$(date -u +%Y%m%dT%H%M%SZ)-$$
+  export RUN_ID
+  export LAB_STATE=$BATS_FILE_TMPDIR/state
+  export LAB_INVENTORY=$BATS_FILE_TMPDIR/lab.yml
+  export LAB_LOGS=$BATS_FILE_TMPDIR/logs
+  # The lab itself, once, under a deadline: a TERM at the deadline still
+  # tears the guests down.
+  local rc=0 t0=$SECONDS
+  LAB_GUESTS=1 LAB_VARIANTS=ext4,xfs DATASET=tiny TRIALS=1 LAB_RUN_ID=$RUN_ID \
+    timeout -s TERM "${LAB_TEST_DEADLINE:-1700}" "$LABSH" run >"$BATS_FILE_TMPDIR/lab.log" 2>&1 || rc=$?
+  echo "$rc" >"$BATS_FILE_TMPDIR/lab.rc"
+  echo "# lab run: exit $rc in $((SECONDS - t0)) s" >&3
+}
+
+teardown_file() {
+  [ -n "${RUN_ID:-}" ] || return 0
+  if [ "${LAB_KEEP_RESULTS:-0}" != 1 ]; then
+    rm -rf "$ROOT/results/$RUN_ID" "$ROOT/build/incoming"
+  fi
+}
+
+# no_qemu STATE : no qemu process of that lab state directory runs.
+no_qemu() {
+  ! pgrep -f "qemu-system.*$1/" >/dev/null
+}
+
+# show_log : the lab's output, for a failing test.
+show_log() {
+  sed 's/^/# /' "$BATS_FILE_TMPDIR/lab.log" | tail -n 60 >&3
+}
+
+@test "make lab: the shootout runs on a guest and every variant's results come home" {
+  [ "$(cat "$BATS_FILE_TMPDIR/lab.rc")" -eq 0 ] || { show_log; false; }
+  for v in "${VARIANTS[@]}"; do
+    [ -s "$ROOT/results/$RUN_ID/lab1/$v/meta.json" ]
+    [ -s "$ROOT/results/$RUN_ID/lab1/$v/records.tsv" ]
+  done
+  grep -q "results: $ROOT/results/$RUN_ID" "$BATS_FILE_TMPDIR/lab.log"
+}
+
+@test "make lab: every phase of both variants is recorded and succeeded" {
+  local v p f
+  for v in "${VARIANTS[@]}"; do
+    f=$ROOT/results/$RUN_ID/lab1/$v/records.tsv
+    [ -s "$f" ] || { show_log; false; }
+    for p in "${PHASES[@]}"; do
+      awk -F '\t' -v p="$p" '$1 == p && $3 == "status" && $4 == 0 { ok = 1 } END { exit !ok }' "$f" ||
+        { echo "# $v: no successful $p in $f" >&3; false; }
+    done
+  done
+}
+
+@test "make lab: meta.json marks the host as a VM with the lab's accelerator, the variant's fs and disk" {
+  local v m acc
+  acc=$(sed -n 's/.*lab guests: lab1 up after .*, \(kvm\|tcg\))$/\1/p' "$BATS_FILE_TMPDIR/lab.log")
+  [ -n "$acc" ] || { show_log; false; }
+  for v in "${VARIANTS[@]}"; do
+    m=$ROOT/results/$RUN_ID/lab1/$v/meta.json
+    # The lab passes VIRT=kvm|tcg; systemd-detect-virt says qemu for TCG.
+    case $acc/$(jq -r .virt "$m") in
+      kvm/kvm | tcg/tcg | tcg/qemu) ;;
+      *) echo "# $v: virt $(jq -r .virt "$m"), the lab ran $acc" >&3; false ;;
+    esac
+    [ "$(jq -r .fs "$m")" = "$v" ]
+    [ "$(jq -r .host "$m")" = lab1 ]
+    [[ $(jq -r .device "$m") == /dev/vdb* ]]
+    [ "$(jq -r .flush "$m")" = reboot ]
+  done
+}
+
+@test "make lab: a freshly booted kernel before every cold phase (boot ids, guest console)" {
+  local v f
+  for v in "${VARIANTS[@]}"; do
+    f=$ROOT/results/$RUN_ID/lab1/$v/boot_ids.tsv
+    [ -s "$f" ] || { show_log; false; }
+    # boot_ids.tsv: the boot id at the end of each phase, in order.  Between
+    # untar and untar2, untar2 and serve (1 process), serve (1) and serve
+    # (32), and net and delete the playbook rebooted: each must differ from
+    # the line before; the warm replays ran on their cold replay's boot.
+    awk -F '\t' '
+      $1 ~ /^(untar2|serve-warm-1|serve-warm-32|delete)$/ && $3 == prev { print "# no reboot before " $1 ": " $3; bad = 1 }
+      { prev = $3 }
+      END { exit bad }' "$f" >&3
+    [ "$(cut -f3 "$f" | sort -u | wc -l)" -ge 5 ]
+  done
+  # The guest's console saw every boot: the first and five per variant.
+  [ "$(grep -c 'Linux version' "$LAB_LOGS/$RUN_ID/lab1.console")" -ge $((1 + 5 * ${#VARIANTS[@]})) ]
+}
+
+@test "make lab: afterwards no qemu process is left, the state and the inventory are gone" {
+  no_qemu "$LAB_STATE"
+  [ ! -e "$LAB_STATE" ]
+  [ ! -e "$LAB_INVENTORY" ]
+  grep -q "guests stopped, $LAB_STATE removed" "$BATS_FILE_TMPDIR/lab.log"
+}
+
+@test "make lab: a guest that does not come up in time fails with the reason, no qemu left" {
+  local state=$BATS_FILE_TMPDIR/slow
+  LAB_STATE=$state LAB_ACCEL=tcg LAB_BOOT_TIMEOUT=5 run --separate-stderr "$LABSH" run
+  [ "$status" -eq 1 ]
+  [[ $stderr == *"lab1: did not answer SSH within LAB_BOOT_TIMEOUT=5s (console: $state/lab1.console); stopped it"* ]]
+  [[ $stderr == *"no guest came up"* ]]
+  no_qemu "$state"
+  [ ! -e "$state" ]
+}
+
+@test "make lab: interrupted (SIGINT) while the guest boots, the lab stops it and cleans up" {
+  local state=$BATS_FILE_TMPDIR/intr pid rc=0
+  # Job control on: a background job of a script otherwise ignores SIGINT.
+  set -m
+  LAB_STATE=$state LAB_ACCEL=tcg "$LABSH" run >"$BATS_FILE_TMPDIR/intr.log" 2>&1 3>&- &
+  pid=$!
+  set +m
+  wait_for_file "$state/lab1.pid" 120
+  kill -INT "$pid"
+  wait "$pid" || rc=$?
+  [ "$rc" -eq 130 ]
+  grep -q 'lab: interrupted' "$BATS_FILE_TMPDIR/intr.log"
+  no_qemu "$state"
+  [ ! -e "$state" ]
+}

@@ -1,0 +1,146 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # bats sets $stderr (run --separate-stderr)
+# The VM lab's quick checks (no guest boots but the KVM probe's): usage
+# errors, the accelerator probe, the inventory the lab writes.  The full lab
+# run is tests/lab/lab.bats (`make test-lab`).
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+GUESTS=$ROOT/playbooks/lab/guests.sh
+LABSH=$ROOT/playbooks/lab/lab.sh
+
+setup() {
+  T=$(mktemp -d "${BATS_TMPDIR:-/tmp}/lab-quick.XXXXXX")
+}
+
+teardown() {
+  "$GUESTS" down "$T/state" 2>/dev/null || true
+  rm -rf "$T"
+}
+
+# no_qemu STATE : no qemu process of that lab state directory runs.
+no_qemu() {
+  ! pgrep -f "qemu-system.*$1/" >/dev/null
+}
+
+# fake_guests FILE : a guests.tsv as guests.sh up writes it, lab2 failed.
+fake_guests() {
+  printf 'lab1\t40001\t101\ttcg\tup\n' >"$1"
+  printf 'lab2\t40002\t102\ttcg\tfailed: did not answer SSH within LAB_BOOT_TIMEOUT=5s\n' >>"$1"
+  printf 'lab3\t40003\t103\ttcg\tup\n' >>"$1"
+}
+
+# cached_image : the newest guest image already built, or skip.
+cached_image() {
+  local d
+  for d in "${LAB_CACHE:-/var/cache/shootout-lab}"/debian12-*; do
+    if [ -s "$d/vmlinuz" ] && [ -s "$d/base.raw" ]; then echo "$d"; return; fi
+  done
+  skip "no lab image cached (make lab builds one)"
+}
+
+@test "guests.sh: usage errors name what is wrong" {
+  run "$GUESTS"
+  [ "$status" -eq 1 ]
+  [[ $output == *"usage: guests.sh up N STATE IMAGE"* ]]
+  run "$GUESTS" up 1 "$T/state"
+  [ "$status" -eq 1 ]
+  [[ $output == *"usage: guests.sh up N STATE IMAGE"* ]]
+  run "$GUESTS" up two "$T/state" "$T"
+  [ "$status" -eq 1 ]
+  [[ $output == *"N must be a number of guests from 1 up, not 'two'"* ]]
+  run "$GUESTS" up 1 "$T/state" "$T/nowhere"
+  [ "$status" -eq 1 ]
+  [[ $output == *"no image in $T/nowhere"* ]]
+  run "$GUESTS" accel "$T/state" "$T/nowhere"
+  [ "$status" -eq 1 ]
+  [[ $output == *"no image in $T/nowhere"* ]]
+  run "$GUESTS" frobnicate
+  [ "$status" -eq 1 ]
+  [[ $output == *usage:* ]]
+}
+
+@test "guests.sh down: nothing to stop is fine, a stale pid file kills nothing" {
+  run "$GUESTS" down "$T/none"
+  [ "$status" -eq 0 ]
+  mkdir -p "$T/state"
+  sleep 300 3>&- &
+  pid=$!
+  echo "$pid" >"$T/state/lab1.pid"
+  run "$GUESTS" down "$T/state"
+  [ "$status" -eq 0 ]
+  kill -0 "$pid"
+  kill "$pid"
+  [ ! -e "$T/state/lab1.pid" ]
+}
+
+@test "guests.sh accel: LAB_ACCEL forces it, a bad value is refused" {
+  mkdir -p "$T/img"
+  echo x >"$T/img/vmlinuz"
+  run env LAB_ACCEL=tcg "$GUESTS" accel "$T/state" "$T/img"
+  [ "$status" -eq 0 ]
+  [ "$output" = tcg ]
+  run env LAB_ACCEL=hvf "$GUESTS" accel "$T/state" "$T/img"
+  [ "$status" -eq 1 ]
+  [[ $output == *"LAB_ACCEL=hvf: use kvm or tcg"* ]]
+}
+
+@test "guests.sh accel: the KVM probe boots for real and falls back to TCG with the reason" {
+  require_root
+  require_cmd qemu-system-x86_64 qemu-img
+  [ -e /dev/kvm ] || skip "no /dev/kvm: the probe would answer tcg without booting"
+  img=$(cached_image)
+  LAB_KVM_PROBE=5 run --separate-stderr "$GUESTS" accel "$T/state" "$img"
+  [ "$status" -eq 0 ]
+  if [ "$output" = kvm ]; then
+    skip "KVM works on this machine: no fallback to see"
+  fi
+  [ "$output" = tcg ]
+  [[ $stderr == *"KVM did not boot a guest within 5s; using TCG (software emulation)"* ]]
+  # The probe's guest is gone, and its files.
+  no_qemu "$T/state"
+  [ -z "$(ls "$T/state")" ]
+}
+
+@test "lab.sh inventory: the guests that are up, yamllint-clean, read by ansible-inventory" {
+  require_cmd yamllint ansible-inventory jq
+  fake_guests "$T/guests.tsv"
+  LAB_VARIANTS=ext4,xfs DATASET=tiny run "$LABSH" inventory "$T/guests.tsv" /k/lab_key "$T/lab.yml"
+  [ "$status" -eq 0 ]
+  yamllint -s -d '{extends: default, rules: {line-length: {max: 160}}}' "$T/lab.yml"
+  run ansible-inventory -i "$T/lab.yml" --list
+  [ "$status" -eq 0 ]
+  inv=$output
+  [ "$(jq -r '._meta.hostvars | keys | join(" ")' <<<"$inv")" = "lab1 lab3" ]
+  h() { jq -r "._meta.hostvars.$1" <<<"$inv"; }
+  [ "$(h 'lab1.ansible_host')" = 127.0.0.1 ]
+  [ "$(h 'lab1.ansible_port')" = 40001 ]
+  [ "$(h 'lab3.ansible_port')" = 40003 ]
+  [ "$(h 'lab1.ansible_user')" = root ]
+  [ "$(h 'lab1.ansible_ssh_private_key_file')" = /k/lab_key ]
+  [ "$(h 'lab1.shootout_flush')" = reboot ]
+  [ "$(h 'lab1.shootout_confirm_wipe')" = true ]
+  [ "$(h 'lab1.shootout_role')" = server ]
+  [ "$(h 'lab1.shootout_dataset')" = tiny ]
+  [ "$(h 'lab1.shootout_virt')" = tcg ]
+  [ "$(h 'lab1.shootout_make_vars.VIRT')" = tcg ]
+  [ "$(jq -c '._meta.hostvars.lab3.shootout_variants' <<<"$inv")" = \
+    '[{"device":"/dev/vdb","fs":"ext4","name":"ext4"},{"device":"/dev/vdb","fs":"xfs","name":"xfs"}]' ]
+}
+
+@test "lab.sh inventory: bad variants, no guest up, bad usage are refused" {
+  fake_guests "$T/guests.tsv"
+  LAB_VARIANTS='ext4,x fs' run "$LABSH" inventory "$T/guests.tsv" /k "$T/lab.yml"
+  [ "$status" -eq 1 ]
+  [[ $output == *"LAB_VARIANTS: 'x fs' is not a filesystem name"* ]]
+  [ ! -e "$T/lab.yml" ]
+  grep -v 'up$' "$T/guests.tsv" >"$T/down.tsv"
+  run "$LABSH" inventory "$T/down.tsv" /k "$T/lab.yml"
+  [ "$status" -eq 1 ]
+  [[ $output == *"no guest is up in $T/down.tsv"* ]]
+  [ ! -e "$T/lab.yml" ]
+  run "$LABSH" inventory "$T/guests.tsv"
+  [ "$status" -eq 1 ]
+  [[ $output == *"usage: lab.sh inventory GUESTS.TSV KEY OUT"* ]]
+}
