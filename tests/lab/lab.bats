@@ -100,13 +100,15 @@ show_log() {
   for v in "${VARIANTS[@]}"; do
     f=$ROOT/results/$RUN_ID/lab1/$v/boot_ids.tsv
     [ -s "$f" ] || { show_log; false; }
-    # boot_ids.tsv: the boot id at the end of each phase, in order.  Between
-    # untar and untar2, untar2 and serve (1 process), serve (1) and serve
-    # (32), and net and delete the playbook rebooted: each must differ from
-    # the line before; the warm replays ran on their cold replay's boot.
+    # boot_ids.tsv: the boot id at the end of each phase, in order (and the
+    # harness's "flush" check after each reboot, which notes the new one).
+    # Between untar and untar2, untar2 and serve (1 process), serve (1) and
+    # serve (32), and net and delete the playbook rebooted: each of these
+    # must differ from the phase before it; the warm replays ran on their
+    # cold replay's boot.
     awk -F '\t' '
-      $1 ~ /^(untar2|serve-warm-1|serve-warm-32|delete)$/ && $3 == prev { print "# no reboot before " $1 ": " $3; bad = 1 }
-      { prev = $3 }
+      $1 ~ /^(flush|untar2|serve-warm-1|serve-warm-32|delete)$/ && $3 == prev { print "# no reboot before " $1 ": " $3; bad = 1 }
+      $1 != "flush" { prev = $3 }
       END { exit bad }' "$f" >&3
     [ "$(cut -f3 "$f" | sort -u | wc -l)" -ge 5 ]
   done
