@@ -19,7 +19,8 @@ static const char usage_text[] =
     "usage: fsdisco [options] TEST... DIR\n"
     "  TEST: clock block pointers readahead cache, or all (the four)\n"
     "  DIR:  a directory on the filesystem under test (fsdisco.dat is made there)\n"
-    "  -i N            iterations a test (5); min and median a position\n"
+    "  -i N            iterations a test (5), a round for block, pointers (100 at least):\n"
+    "                  rounds until two in a row agree (8 at most); min and median a position\n"
     "  -s SIZE         cache test: file size (RAM); block 256k, pointers 64 blocks, readahead 16m\n"
     "  -w BYTES        block test: bytes a write (512)\n"
     "  -m BYTES        cache test: bytes a read (1m)\n"
@@ -268,15 +269,16 @@ int main(int argc, char **argv) {
       block = br.block;
       int agree = block == truth_block;
       if (block)
-        snprintf(buf, sizeof buf, "%llu B (x%.2f)", (unsigned long long)block, br.ratio);
+        snprintf(buf, sizeof buf, "%llu B (x%.2f, %zu it.)", (unsigned long long)block, br.ratio, br.iters);
       else
-        snprintf(buf, sizeof buf, "none (best x%.2f)", br.ratio);
+        snprintf(buf, sizeof buf, "none (best x%.2f, %zu it.)", br.ratio, br.iters);
       snprintf(says, sizeof says, "statfs %llu, st_blksize %llu, %s %llu", (unsigned long long)t.f_bsize,
                (unsigned long long)t.st_blksize, strcmp(t.fstype, "xfs") ? "dumpe2fs" : "xfs_info",
                (unsigned long long)t.fs_block);
       line(&rep, "block size", buf, says, agree);
       stat_f(&rep, "block_B", (double)block, "B");
       stat_f(&rep, "block_ratio", br.ratio, "x");
+      stat_f(&rep, "block_iterations", (double)br.iters, "count");
       stat_f(&rep, "block_truth_B", (double)truth_block, "B");
       stat_f(&rep, "block_agree", agree, "bool");
     }
@@ -292,9 +294,9 @@ int main(int argc, char **argv) {
       unlink(o.path);
       int agree = truth >= 0 ? pr.direct == truth : truth == -2 ? -1 : deflt >= 0 ? pr.direct == deflt : -1;
       if (pr.direct >= 0)
-        snprintf(buf, sizeof buf, "%ld (%.0f us vs %.0f)", pr.direct, pr.spike_us, pr.median_us);
+        snprintf(buf, sizeof buf, "%ld (%.0f us vs %.0f, %zu it.)", pr.direct, pr.spike_us, pr.median_us, pr.iters);
       else
-        snprintf(buf, sizeof buf, "no spike (median %.0f us)", pr.median_us);
+        snprintf(buf, sizeof buf, "no step (%.0f us, %zu it.)", pr.median_us, pr.iters);
       if (truth >= 0)
         snprintf(says, sizeof says, "debugfs: (IND) after %ld blocks of %llu B", truth, (unsigned long long)b);
       else if (truth == -2)
@@ -305,6 +307,7 @@ int main(int argc, char **argv) {
       stat_f(&rep, "direct_pointers", (double)pr.direct, "count");
       stat_f(&rep, "direct_spike_us", pr.spike_us, "us");
       stat_f(&rep, "direct_median_us", pr.median_us, "us");
+      stat_f(&rep, "direct_iterations", (double)pr.iters, "count");
       stat_f(&rep, "direct_truth", (double)(truth >= 0 ? truth : truth == -2 ? 0 : deflt), "count");
       stat_f(&rep, "direct_agree", agree, "bool");
     }

@@ -57,13 +57,14 @@ double median_of(const double *v, size_t n);     /* NaN when n == 0 */
 void summarize(const struct lat_matrix *m, double *min, double *med);
 /* Block size from per-write latencies of a sequential write of wsize-byte
  * writes: the power of two B (2*wsize..maxb) whose boundaries are slowest
- * relative to the writes half-way between them.  0 when no B stands out
- * (*ratio gets the best ratio). */
+ * relative to the writes half-way between them, by 1.25 at least and by a
+ * quarter more than 2B's.  0 when no B stands out (*ratio gets the chosen
+ * B's ratio, or the best ratio when none was chosen). */
 uint64_t detect_block(const double *lat, size_t n, uint64_t wsize, uint64_t maxb, double *ratio);
-/* Where v[skip..n) steps up: the split k of the best two-level fit (least
- * absolute deviation from each side's median), kept when the median of
- * v[k..n) exceeds factor x the median of v[skip..k).  A lone outlier is no
- * step.  (size_t)-1 when there is none. */
+/* Where v[skip..n) first steps up and stays up: the first k where v[k..k+2]
+ * are above factor x the median of v[skip..k), so are 3 in 4 of v[k..k+8),
+ * and 4 in 5 of v[k..n) are above a third of that rise.  A lone outlier is
+ * no step.  (size_t)-1 when there is none. */
 size_t detect_step(const double *v, size_t n, size_t skip, double factor);
 /* The first position at or above `known` that is slow, and most of the 8
  * after it too (n when there is none).  Slow means above *threshold; when
@@ -73,8 +74,12 @@ size_t detect_edge(const double *v, size_t n, size_t known, double *threshold);
 
 /* fsdisco_write.c / fsdisco_read.c: each fills its result and writes its
  * per-offset file when opts->out is set.  Return 0, or -1 after a message. */
-struct block_result { uint64_t block; double ratio; };
-struct ptr_result { long direct; double spike_us, median_us; };
+struct block_result { uint64_t block; double ratio; size_t iters, rounds; };
+/* The pointers test's rounds are this many iterations at least (see
+ * test_pointers); the write tests stop after this many rounds (write_rounds). */
+#define PTR_MIN_ITERS 100
+#define WRITE_MAX_ROUNDS 8
+struct ptr_result { long direct; double spike_us, median_us; size_t iters, rounds; };
 struct ra_result { uint64_t extent; double threshold_us; };
 struct cache_result { uint64_t cached; int whole; double threshold_us; };
 int test_block(const struct disco_opts *o, struct block_result *r);
