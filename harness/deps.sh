@@ -9,7 +9,8 @@ set -eu
 # Tests and lint: bats, shellcheck, yamllint, ansible-lint, curl, jq.
 # Workload peers for tests and `make bench`: GNU tar, bsdtar, pigz, nginx, wrk.
 # Filesystems: e2fsprogs, xfsprogs, btrfs-progs, f2fs-tools, jfsutils.
-# Harness and playbooks: ansible-core, util-linux (findmnt, losetup), procps.
+# Harness and playbooks: ansible-core, ansible (community.general: doas for
+# OpenBSD hosts), util-linux (findmnt, losetup), procps.
 # Plots: gnuplot-nox.  Micro-benchmarks: fio, postmark.
 # VM lab: qemu, debootstrap.
 # mkdataset tests and `make static`: time (max RSS), file, dpkg-dev (apt-get source).
@@ -17,7 +18,7 @@ PACKAGES="build-essential make libowfat-dev zlib1g-dev dietlibc-dev
 bats shellcheck yamllint ansible-lint curl jq python3 git
 tar libarchive-tools pigz gzip nginx-light wrk hyperfine
 e2fsprogs xfsprogs btrfs-progs f2fs-tools jfsutils
-ansible-core util-linux procps iproute2 psmisc
+ansible-core ansible util-linux procps iproute2 psmisc
 gnuplot-nox fio postmark
 qemu-system-x86 qemu-utils debootstrap openssh-client
 time file dpkg-dev"

@@ -133,6 +133,9 @@ the_run() {
   [ "$(jq -r .seed "$T/meta.json")" = 7 ]
   [ "$(jq -r .kernel "$T/meta.json")" = "$(uname -r)" ]
   [ "$(jq -r .mem_kb "$T/meta.json")" -gt 0 ]
+  # A VM lab says how its guest ran; otherwise systemd-detect-virt does.
+  VIRT=tcg TARGET=$T/target RUN_ID=r1 DATASET=tiny SEED=7 run "$ROOT/harness/meta.sh" "$T/meta2.json"
+  [ "$status" -eq 0 ] && [ "$(jq -r .virt "$T/meta2.json")" = tcg ]
   [ "$(jq -r '.tools | type' "$T/meta.json")" = object ]
 }
 

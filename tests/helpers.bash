@@ -6,6 +6,12 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 BIN=${BIN:-$ROOT/bin}
 export ROOT BIN
 
+# curl never waits for ever: a server that stops answering fails the test
+# that asked, instead of stalling the suite.
+curl() {
+  command curl --connect-timeout 10 --max-time 120 "$@"
+}
+
 # wait_for_port PORT [SECONDS] : until something listens on 127.0.0.1:PORT.
 wait_for_port() {
   local port=$1 limit=${2:-10} i=0

@@ -31,11 +31,12 @@ fake_guests() {
   printf 'lab3\t40003\t103\ttcg\tup\n' >>"$1"
 }
 
-# cached_image : the newest guest image already built, or skip.
+# cached_image : set img to a guest image already built, or skip.  (Not
+# called in $(...): a skip in a subshell would not skip the test.)
 cached_image() {
   local d
   for d in "${LAB_CACHE:-/var/cache/shootout-lab}"/debian12-*; do
-    if [ -s "$d/vmlinuz" ] && [ -s "$d/base.raw" ]; then echo "$d"; return; fi
+    if [ -s "$d/vmlinuz" ] && [ -s "$d/base.raw" ]; then img=$d; return; fi
   done
   skip "no lab image cached (make lab builds one)"
 }
@@ -90,7 +91,7 @@ cached_image() {
   require_root
   require_cmd qemu-system-x86_64 qemu-img
   [ -e /dev/kvm ] || skip "no /dev/kvm: the probe would answer tcg without booting"
-  img=$(cached_image)
+  cached_image
   LAB_KVM_PROBE=5 run --separate-stderr "$GUESTS" accel "$T/state" "$img"
   [ "$status" -eq 0 ]
   if [ "$output" = kvm ]; then

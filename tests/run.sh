@@ -3,7 +3,8 @@
 #   N passed, N failed[, N skipped]
 # totalled over every suite.  Every suite speaks TAP; a suite that dies
 # without reporting a failure counts as one failure.
-#   tests/run.sh              every suite (C, C under ASan+UBSan, bats, lint)
+#   tests/run.sh              every suite (C, C under ASan+UBSan, bats, lint;
+#                             with LAB_TAP=FILE the VM lab's TAP too)
 #   tests/run.sh c|asan|lint  one suite
 #   tests/run.sh bats [FILE.bats ...]
 set -u
@@ -19,9 +20,9 @@ run_suite() {
   shift
   t0=$(date +%s)
   echo "== $name"
-  "$@" >"$logdir/$name.tap" 2>&1
-  rc=$?
-  cat "$logdir/$name.tap"
+  # Streamed, not buffered, so a CI log shows how far a suite got.
+  "$@" 2>&1 | tee "$logdir/$name.tap"
+  rc=${PIPESTATUS[0]}
   s=$(grep -ciE '^ok .*# skip' "$logdir/$name.tap")
   p=$(grep -c '^ok ' "$logdir/$name.tap")
   p=$((p - s))
@@ -40,7 +41,7 @@ c_suite() {
   for t in "$dir"/*_test; do
     [ -x "$t" ] || continue
     echo "# $t"
-    "$t" || { rc=1; echo "# $t exited non-zero"; }
+    timeout -k 10 300 "$t" </dev/null || { rc=1; echo "# $t exited non-zero (124: ran past 300 s)"; }
   done
   return $rc
 }
@@ -85,7 +86,23 @@ bats_suite() {
   local files=("$@")
   [ ${#files[@]} -gt 0 ] || files=(tests/*.bats)
   [ -e "${files[0]}" ] || { echo "1..0 # no bats files"; return 0; }
-  bats --tap "${files[@]}"
+  # Every test has a deadline (bats kills it and says "timeout"), and so
+  # has the suite: a hang fails one test, not the whole CI run.  No stdin:
+  # a tool that reads it by mistake sees EOF instead of waiting.
+  BATS_TEST_TIMEOUT=${BATS_TEST_TIMEOUT:-600} \
+    timeout -k 30 "${BATS_SUITE_TIMEOUT:-3000}" bats --tap --timing "${files[@]}" </dev/null
+}
+
+# The VM lab's TAP (`make test-lab` writes it; .ci/run runs it first, as it
+# takes 20-30 minutes): LAB_TAP=FILE adds it to the totals, and a missing
+# file counts as a failure, so a lab that died without a word is not a pass.
+lab_suite() {
+  if [ -r "$1" ]; then
+    cat "$1"
+  else
+    echo "1..1"
+    echo "not ok 1 make test-lab left no $1"
+  fi
 }
 
 what=${1:-all}
@@ -96,6 +113,7 @@ case $what in
     run_suite asan c_suite build/asan/tests
     run_suite bats bats_suite
     run_suite lint lint_suite
+    [ -z "${LAB_TAP:-}" ] || run_suite lab lab_suite "$LAB_TAP"
     ;;
   c) run_suite c c_suite build/default/tests ;;
   asan) run_suite asan c_suite build/asan/tests ;;

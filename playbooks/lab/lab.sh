@@ -67,9 +67,6 @@ inventory() {
     echo '    # The image has every package already and the guests have no way out.'
     echo '    shootout_provision: false'
     echo "    shootout_workdir: $LAB_WORKDIR"
-    echo '    # Remote hosts (said outright: the default is derived from ansible_connection,'
-    echo '    # which tasks delegated to the control machine see as local).'
-    echo '    shootout_remote: true'
     echo '    # How the guests run: the harness records it in meta.json (virt).'
     echo "    shootout_virt: $acc_all"
     echo "    shootout_make_vars: {VIRT: $acc_all}"
