@@ -15,7 +15,7 @@ lab: all
 
 test-lab: all
 	@mkdir -p build/lab
-	@set -o pipefail; env $(lab_env) bats --tap tests/lab/lab.bats | tee build/lab/test-lab.tap.tmp; \
+	@set -o pipefail; env $(lab_env) bats --tap tests/lab/lab.bats </dev/null | tee build/lab/test-lab.tap.tmp; \
 	  rc=$$?; mv -f build/lab/test-lab.tap.tmp build/lab/test-lab.tap; exit $$rc
 
 lab-clean:
