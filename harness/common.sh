@@ -169,9 +169,24 @@ start_group() {
   GROUPS_RUNNING+=("$!")
 }
 
+# await_gone PID|-PGID : until no such process is left (bash reaps its
+# children as they exit), KILL after 10 s, give up after 20 s.  Cleanup never
+# calls `wait PID`: if a signal interrupted an earlier wait, bash may have
+# reaped PID without noting it, and `wait PID` then blocks until every other
+# child (httpd, the sampler) has exited, which never happens.
+await_gone() {
+  local i=0
+  while kill -0 -- "$1" 2>/dev/null; do
+    i=$((i + 1))
+    if [ "$i" -eq 200 ]; then kill -KILL -- "$1" 2>/dev/null || true; fi
+    [ "$i" -lt 400 ] || return 1
+    sleep 0.05
+  done
+}
+
 # stop_group PGID : TERM the group's leader and give it 2 s to finish (the
-# sampler takes its last sample), then TERM the whole group, wait until every
-# process of it has gone (KILL after 10 s), reap it.
+# sampler takes its last sample), then TERM the whole group and wait until
+# every process of it has gone (KILL after 10 s).
 stop_group() {
   local g=$1 i=0 keep=()
   [ -n "$g" ] || return 0
@@ -180,15 +195,8 @@ stop_group() {
     i=$((i + 1))
     sleep 0.05
   done
-  i=0
   kill -TERM -- "-$g" 2>/dev/null || true
-  while kill -0 -- "-$g" 2>/dev/null; do
-    i=$((i + 1))
-    if [ "$i" -eq 200 ]; then kill -KILL -- "-$g" 2>/dev/null || true; fi
-    [ "$i" -lt 400 ] || break
-    sleep 0.05
-  done
-  wait "$g" 2>/dev/null || true
+  await_gone "-$g" || say "process group $g did not end even after SIGKILL"
   for i in "${GROUPS_RUNNING[@]}"; do [ "$i" = "$g" ] || keep+=("$i"); done
   GROUPS_RUNNING=("${keep[@]}")
 }
@@ -196,7 +204,11 @@ stop_group() {
 # stop_children : every group we started and the foreground tool.
 stop_children() {
   local g
-  [ -z "$TOOL_PID" ] || { kill -TERM "$TOOL_PID" 2>/dev/null; wait "$TOOL_PID" 2>/dev/null; TOOL_PID=''; }
+  if [ -n "$TOOL_PID" ]; then
+    kill -TERM "$TOOL_PID" 2>/dev/null || true
+    await_gone "$TOOL_PID" || say "$TOOL_PID did not end even after SIGKILL"
+    TOOL_PID=''
+  fi
   for g in "${GROUPS_RUNNING[@]}"; do stop_group "$g"; done
   GROUPS_RUNNING=()
 }

@@ -14,6 +14,12 @@ setup() {
 
 teardown() {
   local m
+  # A failed test may leave its harness processes behind (their arguments
+  # name $T): they would keep the mount busy and bats's output open.
+  if pkill -TERM -f -- "$T/" 2>/dev/null; then
+    for _ in $(seq 50); do pgrep -f -- "$T/" >/dev/null || break; sleep 0.1; done
+    pkill -KILL -f -- "$T/" 2>/dev/null || true
+  fi
   for m in "$MNT" "$TMPFS"; do
     [ -n "$m" ] || continue
     if mountpoint -q "$m"; then umount "$m" || umount -l "$m"; fi
@@ -144,7 +150,7 @@ the_run() {
 @test "sampler: a loop device's writes, dirty pages and CPU in the series" {
   loop_ext4 64M
   [ "$("$ROOT/harness/sampler.sh" --device "$MNT")" = "$(basename "$LOOP")" ]
-  "$ROOT/harness/sampler.sh" -o "$T/s.tsv" -t "$MNT" -i 0.2 &
+  "$ROOT/harness/sampler.sh" -o "$T/s.tsv" -t "$MNT" -i 0.2 3>&- &
   pid=$!
   wait_for_file "$T/s.tsv" 5
   dd if=/dev/zero of="$MNT/f" bs=1M count=16 conv=fsync status=none
@@ -163,7 +169,7 @@ the_run() {
 @test "sampler: tmpfs has no device: no disk metrics, the rest is there" {
   tmpfs_at 16m
   [ "$("$ROOT/harness/sampler.sh" --device "$TMPFS")" = none ]
-  "$ROOT/harness/sampler.sh" -o "$T/s.tsv" -t "$TMPFS" -i 0.2 &
+  "$ROOT/harness/sampler.sh" -o "$T/s.tsv" -t "$TMPFS" -i 0.2 3>&- &
   pid=$!
   wait_for_file "$T/s.tsv" 5
   kill -TERM "$pid"
@@ -174,9 +180,9 @@ the_run() {
 
 @test "sampler: stops by itself when the phase it watches is gone" {
   mkdir -p "$T/d"
-  sleep 30 &
+  sleep 30 3>&- &
   watched=$!
-  "$ROOT/harness/sampler.sh" -o "$T/s.tsv" -t "$T/d" -i 0.1 -p "$watched" &
+  "$ROOT/harness/sampler.sh" -o "$T/s.tsv" -t "$T/d" -i 0.1 -p "$watched" 3>&- &
   pid=$!
   wait_for_file "$T/s.tsv" 5
   kill "$watched"
@@ -235,7 +241,7 @@ fake_dataset() {
   : >"$T/target/data/.shootout-owned"
   : >"$T/target/data/x.jpg"
   port=$(free_port)
-  python3 -c 'import socket,sys,time; s=socket.socket(); s.bind(("127.0.0.1",int(sys.argv[1]))); s.listen(); time.sleep(30)' "$port" &
+  python3 -c 'import socket,sys,time; s=socket.socket(); s.bind(("127.0.0.1",int(sys.argv[1]))); s.listen(); time.sleep(30)' "$port" 3>&- &
   busy=$!
   wait_for_port "$port"
   run bash -c 'ulimit -n 200 && make -C "$1" -s phase-serve TARGET="$2" ALLOW_NONMOUNT=1 DATASET=small3 FLUSH=none PORT="$3"' \
@@ -385,7 +391,7 @@ tiny_shootout() {
   cp -r "$ROOT/datasets/out/tiny-1" "$T/ds/long-1"
   for _ in $(seq 200); do cat "$ROOT/datasets/out/tiny-1/requests.txt"; done >"$T/ds/long-1/requests.txt"
   DATASETS_OUT=$T/ds setsid make -C "$ROOT" -s phase-serve TARGET="$MNT" DATASET=long FLUSH=remount \
-    SERVE_PROCS=4 REPLAY_CONC=2 REPLAY_KEEPALIVE=1 >"$T/out" 2>&1 &
+    SERVE_PROCS=4 REPLAY_CONC=2 REPLAY_KEEPALIVE=1 >"$T/out" 2>&1 3>&- &
   mk=$!
   d=$(the_run)
   wait_for_file "$d/series/serve-cold-4-1.tsv" 60

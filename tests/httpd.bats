@@ -32,7 +32,7 @@ teardown() {
 # start_httpd ARGS... : bin/httpd -r $W on a free port, logs in $T.
 start_httpd() {
   PORT=$(free_port)
-  "$BIN/httpd" -r "$W" -p "$PORT" "$@" >"$T/access.log" 2>"$T/err.log" </dev/null &
+  "$BIN/httpd" -r "$W" -p "$PORT" "$@" >"$T/access.log" 2>"$T/err.log" </dev/null 3>&- &
   PID=$!
   wait_for_port "$PORT"
 }
@@ -254,9 +254,9 @@ status_of() { # status_of URL [curl args]
 @test "httpd: a slow reader of a big file does not stall a small request" {
   head -c 30000000 /dev/zero >"$W/huge.bin"
   start_httpd -q
-  curl -s --limit-rate 2M -o /dev/null "http://127.0.0.1:$PORT/huge.bin" &
+  curl -s --limit-rate 2M -o /dev/null "http://127.0.0.1:$PORT/huge.bin" 3>&- &
   slow=$!
-  curl -s -o /dev/null "http://127.0.0.1:$PORT/huge.bin" &
+  curl -s -o /dev/null "http://127.0.0.1:$PORT/huge.bin" 3>&- &
   fast=$!
   sleep 0.3
   t=$(curl -s -o /dev/null -w '%{time_total}' "http://127.0.0.1:$PORT/small.txt")
@@ -318,7 +318,7 @@ status_of() { # status_of URL [curl args]
 
 @test "httpd: connections are capped below the fd limit; extra ones get 503" {
   PORT=$(free_port)
-  (ulimit -n 40 && exec "$BIN/httpd" -q -r "$W" -p "$PORT" >"$T/access.log" 2>"$T/err.log" </dev/null) &
+  (ulimit -n 40 && exec "$BIN/httpd" -q -r "$W" -p "$PORT" >"$T/access.log" 2>"$T/err.log" </dev/null) 3>&- &
   PID=$!
   wait_for_port "$PORT"
   run $RAW many "$PORT" 20 /small.txt

@@ -53,7 +53,7 @@ start_nginx() {
   require_cmd /usr/sbin/nginx
   PORT=$(free_port)
   nginx_conf "$T/nginx" "$PORT" "$T/www" "listen [::1]:$PORT;"
-  /usr/sbin/nginx -p "$T/nginx" -c "$T/nginx/nginx.conf" &
+  /usr/sbin/nginx -p "$T/nginx" -c "$T/nginx/nginx.conf" 3>&- &
   PIDS+=($!)
   wait_for_port "$PORT" 10
 }
@@ -62,7 +62,7 @@ start_nginx() {
 start_bad() {
   PORT=$(free_port)
   rm -f "$T/ready"
-  python3 "$ROOT/tests/fixtures/badserver.py" --port "$PORT" --ready "$T/ready" --mode "$@" &
+  python3 "$ROOT/tests/fixtures/badserver.py" --port "$PORT" --ready "$T/ready" --mode "$@" 3>&- &
   PIDS+=($!)
   wait_for_file "$T/ready" 10
 }
@@ -212,7 +212,7 @@ metric() { # metric NAME FILE
   [ -x "$BIN/httpd" ] || skip "bin/httpd not built"
   make_site
   PORT=$(free_port)
-  "$BIN/httpd" -r "$T/www" -i 127.0.0.1 -p "$PORT" -q &
+  "$BIN/httpd" -r "$T/www" -i 127.0.0.1 -p "$PORT" -q 3>&- &
   PIDS+=($!)
   wait_for_port "$PORT" 10
   run timeout 30 "$BIN/replay" -c 8 -k 10 -u "$T/requests.txt" -M "$T/manifest.tsv" --stats "$T/s.tsv" "127.0.0.1:$PORT"

@@ -90,7 +90,7 @@ bats_suite() {
   # has the suite: a hang fails one test, not the whole CI run.  No stdin:
   # a tool that reads it by mistake sees EOF instead of waiting.
   BATS_TEST_TIMEOUT=${BATS_TEST_TIMEOUT:-600} \
-    timeout -k 30 "${BATS_SUITE_TIMEOUT:-3000}" bats --tap --timing "${files[@]}" </dev/null
+    timeout -k 30 "${BATS_SUITE_TIMEOUT:-1200}" bats --tap --timing "${files[@]}" </dev/null
 }
 
 # The VM lab's TAP (`make test-lab` writes it; .ci/run runs it first, as it
