@@ -2,7 +2,7 @@
 BINS += httpd
 httpd_SRCS := httpd/httpd.c httpd/loop.c httpd/conn.c httpd/serve_file.c \
 	httpd/prefork.c httpd/log.c httpd/http_parse.c httpd/http_path.c \
-	httpd/http_response.c tools/common.c
+	httpd/http_response.c tools/common.c tools/printable.c
 CTESTS += http_parse http_path
 http_parse_test_SRCS := tests/c/http_parse_test.c httpd/http_parse.c httpd/http_response.c
 http_path_test_SRCS := tests/c/http_path_test.c httpd/http_path.c

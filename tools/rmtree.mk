@@ -1,3 +1,3 @@
 # bin/rmtree: the delete tool.
 BINS += rmtree
-rmtree_SRCS := tools/rmtree.c tools/dirwalk.c tools/common.c
+rmtree_SRCS := tools/rmtree.c tools/dirwalk.c tools/common.c tools/printable.c
