@@ -94,6 +94,29 @@ hostile() {
   [ "$(cat "$T/sentinel/target")" = untouched ]
 }
 
+# no_escaping_links DIR: every symlink under DIR resolves inside DIR.
+no_escaping_links() {
+  local top l r
+  top=$(realpath "$1")
+  while IFS= read -r -d '' l; do
+    r=$(realpath -m "$l")
+    case $r in "$top" | "$top"/*) ;; *) echo "escaping link: $l -> $r"; return 1 ;; esac
+  done < <(find "$1" -type l -print0)
+}
+
+# one_clean_line [N] : $output is N lines (default 1) without any control byte.
+one_clean_line() {
+  echo "$output"
+  [ "${#lines[@]}" -eq "${1:-1}" ]
+  [ -z "$(printf '%s' "$output" | tr -d '\n' | LC_ALL=C tr -d '[:print:]')" ]
+}
+
+# mkcases : the archives of tests/fixtures/dltar/mkcases.py in $T/cases.
+mkcases() {
+  mkdir -p "$T/cases"
+  "$ROOT/tests/fixtures/dltar/mkcases.py" "$T/cases"
+}
+
 @test "-h, --version and bad usage" {
   run "$BIN/dltar" -h
   [ "$status" -eq 0 ]
@@ -304,4 +327,182 @@ hostile() {
   [ "$status" -ne 0 ]
   [ "${#lines[@]}" -eq 1 ]
   [[ "$output" == "dltar: too-big.bin: No space left on device" ]]
+}
+
+# Hard links to symlinks, escaped messages, the end of the archive, time
+# limits, HTTP interim responses and Content-Length.
+
+@test "hard link to an archive symlink: refused where the copy would point outside DIR" {
+  mkcases
+  mkdir "$T/x1"
+  run "$BIN/dltar" -C "$T/x1" "$T/cases/hl-symlink.tar"
+  one_clean_line
+  [ "$status" -eq 1 ]
+  [[ "$output" == "dltar: esc: refused: hard link to a symlink: symlink points outside the directory" ]]
+  [ ! -L "$T/x1/esc" ]
+  no_escaping_links "$T/x1"
+  # one that stays inside at its new place is extracted (as GNU tar does)
+  mkdir "$T/x2"
+  run "$BIN/dltar" -C "$T/x2" "$T/cases/hl-deeper.tar"
+  [ "$status" -eq 0 ]
+  [ "$(readlink "$T/x2/x/y/up2")" = ../f ]
+  no_escaping_links "$T/x2"
+}
+
+@test "hard link to a symlink, then a failing entry: no escaping link is left" {
+  mkcases
+  mkdir "$T/x1"
+  run "$BIN/dltar" -C "$T/x1" "$T/cases/hl-then-error.tar"
+  [ "$status" -eq 1 ]
+  no_escaping_links "$T/x1"
+  [ -L "$T/x1/x/up" ] # the symlink itself stays inside: it is kept
+}
+
+@test "hard link to a symlink already in DIR: refused, nothing escapes" {
+  mkcases
+  mkdir -p "$T/x1/x/y"
+  ln -s ../../outside "$T/x1/x/y/up" # DIR/outside: inside DIR at its depth
+  run "$BIN/dltar" -C "$T/x1" "$T/cases/hl-preexisting.tar"
+  one_clean_line
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"esc: refused: hard link to a symlink"* ]]
+  no_escaping_links "$T/x1"
+}
+
+@test "control bytes in entry names, file names, URLs and reason phrases are escaped" {
+  mkcases
+  mkdir "$T/x1"
+  run "$BIN/dltar" -C "$T/x1" "$T/cases/ctrl-fifo.tar"
+  [ "$status" -eq 0 ]
+  one_clean_line 2 # the warning and the summary
+  [[ "${lines[0]}" == 'dltar: x\x0a\x1b[31mdltar: 99 files, 0 dirs\x1b[0m\x0d\x07: skipped (device or fifo)' ]]
+  run "$BIN/dltar" -C "$T/x1" "$T/cases/ctrl-refused.tar"
+  [ "$status" -eq 1 ]
+  one_clean_line
+  run "$BIN/dltar" -C "$T/x1" "$T/no"$'\n\e[2J'"such.tar"
+  [ "$status" -eq 1 ]
+  one_clean_line
+  run "$BIN/dltar" -C "$T/x1" "http://127.0.0.1:1/a"$'\e]0;x\a'"b"
+  [ "$status" -eq 1 ]
+  one_clean_line
+  local port
+  port=$(free_port)
+  start "$ROOT/tests/fixtures/dltar/hostile_http.py" "$port" "$BATS_FILE_TMPDIR/plain.tar" reason
+  wait_for_port "$port"
+  run "$BIN/dltar" -C "$T/x1" "http://127.0.0.1:$port/x"
+  [ "$status" -eq 1 ]
+  one_clean_line
+  [[ "$output" == *'server answered 404 Not\x1b[31mFound\x07\x1b]0;pwned\x07' ]]
+}
+
+@test "end of archive: /dev/zero is an empty archive, read no further" {
+  run timeout 10 "$BIN/dltar" -C "$T" /dev/zero
+  [ "$status" -eq 0 ]
+  [[ "${lines[0]}" =~ ^dltar:\ /dev/zero:\ ignored\ [0-9]+\ bytes\ after\ the\ end\ of\ the\ archive\ and\ stopped\ reading\ there$ ]]
+  [[ "${lines[1]}" == "dltar: 0 files, 0 dirs, 0 links, 0 bytes in "* ]]
+}
+
+@test "end of archive: a tar or tar.gz followed by endless zeros ends" {
+  local a=$BATS_FILE_TMPDIR/plain.tar
+  mkdir "$T/p" "$T/g" "$T/r"
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  run timeout 20 bash -c '(cat "$1"; cat /dev/zero) | "$BIN/dltar" -C "$2" -' _ "$a" "$T/p"
+  [ "$status" -eq 0 ]
+  diff -r --no-dereference "$T/p" "$BATS_FILE_TMPDIR/src"
+  # one gzip stream holding the tar and the zeros: its end never comes
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  run timeout 20 bash -c '(cat "$1"; cat /dev/zero) | gzip -1 | "$BIN/dltar" -C "$2" -' _ "$a" "$T/g"
+  [ "$status" -eq 0 ]
+  [[ "${lines[0]}" == *"bytes after the end of the archive: the gzip stream goes on (its CRC was not checked)" ]]
+  diff -r --no-dereference "$T/g" "$BATS_FILE_TMPDIR/src"
+  # a gzip file, then zero bytes (a file: dltar sees how many it ignores)
+  { cat "$BATS_FILE_TMPDIR/gnu.tgz"; head -c 100000 /dev/zero; } >"$T/z.tgz"
+  run timeout 20 "$BIN/dltar" -C "$T/r" "$T/z.tgz"
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = "dltar: $T/z.tgz: ignored 100000 bytes after the end of the archive" ]
+  # trailing garbage after a plain tar file
+  { cat "$a"; echo garbage; } >"$T/g.tar"
+  run timeout 20 "$BIN/dltar" -C "$T/r" "$T/g.tar"
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = "dltar: $T/g.tar: ignored 8 bytes after the end of the archive" ]
+}
+
+@test "end of archive over http: endless zeros, fast or trickling, after the archive" {
+  local port mode
+  for mode in zeros zeros-slow; do
+    port=$(free_port)
+    start "$ROOT/tests/fixtures/dltar/hostile_http.py" "$port" "$BATS_FILE_TMPDIR/gnu.tgz" "$mode"
+    wait_for_port "$port"
+    mkdir "$T/$mode"
+    run timeout 20 "$BIN/dltar" -C "$T/$mode" "http://127.0.0.1:$port/x"
+    [ "$status" -eq 0 ]
+    diff -r --no-dereference "$T/$mode" "$BATS_FILE_TMPDIR/src"
+  done
+}
+
+@test "--timeout bounds progress: a body trickling a byte every 0.5 s fails" {
+  local port t0
+  port=$(free_port)
+  start "$ROOT/tests/fixtures/dltar/hostile_http.py" "$port" "$BATS_FILE_TMPDIR/plain.tar" trickle
+  wait_for_port "$port"
+  t0=$SECONDS
+  run timeout 20 "$BIN/dltar" --timeout 2 -C "$T" "http://127.0.0.1:$port/x"
+  [ "$status" -eq 1 ]
+  one_clean_line
+  [[ "$output" == *": only "*" bytes in 2 s, less than 64 KiB (too slow, --timeout)" ]]
+  [ $((SECONDS - t0)) -le 5 ]
+  # the same from a pipe
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  run timeout 20 bash -c 'python3 -c "
+import sys, time
+for _ in range(100):
+    sys.stdout.buffer.write(b\"\\0\"); sys.stdout.flush(); time.sleep(0.5)
+" 2>/dev/null | "$BIN/dltar" --timeout 1 -C "$1" -' _ "$T"
+  [ "$status" -eq 1 ]
+  one_clean_line
+  [[ "$output" == "dltar: standard input: only "*"(too slow, --timeout)" ]]
+}
+
+@test "--max-time bounds the whole run; bad values are usage errors" {
+  local t0
+  t0=$SECONDS
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  run timeout 20 bash -c '"$ROOT/tests/fixtures/dltar/mkcases.py" --endless 2>/dev/null |
+    "$BIN/dltar" --max-time 1 -C "$1" -' _ "$T"
+  [ "$status" -eq 1 ]
+  one_clean_line
+  [ "$output" = "dltar: standard input: not done after 1 s (--max-time)" ]
+  [ $((SECONDS - t0)) -le 5 ]
+  run "$BIN/dltar" --max-time 0 -C "$T" /dev/null
+  [ "$status" -eq 2 ]
+  run "$BIN/dltar" --max-time x -C "$T" /dev/null
+  [ "$status" -eq 2 ]
+}
+
+@test "http: 1xx interim responses are skipped; Content-Length must be one plain number" {
+  local port mode
+  for mode in continue same-cl; do
+    port=$(free_port)
+    start "$ROOT/tests/fixtures/dltar/hostile_http.py" "$port" "$BATS_FILE_TMPDIR/gnu.tgz" "$mode"
+    wait_for_port "$port"
+    mkdir "$T/$mode"
+    run "$BIN/dltar" -C "$T/$mode" "http://127.0.0.1:$port/x"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    diff -r --no-dereference "$T/$mode" "$BATS_FILE_TMPDIR/src"
+  done
+  port=$(free_port)
+  start "$ROOT/tests/fixtures/dltar/hostile_http.py" "$port" "$BATS_FILE_TMPDIR/gnu.tgz" two-cl
+  wait_for_port "$port"
+  run "$BIN/dltar" -C "$T" "http://127.0.0.1:$port/x"
+  [ "$status" -eq 1 ]
+  one_clean_line
+  [[ "$output" == *": malformed response header: conflicting Content-Length headers" ]]
+  port=$(free_port)
+  start "$ROOT/tests/fixtures/dltar/hostile_http.py" "$port" "$BATS_FILE_TMPDIR/gnu.tgz" plus-cl
+  wait_for_port "$port"
+  run "$BIN/dltar" -C "$T" "http://127.0.0.1:$port/x"
+  [ "$status" -eq 1 ]
+  one_clean_line
+  [[ "$output" == *": malformed response header: bad Content-Length" ]]
 }

@@ -13,13 +13,15 @@
 #include "common.h"
 #include "gunzip_stream.h"
 #include "http_get.h"
+#include "printable.h"
 #include "tar_extract.h"
+#include "xfer.h"
 
 #define IN_BUF (256 * 1024)
 
 static void usage(FILE *f) {
   fputs("usage: dltar [-C DIR] [-o] [--stats FILE] [--series FILE]\n"
-        "             [--connect-timeout SECS] [--timeout SECS] SOURCE\n"
+        "             [--connect-timeout SECS] [--timeout SECS] [--max-time SECS] SOURCE\n"
         "Extract a tar archive (gzip-compressed or not) from SOURCE into DIR.\n"
         "SOURCE: http://host[:port]/path, a file, or - for standard input.\n"
         "  -C DIR              extract into DIR (default: .); it must exist\n"
@@ -27,7 +29,10 @@ static void usage(FILE *f) {
         "  --stats FILE        write metric<TAB>value<TAB>unit lines to FILE\n"
         "  --series FILE       write a per-second series of tool_bytes and tool_files\n"
         "  --connect-timeout S seconds to wait for a TCP connection (default 10)\n"
-        "  --timeout S         seconds to wait for data from the server (default 60)\n"
+        "  --timeout S         fail when S seconds of waiting for input bring less\n"
+        "                      than 64 KiB (default 60; HTTP, pipes, devices)\n"
+        "  --max-time S        fail when the whole run takes longer than S seconds\n"
+        "                      (default: no limit)\n"
         "  -h, --help          this text\n"
         "  --version           print the version\n",
         f);
@@ -37,7 +42,8 @@ struct source {
   int fd;
   int is_http;
   struct http http;
-  const char *name;
+  const char *name; /* escaped, for messages */
+  struct xfer *x;
   void *map; /* a regular file, mapped */
   size_t maplen;
 };
@@ -45,25 +51,26 @@ struct source {
 static ssize_t source_read(void *ctx, char *buf, size_t cap) {
   struct source *s = ctx;
   if (s->is_http) return http_read(&s->http, buf, cap);
-  for (;;) {
-    ssize_t r = read(s->fd, buf, cap);
-    if (r >= 0) return r;
-    if (errno != EINTR) diesys(1, s->name, ": read");
-  }
+  ssize_t r = xfer_read(s->x, s->fd, buf, cap, s->name);
+  if (r < 0) diesys(1, s->name, ": read");
+  return r;
 }
 
-static void open_source(struct source *s, const char *arg, double cto, double rto) {
+/* shown: arg escaped for messages. */
+static void open_source(struct source *s, const char *arg, const char *shown, double cto,
+                        struct xfer *x) {
   memset(s, 0, sizeof *s);
-  s->name = arg;
+  s->name = shown;
+  s->x = x;
   if (strncasecmp(arg, "http://", 7) == 0 || strncasecmp(arg, "https://", 8) == 0) {
     s->is_http = 1;
-    http_open(&s->http, arg, cto, rto);
+    http_open(&s->http, arg, shown, cto, x);
   } else if (strcmp(arg, "-") == 0) {
     s->fd = 0;
     s->name = "standard input";
   } else {
     s->fd = open(arg, O_RDONLY | O_CLOEXEC);
-    if (s->fd < 0) diesys(1, "cannot open ", arg);
+    if (s->fd < 0) diesys(1, "cannot open ", shown);
     (void)posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     struct stat sb;
     if (fstat(s->fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
@@ -80,14 +87,15 @@ static void open_source(struct source *s, const char *arg, double cto, double rt
 int main(int argc, char **argv) {
   errmsg_iam("dltar");
   const char *dir = ".", *stats_path = NULL, *series_path = NULL;
-  double cto = 10, rto = 60;
+  double cto = 10, rto = 60, maxt = 0;
   int same_owner = 0;
-  enum { O_STATS = 256, O_SERIES, O_CTO, O_RTO, O_VERSION };
+  enum { O_STATS = 256, O_SERIES, O_CTO, O_RTO, O_MAXT, O_VERSION };
   static const struct option lo[] = {
       {"same-owner", no_argument, 0, 'o'}, {"stats", required_argument, 0, O_STATS},
       {"series", required_argument, 0, O_SERIES}, {"connect-timeout", required_argument, 0, O_CTO},
-      {"timeout", required_argument, 0, O_RTO}, {"help", no_argument, 0, 'h'},
-      {"version", no_argument, 0, O_VERSION}, {0, 0, 0, 0}};
+      {"timeout", required_argument, 0, O_RTO}, {"max-time", required_argument, 0, O_MAXT},
+      {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, O_VERSION}, {0, 0, 0, 0}};
+  char shown[1024]; /* a command-line argument escaped for a message */
   int c;
   while ((c = getopt_long(argc, argv, "C:oh", lo, NULL)) != -1) {
     switch (c) {
@@ -96,10 +104,16 @@ int main(int argc, char **argv) {
     case O_STATS: stats_path = optarg; break;
     case O_SERIES: series_path = optarg; break;
     case O_CTO:
-      if (parse_seconds(optarg, &cto) != 0 || cto <= 0) die(2, "bad --connect-timeout: ", optarg);
+      if (parse_seconds(optarg, &cto) != 0 || cto <= 0)
+        die(2, "bad --connect-timeout: ", (printable(shown, sizeof shown, optarg), shown));
       break;
     case O_RTO:
-      if (parse_seconds(optarg, &rto) != 0 || rto <= 0) die(2, "bad --timeout: ", optarg);
+      if (parse_seconds(optarg, &rto) != 0 || rto <= 0)
+        die(2, "bad --timeout: ", (printable(shown, sizeof shown, optarg), shown));
+      break;
+    case O_MAXT:
+      if (parse_seconds(optarg, &maxt) != 0 || maxt <= 0)
+        die(2, "bad --max-time: ", (printable(shown, sizeof shown, optarg), shown));
       break;
     case 'h': usage(stdout); return 0;
     case O_VERSION: print_version("dltar"); return 0;
@@ -114,11 +128,13 @@ int main(int argc, char **argv) {
 
   double t0 = now_mono();
   int rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (rootfd < 0) diesys(1, "cannot open -C ", dir);
+  if (rootfd < 0) diesys(1, "cannot open -C ", (printable(shown, sizeof shown, dir), shown));
   struct stats_file sf = {0};
-  if (stats_path && stats_open(&sf, stats_path) != 0) diesys(1, "cannot write ", stats_path);
+  if (stats_path && stats_open(&sf, stats_path) != 0)
+    diesys(1, "cannot write ", (printable(shown, sizeof shown, stats_path), shown));
   struct series_file ser = {0};
-  if (series_path && series_open(&ser, series_path, t0) != 0) diesys(1, "cannot write ", series_path);
+  if (series_path && series_open(&ser, series_path, t0) != 0)
+    diesys(1, "cannot write ", (printable(shown, sizeof shown, series_path), shown));
 
   /* As root, archive modes are exact (as GNU tar does for root); directories
    * created on the way get 0777 minus the caller's umask either way. */
@@ -128,8 +144,12 @@ int main(int argc, char **argv) {
                       .series = series_path ? &ser : NULL};
 
   static unsigned char inbuf[IN_BUF];
+  struct xfer x;
+  xfer_init(&x, rto, maxt, t0);
+  static char src_shown[PRINTABLE_SIZE(256)];
+  printable(src_shown, sizeof src_shown, argv[optind]);
   struct source src;
-  open_source(&src, argv[optind], cto, rto);
+  open_source(&src, argv[optind], src_shown, cto, &x);
   struct gz g;
   gz_init(&g, source_read, &src, src.name, inbuf, sizeof inbuf);
   if (src.map) gz_map(&g, src.map, src.maplen);
@@ -147,7 +167,7 @@ int main(int argc, char **argv) {
   if (series_path) {
     series_put(&ser, now_mono(), "tool_bytes", (double)st.bytes);
     series_put(&ser, now_mono(), "tool_files", (double)st.files);
-    if (series_close(&ser) != 0) diesys(1, "writing ", series_path);
+    if (series_close(&ser) != 0) diesys(1, "writing ", (printable(shown, sizeof shown, series_path), shown));
   }
   if (stats_path) {
     stats_u64(&sf, "files", st.files, "files");
@@ -160,7 +180,7 @@ int main(int argc, char **argv) {
     stats_f(&sf, "sys_s", ss, "s");
     stats_f(&sf, "mbps", mbps, "MB/s");
     stats_f(&sf, "files_per_s", wall > 0 ? (double)st.files / wall : 0, "files/s");
-    if (stats_close(&sf) != 0) diesys(1, "writing ", stats_path);
+    if (stats_close(&sf) != 0) diesys(1, "writing ", (printable(shown, sizeof shown, stats_path), shown));
   }
   printf("dltar: %llu files, %llu dirs, %llu links, %llu bytes in %.3f s (%.1f MB/s)\n",
          (unsigned long long)st.files, (unsigned long long)st.dirs, (unsigned long long)st.links,

@@ -15,6 +15,14 @@ void gz_init(struct gz *g, gz_source src, void *ctx, const char *name, unsigned 
 
 int gz_is_gzip(const struct gz *g) { return g->mode == 1; }
 
+void gz_stop_after_member(struct gz *g) { g->last_member = 1; }
+
+int gz_member_ended(const struct gz *g) { return g->mode == 1 && g->member_done; }
+
+uint64_t gz_unconsumed(const struct gz *g) {
+  return g->z.avail_in + (g->map ? g->maplen - g->mapoff : 0);
+}
+
 void gz_map(struct gz *g, const void *data, size_t len) {
   g->map = data;
   g->maplen = len;
@@ -99,7 +107,7 @@ ssize_t gz_read(struct gz *g, char *out, size_t cap) {
   }
   if (cap > (1u << 30)) cap = 1u << 30;
   for (;;) {
-    if (g->member_done && !next_member(g)) return 0;
+    if (g->member_done && (g->last_member || !next_member(g))) return 0;
     if (g->z.avail_in == 0 && !g->in_eof) refill(g);
     g->z.next_out = (Bytef *)out;
     g->z.avail_out = (uInt)cap;

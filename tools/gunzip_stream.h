@@ -15,11 +15,12 @@ typedef ssize_t (*gz_source)(void *ctx, char *buf, size_t cap);
 struct gz {
   gz_source src;
   void *ctx;
-  const char *name; /* for messages */
+  const char *name; /* for messages: already escaped (printable()) */
   z_stream z;
   int mode;         /* 0 unknown, 1 gzip, 2 plain */
   int in_eof;
   int member_done;  /* the current gzip member ended */
+  int last_member;  /* gz_stop_after_member(): no member after this one */
   unsigned char *in;
   size_t incap;
   uint64_t in_bytes; /* raw bytes consumed */
@@ -37,6 +38,15 @@ void gz_map(struct gz *g, const void *data, size_t len);
  * or truncated gzip stream: one-line error and exit 1. */
 ssize_t gz_read(struct gz *g, char *out, size_t cap);
 int gz_is_gzip(const struct gz *g);
+/* From now on gz_read returns 0 at the end of the current gzip member (its
+ * CRC and length checked) instead of looking for another member: the
+ * archive ended.  No effect on plain input. */
+void gz_stop_after_member(struct gz *g);
+/* Did the last gzip member end (trailer checked)? */
+int gz_member_ended(const struct gz *g);
+/* Raw input bytes in memory not consumed yet: read ahead into the input
+ * buffer, or the rest of a mapped file. */
+uint64_t gz_unconsumed(const struct gz *g);
 void gz_end(struct gz *g);
 
 #endif

@@ -88,6 +88,22 @@ int sp_symlink_ok(const char *target, int parent_depth, const char **why) {
   return 0;
 }
 
+int sp_entry_ok(int dirfd, const char *leaf, int parent_depth, const char **why) {
+  struct stat st;
+  *why = NULL;
+  if (fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) != 0) return -1;
+  if (!S_ISLNK(st.st_mode)) return 0;
+  char target[SP_PATHMAX];
+  ssize_t n = readlinkat(dirfd, leaf, target, sizeof target);
+  if (n < 0) return -1;
+  if ((size_t)n == sizeof target) {
+    *why = "symlink target too long";
+    return -1;
+  }
+  target[n] = '\0';
+  return sp_symlink_ok(target, parent_depth, why);
+}
+
 void sp_init(struct sp_dirs *d, int rootfd, mode_t dirmode) {
   d->root = rootfd;
   d->n = 0;

@@ -26,6 +26,13 @@ int sp_depth(const char *norm);
  * -1 with *why set. */
 int sp_symlink_ok(const char *target, int parent_depth, const char **why);
 
+/* Is the entry leaf in dirfd, a directory parent_depth levels below the
+ * root, allowed there: anything but a symlink, or a symlink whose target
+ * passes sp_symlink_ok at that depth?  (A hard link to a symlink copies it
+ * into another directory.)  Returns 0, or -1 with *why set (the policy) or
+ * with *why NULL and errno set (it could not be read). */
+int sp_entry_ok(int dirfd, const char *leaf, int parent_depth, const char **why);
+
 /* The chain of open directory fds of the last entry's parent, so that
  * entries of one directory need no lookup at all. */
 struct sp_dirs {

@@ -10,11 +10,14 @@
 #include <unistd.h>
 
 #include "compat.h"
+#include "printable.h"
 #include "safe_path.h"
 #include "tar_header.h"
 
 #define TX_BUF (256 * 1024)
 #define META_MAX (1 << 20)
+#define RECORD 10240          /* tar writers pad the archive to a record */
+#define TAIL_MAX (1u << 20)   /* gzip data read past the end looking for the member's end */
 
 /* One entry as the pax / GNU records and its header describe it. */
 struct entry {
@@ -49,6 +52,8 @@ struct tx {
   /* deferred directory metadata: records of struct dirrec + path + NUL */
   char *dd;
   size_t ddlen, ddcap;
+  /* untrusted strings escaped for a message (printable()) */
+  char pm[2][PRINTABLE_SIZE(SP_PATHMAX)];
 };
 
 struct dirrec {
@@ -97,10 +102,16 @@ static size_t avail(struct tx *t) {
   return t->len - t->pos;
 }
 
-static void truncated(const char *name, uint64_t missing) {
+/* s escaped for a message, in buffer i (0 or 1) of t. */
+static const char *P(struct tx *t, int i, const char *s) {
+  printable(t->pm[i], sizeof t->pm[i], s);
+  return t->pm[i];
+}
+
+static void truncated(struct tx *t, const char *name, uint64_t missing) {
   char m[24];
   snprintf(m, sizeof m, "%llu", (unsigned long long)missing);
-  die(1, name, ": truncated archive (", m, " bytes of data missing)");
+  die(1, P(t, 0, name), ": truncated archive (", m, " bytes of data missing)");
 }
 
 static uint64_t padded(uint64_t size) { return (size + TAR_BLOCK - 1) & ~(uint64_t)(TAR_BLOCK - 1); }
@@ -109,7 +120,7 @@ static uint64_t padded(uint64_t size) { return (size + TAR_BLOCK - 1) & ~(uint64
 static void skip(struct tx *t, const char *name, uint64_t n) {
   while (n) {
     size_t a = avail(t);
-    if (a == 0) truncated(name, n);
+    if (a == 0) truncated(t, name, n);
     if (a > n) a = (size_t)n;
     t->pos += a;
     n -= a;
@@ -128,7 +139,7 @@ static size_t read_meta(struct tx *t, uint64_t size, const char *what) {
   size_t got = 0;
   while (got < size) {
     size_t a = avail(t);
-    if (a == 0) truncated(what, size - got);
+    if (a == 0) truncated(t, what, size - got);
     if (a > size - got) a = (size_t)(size - got);
     memcpy(t->meta + got, t->buf + t->pos, a);
     t->pos += a;
@@ -139,36 +150,38 @@ static size_t read_meta(struct tx *t, uint64_t size, const char *what) {
   return (size_t)size;
 }
 
-static void set_str(char *dst, const char *src, size_t n, const char *what) {
-  if (n + 1 > SP_PATHMAX) die(1, what, ": name too long");
+static void set_str(struct tx *t, char *dst, const char *src, size_t n, const char *what) {
+  if (n + 1 > SP_PATHMAX) die(1, P(t, 0, what), ": name too long");
   memcpy(dst, src, n);
   dst[n] = '\0';
 }
 
-static void refuse(const char *name, const char *why) { die(1, name, ": refused: ", why); }
+static void refuse(struct tx *t, const char *name, const char *why) {
+  die(1, P(t, 0, name), ": refused: ", why);
+}
 
 /* Remove whatever is at leaf so that it can be created anew. */
-static void remove_existing(int pfd, const char *leaf, const char *name) {
+static void remove_existing(struct tx *t, int pfd, const char *leaf, const char *name) {
   if (unlinkat(pfd, leaf, 0) == 0 || errno == ENOENT) return;
   if ((errno == EISDIR || errno == EPERM) && unlinkat(pfd, leaf, AT_REMOVEDIR) == 0) return;
-  diesys(1, name, ": cannot replace the existing entry");
+  diesys(1, P(t, 0, name), ": cannot replace the existing entry");
 }
 
 static int parent_of(struct tx *t, struct entry *e, const char **leaf) {
   const char *why = NULL;
   int pfd = sp_parent(&t->dirs, t->norm, leaf, &why);
   if (pfd < 0) {
-    if (why) refuse(e->name, why);
-    diesys(1, e->name);
+    if (why) refuse(t, e->name, why);
+    diesys(1, P(t, 0, e->name));
   }
   return pfd;
 }
 
-static void write_all(int fd, const char *p, size_t n, const char *name) {
+static void write_all(struct tx *t, int fd, const char *p, size_t n, const char *name) {
   while (n) {
     ssize_t w = write(fd, p, n);
     if (w < 0 && errno == EINTR) continue;
-    if (w < 0) diesys(1, name);
+    if (w < 0) diesys(1, P(t, 0, name));
     p += w;
     n -= (size_t)w;
   }
@@ -180,26 +193,26 @@ static void do_file(struct tx *t, struct entry *e) {
   mode_t perm = e->mode & (t->o->same_owner ? 07777 : 0777);
   int fd;
   while ((fd = openat(pfd, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, perm)) < 0) {
-    if (errno != EEXIST) diesys(1, e->name);
-    remove_existing(pfd, leaf, e->name);
+    if (errno != EEXIST) diesys(1, P(t, 0, e->name));
+    remove_existing(t, pfd, leaf, e->name);
   }
   uint64_t left = e->size;
   while (left) {
     size_t a = avail(t);
-    if (a == 0) truncated(e->name, left);
+    if (a == 0) truncated(t, e->name, left);
     if (a > left) a = (size_t)left;
-    write_all(fd, t->buf + t->pos, a, e->name);
+    write_all(t, fd, t->buf + t->pos, a, e->name);
     t->pos += a;
     left -= a;
     t->st->bytes += a;
   }
   if (t->o->same_owner) {
-    if (fchown(fd, e->uid, e->gid) != 0) diesys(1, e->name, ": chown");
-    if ((perm & 06000) && fchmod(fd, perm) != 0) diesys(1, e->name, ": chmod");
+    if (fchown(fd, e->uid, e->gid) != 0) diesys(1, P(t, 0, e->name), ": chown");
+    if ((perm & 06000) && fchmod(fd, perm) != 0) diesys(1, P(t, 0, e->name), ": chmod");
   }
   struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT}, e->mtime};
-  if (futimens(fd, ts) != 0) diesys(1, e->name, ": set mtime");
-  if (close(fd) != 0) diesys(1, e->name);
+  if (futimens(fd, ts) != 0) diesys(1, P(t, 0, e->name), ": set mtime");
+  if (close(fd) != 0) diesys(1, P(t, 0, e->name));
   skip(t, e->name, padded(e->size) - e->size);
   t->st->files++;
 }
@@ -211,7 +224,7 @@ static void defer_dir(struct tx *t, struct entry *e) {
     size_t cap = t->ddcap ? t->ddcap * 2 : 65536;
     while (cap < t->ddlen + rl) cap *= 2;
     char *n = realloc(t->dd, cap);
-    if (n == NULL) diesys(1, e->name);
+    if (n == NULL) diesys(1, P(t, 0, e->name));
     t->dd = n;
     t->ddcap = cap;
   }
@@ -230,9 +243,9 @@ static void do_dir(struct tx *t, struct entry *e) {
   mode_t m = (e->mode & 0777) | 0700;
   while (mkdirat(pfd, leaf, m) != 0) {
     struct stat sb;
-    if (errno != EEXIST) diesys(1, e->name);
+    if (errno != EEXIST) diesys(1, P(t, 0, e->name));
     if (fstatat(pfd, leaf, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode)) break;
-    remove_existing(pfd, leaf, e->name);
+    remove_existing(t, pfd, leaf, e->name);
   }
   defer_dir(t, e);
   t->st->dirs++;
@@ -240,36 +253,52 @@ static void do_dir(struct tx *t, struct entry *e) {
 
 static void do_symlink(struct tx *t, struct entry *e) {
   const char *why, *leaf;
-  if (sp_symlink_ok(e->link, sp_depth(t->norm) - 1, &why) != 0) refuse(e->name, why);
+  if (sp_symlink_ok(e->link, sp_depth(t->norm) - 1, &why) != 0) refuse(t, e->name, why);
   int pfd = parent_of(t, e, &leaf);
   while (symlinkat(e->link, pfd, leaf) != 0) {
-    if (errno != EEXIST) diesys(1, e->name);
-    remove_existing(pfd, leaf, e->name);
+    if (errno != EEXIST) diesys(1, P(t, 0, e->name));
+    remove_existing(t, pfd, leaf, e->name);
   }
   if (t->o->same_owner && fchownat(pfd, leaf, e->uid, e->gid, AT_SYMLINK_NOFOLLOW) != 0)
-    diesys(1, e->name, ": chown");
+    diesys(1, P(t, 0, e->name), ": chown");
   struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT}, e->mtime};
-  if (utimensat(pfd, leaf, ts, AT_SYMLINK_NOFOLLOW) != 0) diesys(1, e->name, ": set mtime");
+  if (utimensat(pfd, leaf, ts, AT_SYMLINK_NOFOLLOW) != 0) diesys(1, P(t, 0, e->name), ": set mtime");
   t->st->links++;
+}
+
+/* A hard link to a symlink copies the symlink into another directory,
+ * where its relative target may climb out of DIR: the copy must pass the
+ * symlink rule at its new depth.  Checks the entry at dfd/leaf. */
+static void link_check(struct tx *t, struct entry *e, int dfd, const char *leaf, int made) {
+  const char *why = NULL;
+  if (sp_entry_ok(dfd, leaf, sp_depth(t->norm) - 1, &why) == 0) return;
+  int err = errno;
+  if (made && unlinkat(dfd, leaf, 0) != 0 && errno != ENOENT) /* leave no escaping link */
+    diesys(1, P(t, 0, e->name), ": cannot remove the refused hard link");
+  if (why) die(1, P(t, 0, e->name), ": refused: hard link to a symlink: ", why);
+  errno = err;
+  diesys(1, P(t, 0, e->name), ": hard link target ", P(t, 1, e->link));
 }
 
 static void do_hardlink(struct tx *t, struct entry *e) {
   const char *why = NULL, *leaf, *tleaf;
   int l = sp_normalize(e->link, t->lnorm, sizeof t->lnorm, &why);
-  if (l < 0) refuse(e->name, why);
-  if (l == 0) refuse(e->name, "hard link to the directory itself");
+  if (l < 0) refuse(t, e->name, why);
+  if (l == 0) refuse(t, e->name, "hard link to the directory itself");
   if (strcmp(t->lnorm, t->norm) != 0) {
     int tfd = sp_walk(t->root, t->lnorm, &tleaf, &why);
     if (tfd < 0) {
-      if (why) refuse(e->name, why);
-      diesys(1, e->name, ": hard link target ", e->link);
+      if (why) refuse(t, e->name, why);
+      diesys(1, P(t, 0, e->name), ": hard link target ", P(t, 1, e->link));
     }
+    link_check(t, e, tfd, tleaf, 0); /* the target, before anything is replaced */
     int pfd = parent_of(t, e, &leaf);
     while (linkat(tfd, tleaf, pfd, leaf, 0) != 0) {
-      if (errno != EEXIST) diesys(1, e->name, ": hard link to ", e->link);
-      remove_existing(pfd, leaf, e->name);
+      if (errno != EEXIST) diesys(1, P(t, 0, e->name), ": hard link to ", P(t, 1, e->link));
+      remove_existing(t, pfd, leaf, e->name);
     }
     if (tfd != t->root) close(tfd);
+    link_check(t, e, pfd, leaf, 1); /* what was linked, had the target changed since */
   }
   skip(t, e->name, padded(e->size)); /* pax allows data on hard links */
   t->st->links++;
@@ -294,10 +323,10 @@ static void finish_dirs(struct tx *t) {
     int fd = openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (pfd != t->root) close(pfd);
     if (fd < 0) continue;
-    if (t->o->same_owner && fchown(fd, r->uid, r->gid) != 0) diesys(1, path, ": chown");
-    if (fchmod(fd, r->mode) != 0) diesys(1, path, ": chmod");
+    if (t->o->same_owner && fchown(fd, r->uid, r->gid) != 0) diesys(1, P(t, 0, path), ": chown");
+    if (fchmod(fd, r->mode) != 0) diesys(1, P(t, 0, path), ": chmod");
     struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT}, r->mtime};
-    if (futimens(fd, ts) != 0) diesys(1, path, ": set mtime");
+    if (futimens(fd, ts) != 0) diesys(1, P(t, 0, path), ": set mtime");
     close(fd);
   }
   free(offs);
@@ -317,19 +346,19 @@ static void pending(struct tx *t, char type, uint64_t size, uint64_t hoff) {
     if (tar_pax_parse(t->meta, n, &t->pax) != 0) die_at(t, hoff, "malformed pax header");
     if (t->pax.sparse) die_at(t, hoff, "sparse file (GNU.sparse) not supported");
     if (t->pax.path) {
-      set_str(t->path, t->pax.path, strlen(t->pax.path), t->pax.path);
+      set_str(t, t->path, t->pax.path, strlen(t->pax.path), t->pax.path);
       t->has_path = 1;
     }
     if (t->pax.linkpath) {
-      set_str(t->linkpath, t->pax.linkpath, strlen(t->pax.linkpath), t->pax.linkpath);
+      set_str(t, t->linkpath, t->pax.linkpath, strlen(t->pax.linkpath), t->pax.linkpath);
       t->has_link = 1;
     }
     t->pax.path = t->pax.linkpath = NULL; /* they point into meta */
   } else if (type == 'L') {
-    set_str(t->path, t->meta, strnlen(t->meta, n), "GNU long name");
+    set_str(t, t->path, t->meta, strnlen(t->meta, n), "GNU long name");
     t->has_path = 1;
   } else {
-    set_str(t->linkpath, t->meta, strnlen(t->meta, n), "GNU long link");
+    set_str(t, t->linkpath, t->meta, strnlen(t->meta, n), "GNU long link");
     t->has_link = 1;
   }
 }
@@ -363,27 +392,60 @@ static void entry(struct tx *t, const unsigned char *blk, const struct tar_hdr *
     skip(t, e.name, padded(e.size));
     return;
   }
-  if (sp_normalize(e.name, t->norm, sizeof t->norm, &why) < 0) refuse(e.name, why);
+  if (sp_normalize(e.name, t->norm, sizeof t->norm, &why) < 0) refuse(t, e.name, why);
   if ((e.type == '0' || e.type == '7') && nl && e.name[nl - 1] == '/') e.type = '5';
-  if (t->norm[0] == '\0' && e.type != '5' && e.type != 'D') refuse(e.name, "not a directory name");
+  if (t->norm[0] == '\0' && e.type != '5' && e.type != 'D') refuse(t, e.name, "not a directory name");
   switch (e.type) {
   case '0': case '7': do_file(t, &e); break;
   case '1': do_hardlink(t, &e); break;
   case '2': do_symlink(t, &e); skip(t, e.name, padded(e.size)); break;
   case '5': case 'D': do_dir(t, &e); skip(t, e.name, padded(e.size)); break;
   case '3': case '4': case '6':
-    carp(e.name, ": skipped (device or fifo)");
+    carp(P(t, 0, e.name), ": skipped (device or fifo)");
     t->st->skipped++;
     skip(t, e.name, padded(e.size));
     break;
   case 'S': case 'M': case 'N':
-    die(1, e.name, ": unsupported entry type (sparse, multi-volume or old GNU)");
+    die(1, P(t, 0, e.name), ": unsupported entry type (sparse, multi-volume or old GNU)");
   default: {
     char ty[2] = {e.type, 0};
-    carp(e.name, ": unknown entry type '", ty, "', extracted as a regular file");
+    carp(P(t, 0, e.name), ": unknown entry type '", P(t, 1, ty), "', extracted as a regular file");
     do_file(t, &e);
   }
   }
+}
+
+/* After the end-of-archive blocks: read the rest of the tar record (plain)
+ * or to the end of the gzip member (its CRC checked), and no further, so
+ * that a source that never ends does not keep dltar reading.  Says what it
+ * saw and ignored: padding that is not zero, bytes past the record, raw
+ * input read ahead past the gzip member. */
+static void end_of_archive(struct tx *t) {
+  struct gz *g = t->g;
+  gz_stop_after_member(g);
+  int gz = gz_is_gzip(g), junk = 0;
+  uint64_t end = t->base + t->pos, rec = (end + RECORD - 1) / RECORD * RECORD, at;
+  for (;;) { /* non-zero bytes in the padding make all of it junk */
+    for (size_t i = t->pos; i < t->len && t->base + i < rec && !junk; i++) junk = t->buf[i] != 0;
+    t->pos = t->len;
+    at = t->base + t->len;
+    if (gz ? at - end >= TAIL_MAX : at >= rec) break;
+    if (avail(t) == 0) break;
+  }
+  char n[24];
+  if (gz && !gz_member_ended(g)) {
+    snprintf(n, sizeof n, "%llu", (unsigned long long)(at - end));
+    carp(g->name, ": stopped reading ", n, " bytes after the end of the archive: the gzip "
+         "stream goes on (its CRC was not checked)");
+    return;
+  }
+  uint64_t ignored = (junk ? (at < rec ? at : rec) - end : 0) + (at > rec ? at - rec : 0) +
+                     gz_unconsumed(g);
+  if (ignored == 0) return;
+  snprintf(n, sizeof n, "%llu", (unsigned long long)ignored);
+  int ended = g->in_eof || (g->map && g->mapoff == g->maplen);
+  carp(g->name, ": ignored ", n, " bytes after the end of the archive",
+       ended ? "" : " and stopped reading there");
 }
 
 void tar_extract(struct gz *g, int rootfd, const struct tx_opts *o, struct tx_stats *st) {
@@ -422,8 +484,7 @@ void tar_extract(struct gz *g, int rootfd, const struct tx_opts *o, struct tx_st
       entry(t, blk, &h, hoff);
     }
   }
-  /* read to the end: record padding, and the gzip trailer's CRC check */
-  while (avail(t)) t->pos = t->len;
+  end_of_archive(t);
   finish_dirs(t);
   sample(t);
   sp_close(&t->dirs);

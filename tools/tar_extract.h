@@ -21,7 +21,9 @@ struct tx_opts {
 };
 
 /* Extract the tar stream g into the directory rootfd.  Every error is a
- * one-line message and exit 1; on return the archive was complete. */
+ * one-line message and exit 1; on return the archive was complete.  Reads
+ * no further than the archive's last record (plain) or the end of its gzip
+ * member, and warns (one line) about data seen after the end. */
 void tar_extract(struct gz *g, int rootfd, const struct tx_opts *o, struct tx_stats *st);
 
 #endif

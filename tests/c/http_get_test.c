@@ -1,4 +1,5 @@
 /* Unit tests of tools/http_get.c: URLs, response headers, chunked bodies. */
+#include <stdio.h>
 #include <string.h>
 
 #include "check.h"
@@ -79,6 +80,39 @@ int main(void) {
   const char *h4 = "SMTP/1.0 200 OK\r\n\r\n";
   CHECK(http_parse_head(h4, strlen(h4), &r) == -1, "not HTTP refused");
   const char *h5 = "HTTP/1.1 200 OK\r\nContent-Length: 12x\r\n\r\n";
-  CHECK(http_parse_head(h5, strlen(h5), &r) == -1, "bad Content-Length refused");
+  CHECK(http_parse_head(h5, strlen(h5), &r) == -1 && r.why && strstr(r.why, "Content-Length"),
+        "bad Content-Length refused, saying so");
+  const char *bad_cl[] = {"+5", "-5", "5 5", "5,5", "0x10", "99999999999999999999", ""};
+  int all = 1;
+  for (size_t i = 0; i < sizeof bad_cl / sizeof *bad_cl; i++) {
+    char hb[128];
+    snprintf(hb, sizeof hb, "HTTP/1.1 200 OK\r\nContent-Length: %s\r\n\r\n", bad_cl[i]);
+    if (http_parse_head(hb, strlen(hb), &r) != -1) all = 0;
+  }
+  CHECK(all, "Content-Length that is not a plain number refused (+5, -5, lists, hex, overflow)");
+  const char *h6 = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\ncontent-length: 11\r\n\r\n";
+  CHECK(http_parse_head(h6, strlen(h6), &r) == -1 && r.why &&
+            strcmp(r.why, "conflicting Content-Length headers") == 0,
+        "two different Content-Length headers refused");
+  const char *h7 = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\nContent-Length: 10\r\n\r\n";
+  CHECK(http_parse_head(h7, strlen(h7), &r) > 0 && r.has_length && r.length == 10,
+        "the same Content-Length twice accepted");
+  const char *h8 = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\n";
+  ssize_t l8 = http_parse_head(h8, strlen(h8), &r);
+  CHECK(l8 == 25 && r.status == 100, "100 Continue parsed as a head of its own");
+  CHECK(http_parse_head(h8 + l8, strlen(h8) - (size_t)l8, &r) > 0 && r.status == 200 && r.length == 3,
+        "the final response follows it");
+  const char *h9 = "HTTP/1.1 099 Odd\r\n\r\n";
+  CHECK(http_parse_head(h9, strlen(h9), &r) == -1, "status below 100 refused");
+
+  static char longline[CHUNK_LINE_MAX + 100];
+  memset(longline, '0', sizeof longline - 1);
+  CHECK(decode_all(longline, 500, out, &ol, &done) == -1,
+        "endless chunk-size line (zeros) refused");
+  static char longtrailer[CHUNK_TRAILER_MAX + 100];
+  memcpy(longtrailer, "0\r\n", 3);
+  memset(longtrailer + 3, 'x', sizeof longtrailer - 4);
+  CHECK(decode_all(longtrailer, 500, out, &ol, &done) == -1,
+        "endless trailer refused");
   return check_done();
 }

@@ -78,6 +78,23 @@ int main(void) {
   if (w >= 0 && w != root) close(w);
   CHECK(sp_walk(root, "nope/x", &leaf, &why) == -1, "walk does not create");
   CHECK(fstatat(root, "nope", &st, 0) == -1, "nothing was created by walk");
+
+  /* sp_entry_ok: a symlink copied elsewhere (a hard link to it) */
+  CHECK(symlinkat("../../x", root, "a/b/up") == 0 && symlinkat("/etc/passwd", root, "abs") == 0,
+        "make symlinks to check");
+  int ab = openat(root, "a/b", O_RDONLY | O_DIRECTORY);
+  why = NULL;
+  CHECK(sp_entry_ok(ab, "up", 2, &why) == 0, "../../x at depth 2 stays inside");
+  why = NULL;
+  CHECK(sp_entry_ok(ab, "up", 0, &why) == -1 && why && strstr(why, "outside"),
+        "the same symlink at the top points outside");
+  why = NULL;
+  CHECK(sp_entry_ok(root, "abs", 5, &why) == -1 && why != NULL, "absolute symlink refused");
+  why = "x";
+  CHECK(sp_entry_ok(root, "a", 0, &why) == 0 && why == NULL, "a directory is fine anywhere");
+  why = "x";
+  CHECK(sp_entry_ok(root, "missing", 0, &why) == -1 && why == NULL, "a missing entry: errno, no policy");
+  if (ab >= 0) close(ab);
   sp_close(d);
   free(d);
   close(root);
