@@ -190,3 +190,18 @@ void conn_run(struct server *s, struct conn *c) {
     c->in_len += (size_t)r;
   }
 }
+
+/* At exit: close every connection and free them all. */
+void conn_free_all(struct server *s) {
+  while (s->head != NULL) conn_close(s, s->head);
+  for (struct conn *c = s->ready, *next; c != NULL; c = next) {
+    next = c->rnext; /* closed above while waiting for their turn */
+    free(c);
+  }
+  s->ready = NULL;
+  for (struct conn *c = s->free, *next; c != NULL; c = next) {
+    next = c->rnext;
+    free(c);
+  }
+  s->free = NULL;
+}

@@ -49,6 +49,13 @@ size_t http_date_fmt(char *out, time_t t);
  * '/'), 403 (".." above ROOT), 414 (too long for out). */
 int http_path_clean(const char *target, size_t len, char *out, size_t outsz, int *dir);
 
+/* The Location of the redirect from a directory rel (from http_path_clean)
+ * to its slash form: "/" rel "/", percent-encoded where a byte is not a
+ * plain path character.  Built from the cleaned path only, so it always
+ * starts with one "/" and carries no scheme or host of the request.
+ * Returns its length, or 0 when it does not fit in outsz. */
+size_t http_location(const char *rel, char *out, size_t outsz);
+
 /* Opens rel (from http_path_clean) below rootfd, read-only, non-blocking.
  * Without follow, symlinks that leave ROOT are refused (openat2 with
  * RESOLVE_BENEATH; where that is missing, every symlink is refused).

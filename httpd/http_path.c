@@ -79,6 +79,36 @@ int http_path_clean(const char *t, size_t n, char *out, size_t outsz, int *dir) 
   return 0;
 }
 
+/* Bytes a path may carry as they are (RFC 3986 pchar and '/'). */
+static int is_plain(unsigned char c) {
+  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return 1;
+  return c != 0 && strchr("-._~!$&'()*+,;=:@/", c) != NULL;
+}
+
+size_t http_location(const char *rel, char *out, size_t outsz) {
+  static const char hex[] = "0123456789ABCDEF";
+  size_t o = 0;
+  if (outsz < 3) return 0;
+  out[o++] = '/';
+  for (const unsigned char *p = (const unsigned char *)rel; *p; p++) {
+    if (is_plain(*p)) {
+      if (o + 1 >= outsz) return 0;
+      out[o++] = (char)*p;
+    } else {
+      if (o + 3 >= outsz) return 0;
+      out[o++] = '%';
+      out[o++] = hex[*p >> 4];
+      out[o++] = hex[*p & 15];
+    }
+  }
+  if (o > 1) {
+    if (o + 1 >= outsz) return 0;
+    out[o++] = '/';
+  }
+  out[o] = '\0';
+  return o;
+}
+
 #if defined(__linux__) && defined(SYS_openat2)
 struct httpd_open_how {
   uint64_t flags, mode, resolve;

@@ -19,6 +19,10 @@
 
 #include "common.h"
 #include "compat.h"
+#include "printable.h"
+
+/* An argument as a message shows it: escaped, one line (printable.h). */
+#define SHOWN(buf, x) (printable((buf), sizeof(buf), (x)), (buf))
 
 static const char usage_text[] =
     "usage: httpd -r ROOT [-i ADDR]... [-p PORT] [-N PROCS] [-m sendfile|mmap] [-q]\n"
@@ -77,12 +81,13 @@ fail:;
 }
 
 static void drop_privileges(const char *user) {
+  char e[256];
   struct passwd *pw = getpwnam(user);
-  if (pw == NULL) die(1, "-u: no such user: ", user);
-  if (setgroups(1, &pw->pw_gid) != 0) diesys(1, "-u ", user, ": setgroups");
-  if (setgid(pw->pw_gid) != 0) diesys(1, "-u ", user, ": setgid");
-  if (setuid(pw->pw_uid) != 0) diesys(1, "-u ", user, ": setuid");
-  if (pw->pw_uid != 0 && setuid(0) == 0) die(1, "-u ", user, ": could regain root");
+  if (pw == NULL) die(1, "-u: no such user: ", SHOWN(e, user));
+  if (setgroups(1, &pw->pw_gid) != 0) diesys(1, "-u ", SHOWN(e, user), ": setgroups");
+  if (setgid(pw->pw_gid) != 0) diesys(1, "-u ", SHOWN(e, user), ": setgid");
+  if (setuid(pw->pw_uid) != 0) diesys(1, "-u ", SHOWN(e, user), ": setuid");
+  if (pw->pw_uid != 0 && setuid(0) == 0) die(1, "-u ", SHOWN(e, user), ": could regain root");
 }
 
 /* Raise the soft fd limit to the hard one; each connection may hold two
@@ -109,6 +114,7 @@ int main(int argc, char **argv) {
                                            {NULL, 0, NULL, 0}};
   const char *root = NULL, *user = NULL, *stats = NULL, *addrs[HTTPD_MAX_LISTEN];
   int naddr = 0, opt;
+  char e[256];
   uint64_t port = 8000, procs = 1, reqs = 1000;
   struct server s;
   memset(&s, 0, sizeof s);
@@ -121,24 +127,24 @@ int main(int argc, char **argv) {
       addrs[naddr++] = optarg;
       break;
     case 'p':
-      if (parse_u64(optarg, 65535, &port) != 0) die(1, "-p: not a port number: ", optarg);
+      if (parse_u64(optarg, 65535, &port) != 0) die(1, "-p: not a port number: ", SHOWN(e, optarg));
       break;
     case 'N':
       if (parse_u64(optarg, 4096, &procs) != 0 || procs == 0)
-        die(1, "-N: not a process count (1..4096): ", optarg);
+        die(1, "-N: not a process count (1..4096): ", SHOWN(e, optarg));
       break;
     case 'm':
       if (strcmp(optarg, "mmap") == 0) s.use_mmap = 1;
       else if (strcmp(optarg, "sendfile") == 0) s.use_mmap = 0;
-      else die(1, "-m: expected sendfile or mmap, not ", optarg);
+      else die(1, "-m: expected sendfile or mmap, not ", SHOWN(e, optarg));
       break;
     case 'q': s.quiet = 1; break;
     case 't':
       if (parse_seconds(optarg, &s.timeout) != 0 || s.timeout <= 0)
-        die(1, "-t: not a positive number of seconds: ", optarg);
+        die(1, "-t: not a positive number of seconds: ", SHOWN(e, optarg));
       break;
     case 'k':
-      if (parse_u64(optarg, 1u << 30, &reqs) != 0) die(1, "-k: not a request count: ", optarg);
+      if (parse_u64(optarg, 1u << 30, &reqs) != 0) die(1, "-k: not a request count: ", SHOWN(e, optarg));
       break;
     case 'u': user = optarg; break;
     case 'L': s.follow = 1; break;
@@ -148,11 +154,11 @@ int main(int argc, char **argv) {
     default: return 2; /* getopt said what is wrong, on one line */
     }
   }
-  if (optind < argc) die(1, "unexpected argument: ", argv[optind]);
+  if (optind < argc) die(1, "unexpected argument: ", SHOWN(e, argv[optind]));
   if (root == NULL) die(1, "-r ROOT is required (see -h)");
   s.max_requests = (unsigned)reqs;
   s.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (s.rootfd < 0) diesys(1, "ROOT ", root);
+  if (s.rootfd < 0) diesys(1, "ROOT ", SHOWN(e, root));
 
   char ps[8];
   snprintf(ps, sizeof ps, "%u", (unsigned)port);
@@ -165,18 +171,24 @@ int main(int argc, char **argv) {
   }
   for (int i = 0; i < naddr; i++) {
     int fd = listen_on(addrs[i], (unsigned)port, strcmp(addrs[i], "::") == 0);
-    if (fd == -2) die(1, "-i: not an IPv4 or IPv6 address: ", addrs[i]);
-    if (fd < 0) diesys(1, "cannot listen on ", addrs[i], " port ", ps);
+    if (fd == -2) die(1, "-i: not an IPv4 or IPv6 address: ", SHOWN(e, addrs[i]));
+    if (fd < 0) diesys(1, "cannot listen on ", SHOWN(e, addrs[i]), " port ", ps);
     s.lfd[s.nlisten++] = fd;
   }
   s.max_conns = raise_nofile(s.nlisten);
-  if (user != NULL) drop_privileges(user);
+  /* Before -u: /proc/self/fd may not be ours to open after it. */
+  outfd_open(&s.err, 2);
   if (!s.quiet) {
     s.log = malloc(sizeof *s.log);
     if (s.log == NULL) diesys(1, "malloc");
     s.log->len = 0;
+    s.log->broken = 0;
+    outfd_open(&s.log->out, 1);
   }
+  if (user != NULL) drop_privileges(user);
   int rc = procs > 1 ? prefork_run(&s, (unsigned)procs, stats) : single_run(&s, stats);
+  if (s.log != NULL) outfd_close(&s.log->out);
+  outfd_close(&s.err);
   free(s.log);
   return rc;
 }

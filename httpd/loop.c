@@ -3,30 +3,81 @@
 #include "server.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <io.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "common.h"
 
-/* Set by the signal handlers only. */
-static volatile sig_atomic_t stop_flag, usr1_flag;
+/* Set by the signal handlers only.  wake_wr is the write end of the loop's
+ * self-pipe: a stop signal that lands just before the loop waits still
+ * wakes it at once. */
+static volatile sig_atomic_t stop_flag, usr1_flag, stop_sig, wake_wr = -1;
+
+/* The watchdog: whatever the process is doing STOP_GRACE after the first
+ * SIGTERM/SIGINT (a stalled stderr, a hung write), it dies of that signal. */
+#define STOP_GRACE_US 900000
+
+static void on_alarm(int sig) {
+  (void)sig;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = SIG_DFL;
+  int k = stop_sig ? stop_sig : SIGTERM;
+  sigaction(k, &sa, NULL);
+  sigset_t m;
+  sigemptyset(&m);
+  sigaddset(&m, k);
+  sigprocmask(SIG_UNBLOCK, &m, NULL);
+  raise(k);
+  _exit(128 + k);
+}
+
+void stop_watchdog(int sig) {
+  if (stop_sig) return;
+  stop_sig = sig;
+  struct itimerval it;
+  memset(&it, 0, sizeof it);
+  it.it_value.tv_usec = STOP_GRACE_US;
+  setitimer(ITIMER_REAL, &it, NULL);
+}
 
 static void on_stop(int sig) {
-  (void)sig;
+  int e = errno;
   stop_flag = 1;
+  stop_watchdog(sig);
+  if (wake_wr >= 0 && write(wake_wr, "", 1) < 0) {
+    /* full: the loop is awake already */
+  }
+  errno = e;
 }
 
 static void on_usr1(int sig) {
   (void)sig;
+  int e = errno;
   usr1_flag = 1;
+  if (wake_wr >= 0 && write(wake_wr, "", 1) < 0) {
+    /* full: the loop is awake already */
+  }
+  errno = e;
 }
 
-/* SIGTERM/SIGINT stop the loop; SIGUSR1 prints the counters unless the
- * parent of a prefork does that; SIGPIPE is ignored. */
+/* SIGTERM/SIGINT stop the loop (and arm the watchdog); SIGUSR1 prints the
+ * counters unless the parent of a prefork does that; SIGPIPE is ignored. */
+void watchdog_signals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sigemptyset(&sa.sa_mask);
+  sa.sa_handler = on_alarm;
+  sigaction(SIGALRM, &sa, NULL);
+}
+
 void loop_signals(int report_usr1) {
+  watchdog_signals();
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sigemptyset(&sa.sa_mask);
@@ -63,7 +114,24 @@ static void run_ready(struct server *s) {
   }
 }
 
+static int wake_open(struct server *s) {
+  if (pipe2(s->wake, O_NONBLOCK | O_CLOEXEC) != 0) return -1;
+  if (!io_fd(s->wake[0])) return -1;
+  io_setcookie(s->wake[0], s->wake);
+  io_wantread(s->wake[0]);
+  wake_wr = s->wake[1];
+  return 0;
+}
+
+static void wake_drain(struct server *s) {
+  char b[64];
+  while (read(s->wake[0], b, sizeof b) > 0) {
+  }
+  io_eagain_read(s->wake[0]);
+}
+
 int server_loop(struct server *s) {
+  if (wake_open(s) != 0) return -1;
   for (int i = 0; i < s->nlisten; i++) {
     if (!io_fd(s->lfd[i])) return -1;
     io_setcookie(s->lfd[i], NULL);
@@ -75,9 +143,9 @@ int server_loop(struct server *s) {
   while (!stop_flag) {
     if (usr1_flag) {
       usr1_flag = 0;
-      counters_print("httpd", s->ctr);
+      counters_print(s, "httpd", s->ctr, 0);
     }
-    log_flush(s);
+    log_flush(s, 0);
     int64 ms = 0;
     if (s->ready == NULL) {
       double left = next_sweep - s->now;
@@ -88,8 +156,11 @@ int server_loop(struct server *s) {
     server_date(s);
     int64 fd;
     while ((fd = io_canread()) != -1) {
-      struct conn *c = io_getcookie(fd);
-      if (c == NULL) {
+      void *ck = io_getcookie(fd);
+      struct conn *c = ck;
+      if (ck == s->wake) {
+        wake_drain(s);
+      } else if (c == NULL) {
         conn_accept(s, (int)fd);
       } else if (c->fd == fd) {
         c->drained = 0;
@@ -97,8 +168,9 @@ int server_loop(struct server *s) {
       }
     }
     while ((fd = io_canwrite()) != -1) {
-      struct conn *c = io_getcookie(fd);
-      if (c != NULL && c->fd == fd) conn_run(s, c);
+      void *ck = io_getcookie(fd);
+      struct conn *c = ck;
+      if (c != NULL && ck != s->wake && c->fd == fd) conn_run(s, c);
     }
     if (s->ready != NULL) run_ready(s);
     if (s->now >= next_sweep) {
@@ -110,7 +182,8 @@ int server_loop(struct server *s) {
       next_sweep = s->now + (s->timeout < 1 ? s->timeout / 2 + 0.01 : 1);
     }
   }
-  log_flush(s);
+  conn_free_all(s);
+  log_finish(s);
   return 0;
 }
 
@@ -122,13 +195,13 @@ int single_run(struct server *s, const char *stats_path) {
   double t0 = now_mono();
   loop_signals(1);
   int rc = server_loop(s);
-  if (rc != 0) perror("httpd: event loop");
-  counters_print("httpd", &ctr);
+  if (rc != 0) say(s, "httpd: event loop: %s", strerror(errno));
+  counters_print(s, "httpd", &ctr, now_mono() + 0.2);
   if (stats_path != NULL) {
     double u, sy;
     cpu_times(&u, &sy);
     if (write_stats(stats_path, &ctr, now_mono() - t0, u, sy) != 0) {
-      perror("httpd: --stats");
+      say(s, "httpd: --stats: %s", strerror(errno));
       rc = 1;
     }
   }

@@ -23,9 +23,14 @@
 static volatile sig_atomic_t p_term, p_usr1, p_chld;
 
 static void on_sig(int sig) {
-  if (sig == SIGUSR1) p_usr1 = 1;
-  else if (sig == SIGCHLD) p_chld = 1;
-  else p_term = 1;
+  if (sig == SIGUSR1) {
+    p_usr1 = 1;
+  } else if (sig == SIGCHLD) {
+    p_chld = 1;
+  } else {
+    p_term = 1;
+    stop_watchdog(sig);
+  }
 }
 
 struct child {
@@ -50,28 +55,31 @@ static pid_t spawn(struct server *s, struct counters *slot, const sigset_t *mask
   slot->pid = getpid();
   s->ctr = slot;
   int rc = server_loop(s);
-  if (rc != 0) perror("httpd: event loop");
+  if (rc != 0) say(s, "httpd: event loop: %s", strerror(errno));
   _exit(rc != 0);
 }
 
-static void report(const struct counters *slots, unsigned n, int per_child,
-                   struct counters *sum) {
+static void report(struct server *s, const struct counters *slots, unsigned n,
+                   int per_child, struct counters *sum, double until) {
   memset(sum, 0, sizeof *sum);
   for (unsigned i = 0; i < n; i++) {
     counters_add(sum, &slots[i]);
     if (per_child) {
       char who[40];
       snprintf(who, sizeof who, "httpd[%ld]", (long)slots[i].pid);
-      counters_print(who, &slots[i]);
+      counters_print(s, who, &slots[i], until);
     }
   }
-  counters_print("httpd", sum);
+  counters_print(s, "httpd", sum, until);
 }
 
+/* SIGTERM to every child; SIGKILL to those still there after 0.75 s (each
+ * child's own watchdog ends it at 0.9 s anyway), so that the whole of
+ * httpd -N is gone within a second of a SIGTERM. */
 static void stop_children(struct child *kids, unsigned n) {
   for (unsigned i = 0; i < n; i++)
     if (kids[i].pid > 0) kill(kids[i].pid, SIGTERM);
-  double limit = now_mono() + 5;
+  double limit = now_mono() + 0.75;
   for (;;) {
     int left = 0;
     for (unsigned i = 0; i < n; i++) {
@@ -85,7 +93,7 @@ static void stop_children(struct child *kids, unsigned n) {
         if (kids[i].pid > 0) kill(kids[i].pid, SIGKILL);
       limit = now_mono() + 5;
     }
-    struct timespec ts = {0, 10 * 1000 * 1000};
+    struct timespec ts = {0, 5 * 1000 * 1000};
     nanosleep(&ts, NULL);
   }
 }
@@ -95,7 +103,7 @@ int prefork_run(struct server *s, unsigned n, const char *stats_path) {
                                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   struct child *kids = calloc(n, sizeof *kids);
   if (slots == MAP_FAILED || kids == NULL) {
-    perror("httpd: shared counters");
+    say(s, "httpd: shared counters: %s", strerror(errno));
     return 1;
   }
   memset(slots, 0, n * sizeof *slots);
@@ -117,13 +125,14 @@ int prefork_run(struct server *s, unsigned n, const char *stats_path) {
   sigaction(SIGCHLD, &sa, NULL);
   sa.sa_handler = SIG_IGN;
   sigaction(SIGPIPE, &sa, NULL);
+  watchdog_signals();
   pid_t parent = getpid();
   int rc = 0, quick_deaths = 0;
   for (unsigned i = 0; i < n; i++) {
     kids[i].pid = spawn(s, &slots[i], &old, parent);
     kids[i].started = now_mono();
     if (kids[i].pid < 0) {
-      perror("httpd: fork");
+      say(s, "httpd: fork: %s", strerror(errno));
       p_term = 1, rc = 1;
       break;
     }
@@ -133,7 +142,7 @@ int prefork_run(struct server *s, unsigned n, const char *stats_path) {
     if (p_usr1) {
       p_usr1 = 0;
       struct counters sum;
-      report(slots, n, 1, &sum);
+      report(s, slots, n, 1, &sum, 0);
     }
     if (!p_chld) continue;
     p_chld = 0;
@@ -145,27 +154,28 @@ int prefork_run(struct server *s, unsigned n, const char *stats_path) {
         kids[i].pid = 0;
         if (p_term) break;
         if (WIFSIGNALED(st))
-          fprintf(stderr, "httpd: child %ld killed by signal %d, restarting\n", (long)pid,
-                  WTERMSIG(st));
+          say(s, "httpd: child %ld killed by signal %d, restarting", (long)pid, WTERMSIG(st));
         else
-          fprintf(stderr, "httpd: child %ld exited %d, restarting\n", (long)pid,
-                  WEXITSTATUS(st));
+          say(s, "httpd: child %ld exited %d, restarting", (long)pid, WEXITSTATUS(st));
         /* A child that keeps dying at once would spin: give up. */
         quick_deaths = now_mono() - kids[i].started < 1 ? quick_deaths + 1 : 0;
         if (quick_deaths > 5) {
-          fprintf(stderr, "httpd: children keep dying, stopping\n");
+          say(s, "httpd: children keep dying, stopping");
           p_term = 1, rc = 1;
           break;
         }
         kids[i].pid = spawn(s, &slots[i], &old, parent);
         kids[i].started = now_mono();
-        if (kids[i].pid < 0) perror("httpd: fork"), kids[i].pid = 0;
+        if (kids[i].pid < 0) {
+          say(s, "httpd: fork: %s", strerror(errno));
+          kids[i].pid = 0;
+        }
       }
     }
   }
   stop_children(kids, n);
   struct counters sum;
-  report(slots, n, 0, &sum);
+  report(s, slots, n, 0, &sum, now_mono() + 0.1);
   if (stats_path != NULL) {
     struct rusage ru;
     double u = 0, sy = 0;
@@ -174,7 +184,7 @@ int prefork_run(struct server *s, unsigned n, const char *stats_path) {
       sy = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
     }
     if (write_stats(stats_path, &sum, now_mono() - t0, u, sy) != 0) {
-      perror("httpd: --stats");
+      say(s, "httpd: --stats: %s", strerror(errno));
       rc = 1;
     }
   }

@@ -106,18 +106,15 @@ void serve_error(struct server *s, struct conn *c, const struct http_req *r, int
   respond_simple(s, c, r, status, NULL);
 }
 
-/* "/dir" names a directory: redirect to "/dir/" (the query is dropped). */
-static void redirect_dir(struct server *s, struct conn *c, const struct http_req *r) {
+/* "/dir" names a directory: redirect to "/dir/", from the cleaned path
+ * (the query is dropped; nothing else of the target is echoed). */
+static void redirect_dir(struct server *s, struct conn *c, const struct http_req *r,
+                         const char *path) {
   char loc[HTTP_MAX_LINE / 4];
-  size_t n = 0;
-  while (n < r->target_len && r->target[n] != '?' && r->target[n] != '#') n++;
-  if (n + 2 > sizeof loc) {
+  if (http_location(path, loc, sizeof loc) == 0) {
     respond_simple(s, c, r, 414, NULL);
     return;
   }
-  memcpy(loc, r->target, n);
-  loc[n] = '/';
-  loc[n + 1] = '\0';
   respond_simple(s, c, r, 301, loc);
 }
 
@@ -140,14 +137,18 @@ void serve_request(struct server *s, struct conn *c, const struct http_req *r) {
   if (S_ISDIR(sb.st_mode)) {
     if (!dir) {
       close(fd);
-      { redirect_dir(s, c, r); return; }
+      redirect_dir(s, c, r, path);
+      return;
     }
-    /* No listings: index.html or 403. */
-    int ifd = http_path_open(fd, "index.html", s->follow);
+    /* No listings: index.html or 403.  It is opened from ROOT like a
+     * request for /dir/index.html, so that a symlink that stays in ROOT is
+     * served and one that leaves it refused, exactly as there. */
     close(fd);
+    size_t pl = strlen(path);
+    memcpy(path + pl, pl > 0 ? "/index.html" : "index.html", pl > 0 ? 12 : 11);
+    int ifd = http_path_open(s->rootfd, path, s->follow);
     if (ifd < 0) { respond_simple(s, c, r, ifd == -404 ? 403 : -ifd, NULL); return; }
     fd = ifd;
-    name = "index.html";
     if (fstat(fd, &sb) != 0) {
       close(fd);
       { respond_simple(s, c, r, 500, NULL); return; }

@@ -20,6 +20,7 @@
 struct counters {
   pid_t pid;
   uint64_t connections, requests, bytes, errors, timeouts, refused;
+  uint64_t log_dropped; /* access log lines that did not fit */
 };
 
 struct conn {
@@ -39,9 +40,19 @@ struct conn {
   char out[HTTPD_OUT_SIZE];
 };
 
+/* An output that never blocks (outfd.c). */
+enum { OUT_PLAIN, OUT_SEND, OUT_OWN, OUT_SHARED };
+struct outfd {
+  int fd, how, oldfl;
+};
+
+/* The access log: whole lines waiting for stdout, at most sizeof buf. */
+#define HTTPD_LOG_LINE 2048 /* longest line; below PIPE_BUF, so written whole */
 struct logbuf {
-  char buf[65536];
+  struct outfd out;
+  int broken; /* stdout gone (EPIPE, EBADF): every line is dropped */
   size_t len;
+  char buf[65536];
 };
 
 struct server {
@@ -62,6 +73,8 @@ struct server {
   time_t date_t;
   char date[32];
   struct logbuf *log;
+  struct outfd err; /* stderr, for the counters */
+  int wake[2];      /* the loop's self-pipe (loop.c) */
 };
 
 /* conn.c */
@@ -69,26 +82,50 @@ void conn_accept(struct server *s, int lfd);
 void conn_run(struct server *s, struct conn *c);
 void conn_close(struct server *s, struct conn *c);
 void conn_touch(struct server *s, struct conn *c);
+void conn_free_all(struct server *s);
 /* serve_file.c */
 void serve_request(struct server *s, struct conn *c, const struct http_req *r);
 void serve_error(struct server *s, struct conn *c, const struct http_req *r, int status);
 /* Sends what is pending; 1 done, 0 would block, 2 chunk budget used, -1 error. */
 int serve_send(struct server *s, struct conn *c);
 void serve_file_done(struct conn *c);
+/* outfd.c */
+void outfd_open(struct outfd *o, int fd);
+void outfd_close(struct outfd *o);
+/* One write (or send): bytes written, or -1 with errno (EAGAIN when full). */
+ssize_t outfd_write(const struct outfd *o, const void *p, size_t n);
+/* 1 when o may take bytes before `until` (now_mono), else 0. */
+int outfd_wait(const struct outfd *o, double until);
+/* All n bytes, waiting up to `until`; 0 or -1. */
+int outfd_put(const struct outfd *o, const char *p, size_t n, double until);
 /* loop.c */
 int server_loop(struct server *s);
 void server_date(struct server *s);
 /* log.c */
 void log_access(struct server *s, struct conn *c, const struct http_req *r, int status,
                 uint64_t body);
-void log_flush(struct server *s);
-void counters_print(const char *who, const struct counters *c);
+/* Writes what stdout takes now; waits for it until the time `until`
+ * (now_mono) at most. */
+void log_flush(struct server *s, double until);
+/* At exit: flushes for up to 0.3 s, counts what is left as dropped. */
+void log_finish(struct server *s);
+/* One counters line on stderr; waits up to `until` for a stalled stderr,
+ * then drops it. */
+void counters_print(struct server *s, const char *who, const struct counters *c,
+                    double until);
 void counters_add(struct counters *sum, const struct counters *c);
 /* prefork.c: runs fn in nprocs children, supervises them; returns the exit
  * status for main. */
 int prefork_run(struct server *s, unsigned nprocs, const char *stats_path);
 int single_run(struct server *s, const char *stats_path);
 void loop_signals(int report_usr1);
+/* Arms the exit watchdog: sig kills the process in 0.9 s if it has not
+ * exited by then (signal-safe; the first call wins). */
+void stop_watchdog(int sig);
+void watchdog_signals(void); /* the SIGALRM handler stop_watchdog needs */
+/* One line on stderr (printf format, no newline), never blocking for more
+ * than 0.1 s; the caller escapes untrusted bytes with printable(). */
+void say(struct server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int write_stats(const char *path, const struct counters *c, double wall_s, double user_s,
                 double sys_s);
 

@@ -5,6 +5,7 @@
 load helpers
 
 RAW="python3 $BATS_TEST_DIRNAME/fixtures/rawhttp.py"
+LOGLOAD="python3 $BATS_TEST_DIRNAME/fixtures/httpd/logload.py"
 
 setup() {
   require_cmd curl python3
@@ -19,9 +20,12 @@ setup() {
   ln -s ../secret.txt "$W/out-link"
   ln -s small.txt "$W/in-link"
   PID=
+  READER=
 }
 
 teardown() {
+  # the stalled log reader first: with it gone a blocked write fails
+  if [ -n "${READER:-}" ]; then kill "$READER" 2>/dev/null || true; fi
   if [ -n "${PID:-}" ] && kill -0 "$PID" 2>/dev/null; then
     kill -TERM "$PID" 2>/dev/null || true
     wait_for_exit "$PID" 10 || kill -KILL "$PID" 2>/dev/null || true
@@ -292,7 +296,9 @@ status_of() { # status_of URL [curl args]
   kids=$(pgrep -P "$PID")
   kill -TERM "$PID"
   wait_for_exit "$PID" 10
-  for k in $kids; do ! kill -0 "$k" 2>/dev/null; done
+  for k in $kids; do
+    if kill -0 "$k" 2>/dev/null; then echo "child $k still there"; false; fi
+  done
   grep -q '^httpd: connections ' "$T/err.log"
 }
 
@@ -341,4 +347,125 @@ status_of() { # status_of URL [curl args]
   run "$BIN/httpd" -r "$W" -p "$(free_port)" -u no-such-user-here
   [ "$status" -ne 0 ]
   [ "${#lines[@]}" -eq 1 ]
+}
+
+@test "httpd: a directory redirect never points off the server (no open redirect)" {
+  start_httpd -q
+  for t in '//evil.example/../sub' 'http://evil.example/sub' 'https://evil.example//sub' \
+    '/%2f%2fevil.example/../sub' '//evil.example/..//sub?next=//evil' '/./sub'; do
+    out=$($RAW send "$PORT" "GET $t HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n" | tr -d '\r')
+    [[ "$out" == "HTTP/1.1 301"* ]] || { echo "no 301 for $t: $out"; false; }
+    loc=$(grep '^Location: ' <<<"$out")
+    [ "$loc" = "Location: /sub/" ] || { echo "$t -> $loc"; false; }
+  done
+  mkdir "$W/a b%" "$W/x?y"
+  out=$($RAW send "$PORT" 'GET /a%20b%25 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n' | tr -d '\r')
+  [ "$(grep '^Location: ' <<<"$out")" = "Location: /a%20b%25/" ]
+  out=$($RAW send "$PORT" 'GET //evil.example/../x%3fy HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n' | tr -d '\r')
+  [ "$(grep '^Location: ' <<<"$out")" = "Location: /x%3Fy/" ]
+  # following the redirect stays here
+  [ "$(curl -sL "http://127.0.0.1:$PORT/a%20b%25" -o /dev/null -w '%{http_code}')" = 403 ]
+}
+
+@test "httpd: /dir/ serves an index.html symlink that stays in ROOT, as /dir/index.html does" {
+  mkdir "$W/inidx" "$W/outidx"
+  ln -s ../small.txt "$W/inidx/index.html"
+  ln -s ../../secret.txt "$W/outidx/index.html"
+  start_httpd -q
+  [ "$(status_of "http://127.0.0.1:$PORT/inidx/index.html")" = 200 ]
+  [ "$(status_of "http://127.0.0.1:$PORT/inidx/")" = 200 ]
+  [ "$(curl -s "http://127.0.0.1:$PORT/inidx/")" = "hello world" ]
+  # one that leaves ROOT is refused either way
+  [ "$(status_of "http://127.0.0.1:$PORT/outidx/index.html")" = 403 ]
+  [ "$(status_of "http://127.0.0.1:$PORT/outidx/")" = 403 ]
+  [[ "$(curl -s "http://127.0.0.1:$PORT/outidx/")" != *SENTINEL* ]]
+  [ "$(curl -s "http://127.0.0.1:$PORT/sub/")" = "<p>index</p>" ]
+}
+
+@test "httpd: control bytes never reach stderr or the access log raw" {
+  run "$BIN/httpd" -r "$T/no"$'\n'"pe"$'\033[31m' -p "$(free_port)"
+  [ "$status" -ne 0 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *'no\x0ape\x1b[31m'* ]]
+  run "$BIN/httpd" -r "$W" -i $'1.2.3.4\nhttpd: forged'
+  [ "$status" -ne 0 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" != *$'\033'* ]]
+  start_httpd
+  n=0
+  for req in 'GET /\xe2\x80\xa8"x\\y%0a%1b HTTP/1.1\r\nHost: t\r\n\r\n' \
+    'GET /a\x1b[2J HTTP/1.1\r\nHost: t\r\n\r\n' \
+    'GET /a\n127.0.0.1 - - [01/Jan/2000:00:00:00 +0000] "GET /forged HTTP/1.1" 200 1\r\nHost: t\r\n\r\n' \
+    'GET /small.txt HTTP/1.1\r\nHost: t\r\nConnection: close\r\nX-Evil: \x1b]0;owned\x07\r\n\r\n' \
+    'G\x1bT /small.txt HTTP/1.1\r\nHost: t\r\n\r\n'; do
+    $RAW send "$PORT" "$req" >/dev/null
+    n=$((n + 1))
+  done
+  kill -TERM "$PID"
+  wait_for_exit "$PID"
+  cat -A "$T/access.log"
+  [ "$(wc -l <"$T/access.log")" -eq "$n" ]
+  [ "$(cat "$T/access.log" "$T/err.log" | grep -c $'\033')" -eq 0 ]
+  [ "$(grep -c forged "$T/access.log")" -eq 0 ]
+  [ "$(grep -Evc '^127\.0\.0\.1 - - \[[^]]+\] "([ -~])*" [0-9]{3} ([0-9]+|-)$' "$T/access.log")" -eq 0 ]
+  grep -qF '"GET /\xe2\x80\xa8\x22x\\y%0a%1b HTTP/1.1" 400' "$T/access.log"
+}
+
+# run_stalled_log STDERR_TOO HTTPD_ARGS... : httpd with its access log in a
+# pipe that nobody reads, loaded with 400 requests of ~1 KiB log lines
+# (far more than the pipe and the log buffer hold together).
+run_stalled_log() {
+  local both=$1
+  shift
+  rm -f "$T/logpipe" "$T/stats.tsv" "$T/err.log"
+  mkfifo "$T/logpipe"
+  # the reader that never reads: it holds the FIFO open and sleeps
+  # shellcheck disable=SC2217
+  sleep 60 <"$T/logpipe" 3>&- &
+  READER=$!
+  PORT=$(free_port)
+  if [ "$both" = both ]; then
+    "$BIN/httpd" -r "$W" -i 127.0.0.1 -p "$PORT" --stats "$T/stats.tsv" "$@" \
+      >"$T/logpipe" 2>&1 </dev/null 3>&- &
+  else
+    "$BIN/httpd" -r "$W" -i 127.0.0.1 -p "$PORT" --stats "$T/stats.tsv" "$@" \
+      >"$T/logpipe" 2>"$T/err.log" </dev/null 3>&- &
+  fi
+  PID=$!
+  wait_for_port "$PORT"
+  run $LOGLOAD "$PORT" 400 1000
+  echo "load: $output"
+  [ "$output" = ok=400 ]
+  # a new connection is still answered at once
+  [ "$(status_of "http://127.0.0.1:$PORT/small.txt" --max-time 3)" = 200 ]
+  local kids t0 k
+  kids=$(pgrep -P "$PID" || true)
+  [ "$#" -eq 0 ] || [ "$(wc -w <<<"$kids")" -eq 2 ]
+  t0=$EPOCHREALTIME
+  kill -TERM "$PID"
+  wait_for_exit "$PID" 3
+  local ms=$(( (${EPOCHREALTIME/./} - ${t0/./}) / 1000 ))
+  echo "SIGTERM to exit: $ms ms"
+  [ "$ms" -lt 1500 ]
+  for k in $kids; do
+    if kill -0 "$k" 2>/dev/null; then echo "child $k still there"; false; fi
+  done
+  grep -Eq '^log_dropped	[1-9][0-9]*	count$' "$T/stats.tsv"
+  if [ "$both" != both ]; then
+    grep -Eq '^httpd: connections [0-9]+ requests 401 .* log_dropped [1-9][0-9]*$' "$T/err.log"
+  fi
+  kill "$READER"
+  READER=
+}
+
+@test "httpd: a stalled access-log reader never freezes serving; SIGTERM ends it at once" {
+  run_stalled_log log
+}
+
+@test "httpd -N 2: a stalled log reader freezes no child; SIGTERM ends them all at once" {
+  run_stalled_log log -N 2
+}
+
+@test "httpd: stdout and stderr both in a stalled pipe: still serving, SIGTERM still ends it" {
+  run_stalled_log both
 }

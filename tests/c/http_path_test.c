@@ -65,6 +65,43 @@ int main(void) {
   longt[0] = '/';
   CHECK(http_path_clean(longt, sizeof longt, out, sizeof out, &dir) == 414, "too long -> 414");
 
+  /* The Location of a directory redirect comes from the cleaned path only:
+   * one leading slash, no scheme or host, escapes where needed. */
+  static const struct {
+    const char *target, *loc;
+  } locs[] = {
+      {"//evil.example/../sub", "/sub/"},
+      {"http://evil.example/sub", "/sub/"},
+      {"https://evil.example//sub", "/sub/"},
+      {"//evil.example", "/evil.example/"},
+      {"/%2f%2fevil.example/x", "/evil.example/x/"},
+      {"/a/b?q=//evil", "/a/b/"},
+      {"/a%20b%25c", "/a%20b%25c/"},
+      {"/x%3fy%23z", "/x%3Fy%23z/"},
+      {"/%0d%0aSet-Cookie:%20x", "/%0D%0ASet-Cookie:%20x/"},
+      {"/caf%c3%a9", "/caf%C3%A9/"},
+      {"/%5cevil", NULL}, /* a backslash never gets this far: 400 */
+  };
+  for (size_t i = 0; i < sizeof locs / sizeof *locs; i++) {
+    char name[120], loc[64];
+    int st = C(locs[i].target);
+    size_t n = st == 0 ? http_location(out, loc, sizeof loc) : 0;
+    snprintf(name, sizeof name, "Location for %s is %s", locs[i].target,
+             locs[i].loc ? locs[i].loc : "(refused)");
+    if (locs[i].loc == NULL)
+      CHECK(st == 400, name);
+    else
+      CHECK(n == strlen(locs[i].loc) && strcmp(loc, locs[i].loc) == 0, name);
+  }
+  {
+    char loc[8];
+    CHECK(http_location("", loc, sizeof loc) == 1 && strcmp(loc, "/") == 0, "Location of ROOT is /");
+    CHECK(http_location("abcdef", loc, sizeof loc) == 0, "a Location that does not fit -> 0");
+    CHECK(http_location("abcde", loc, sizeof loc) == 7 && strcmp(loc, "/abcde/") == 0,
+          "a Location that just fits");
+    CHECK(http_location("ab c", loc, sizeof loc) == 0, "an escape that does not fit -> 0");
+  }
+
   /* Opening: a tree with a sentinel outside ROOT and symlinks in ROOT. */
   char tmpl[] = "/tmp/http_path_test.XXXXXX";
   char *base = mkdtemp(tmpl);
