@@ -39,12 +39,13 @@ $(foreach t,$(FUZZ_ALL),$(eval $(call fuzz_rule,$(t))))
 fuzz_probe = printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { return (int)(d && n) * 0; }\n' | \
   $(FUZZ_CC) -fsanitize=fuzzer -x c - -o $(FUZZ_DIR)/.probe >/dev/null 2>&1
 
+FUZZ_BINS := $(addprefix $(FUZZ_DIR)/,$(addsuffix _fuzz,$(FUZZ_ALL)))
 .PHONY: fuzz fuzz-build
 fuzz-build:
 	@mkdir -p $(FUZZ_DIR); rm -f $(FUZZ_DIR)/SKIPPED
 	@if $(fuzz_probe); then \
 	  rm -f $(FUZZ_DIR)/.probe; \
-	  $(MAKE) --no-print-directory $(addprefix $(FUZZ_DIR)/,$(addsuffix _fuzz,$(FUZZ_ALL))); \
+	  $(MAKE) --no-print-directory -q $(FUZZ_BINS) || $(MAKE) --no-print-directory $(FUZZ_BINS); \
 	else \
 	  echo "$(FUZZ_CC) cannot build libFuzzer targets (needs clang and libclang-rt-14-dev: make deps)" | tee $(FUZZ_DIR)/SKIPPED; \
 	fi
