@@ -44,7 +44,7 @@ $(B)/%.o: %.c
 $(BIN):
 	mkdir -p $@
 
-.PHONY: all ctests asan-ctests deps deps-check test lint bench static clean demo
+.PHONY: all ctests asan-ctests asan-bins deps deps-check test lint bench static clean demo
 all: deps-check $(addprefix $(BIN)/,$(BINS))
 
 ctests: $(addprefix $(B)/tests/,$(addsuffix _test,$(CTESTS)))
@@ -52,6 +52,11 @@ ctests: $(addprefix $(B)/tests/,$(addsuffix _test,$(CTESTS)))
 SAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan-ctests:
 	$(MAKE) --no-print-directory B=build/asan BIN=build/asan/bin OPT="$(SAN)" ctests
+
+# The tools themselves under ASan+UBSan, for tests/asan-tools.bats.
+asan-bins:
+	$(MAKE) --no-print-directory B=build/asan BIN=build/asan/bin OPT="$(SAN)" \
+	  $(addprefix build/asan/bin/,$(BINS))
 
 # Installs every Debian package the project needs (apt-get update first).
 deps:
@@ -63,7 +68,7 @@ deps-check:
 
 # Every suite: C unit tests, the same under ASan+UBSan, bats, lint.
 # The last line printed is "N passed, N failed[, N skipped]".
-test: all ctests asan-ctests
+test: all ctests asan-ctests asan-bins fuzz-build
 	@tests/run.sh
 
 lint: deps-check

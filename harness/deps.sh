@@ -6,6 +6,9 @@
 set -eu
 
 # Build: compiler, libowfat, zlib, dietlibc for `make static`.
+# Fuzz targets (`make fuzz`, tools/fuzz.mk): clang (Debian 12: clang-14) and
+# its libFuzzer/sanitizer runtime, libclang-rt-14-dev (only recommended by
+# clang-14, so named here).
 # Tests and lint: bats, shellcheck, yamllint, ansible-lint, curl, jq.
 # Workload peers for tests and `make bench`: GNU tar, bsdtar, pigz, nginx, wrk.
 # Filesystems: e2fsprogs, xfsprogs, btrfs-progs, f2fs-tools, jfsutils.
@@ -15,6 +18,7 @@ set -eu
 # VM lab: qemu, debootstrap.
 # mkdataset tests and `make static`: time (max RSS), file, dpkg-dev (apt-get source).
 PACKAGES="build-essential make libowfat-dev zlib1g-dev dietlibc-dev
+clang libclang-rt-14-dev
 bats shellcheck yamllint ansible-lint curl jq python3 git
 tar libarchive-tools pigz gzip nginx-light wrk hyperfine
 e2fsprogs xfsprogs btrfs-progs f2fs-tools jfsutils

@@ -159,6 +159,33 @@ for i in range(20000):
   [ -e "$T/tree/ro/a" ]
 }
 
+@test "rmtree: names with a newline and ESC print escaped, one line each" {
+  local bad
+  bad=$(printf 'ro\n\033[2Jx')
+  mkdir -p "$T/tree/$bad"
+  touch "$T/tree/$bad/$(printf 'f\n\033[31m')"
+  local -a as_user=()
+  if [ "$(id -u)" -eq 0 ]; then
+    require_cmd setpriv
+    chown -R nobody "$T/tree"
+    as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+  fi
+  chmod 555 "$T/tree/$bad"
+  run "${as_user[@]}" "$BIN/rmtree" "$T/tree"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"cannot remove '$T/tree/ro\x0a\x1b[2Jx/f\x0a\x1b[31m': Permission denied"* ]]
+  [ "$(wc -l <<<"$output")" -eq 2 ] # that line and the summary
+  run -1 env LC_ALL=C grep -qP '[^\x20-\x7e]' <<<"$output" # no raw control byte
+  # a refused DIR, and one it cannot open, are escaped too
+  run "$BIN/rmtree" "$T/tree/$bad/.."
+  [ "$status" -eq 2 ]
+  [ "$output" = "rmtree: refusing to remove '$T/tree/ro\x0a\x1b[2Jx/..': '.' and '..' are not removed" ]
+  run "$BIN/rmtree" "$T/$bad-missing"
+  [ "$status" -eq 2 ]
+  [ "$output" = "rmtree: cannot open '$T/ro\x0a\x1b[2Jx-missing': No such file or directory" ]
+}
+
 @test "rmtree: refuses '.', '..' and the root, also inside a chroot" {
   mkdir -p "$T/w/d"
   run bash -c 'cd "$1/w/d" && "$0" . ; echo "rc=$?"' "$BIN/rmtree" "$T"

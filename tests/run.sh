@@ -5,7 +5,8 @@
 # without reporting a failure counts as one failure.
 #   tests/run.sh              every suite (C, C under ASan+UBSan, bats, lint;
 #                             with LAB_TAP=FILE the VM lab's TAP too)
-#   tests/run.sh c|asan|lint  one suite
+#   tests/run.sh c|asan|fuzz|lint  one suite (fuzz: each libFuzzer target of
+#                             build/fuzz/ for FUZZ_TEST_S seconds, default 3)
 #   tests/run.sh bats [FILE.bats ...]
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -93,6 +94,12 @@ bats_suite() {
     timeout -k 30 "${BATS_SUITE_TIMEOUT:-1200}" bats --tap --timing "${files[@]}" </dev/null
 }
 
+# The libFuzzer targets (make fuzz-build), a few seconds each: a crash
+# fails; without clang they are skipped with the reason.
+fuzz_suite() {
+  tests/fuzz/run.sh "${FUZZ_TEST_S:-3}"
+}
+
 # The VM lab's TAP (`make test-lab` writes it; .ci/run runs it first, as it
 # takes 20-30 minutes): LAB_TAP=FILE adds it to the totals, and a missing
 # file counts as a failure, so a lab that died without a word is not a pass.
@@ -111,15 +118,17 @@ case $what in
   all)
     run_suite c c_suite build/default/tests
     run_suite asan c_suite build/asan/tests
+    run_suite fuzz fuzz_suite
     run_suite bats bats_suite
     run_suite lint lint_suite
     [ -z "${LAB_TAP:-}" ] || run_suite lab lab_suite "$LAB_TAP"
     ;;
   c) run_suite c c_suite build/default/tests ;;
   asan) run_suite asan c_suite build/asan/tests ;;
+  fuzz) run_suite fuzz fuzz_suite ;;
   bats) run_suite bats bats_suite "$@" ;;
   lint) run_suite lint lint_suite ;;
-  *) echo "usage: tests/run.sh [all|c|asan|bats [FILE...]|lint]" >&2; exit 2 ;;
+  *) echo "usage: tests/run.sh [all|c|asan|fuzz|bats [FILE...]|lint]" >&2; exit 2 ;;
 esac
 
 if [ "$skip" -gt 0 ]; then

@@ -17,6 +17,7 @@
 #include "common.h"
 #include "fixmath.h"
 #include "mkdataset.h"
+#include "printable.h"
 #include "prng.h"
 
 #define LINE_MAX_LEN 8192
@@ -31,11 +32,18 @@ struct lines {
   uint64_t line_off; /* file offset of the line last returned */
 };
 
+/* A file name escaped for a one-line message (printable.h). */
+#define ESC(s) esc_name((char[PRINTABLE_SIZE(256)]){0}, PRINTABLE_SIZE(256), (s))
+static const char *esc_name(char *buf, size_t cap, const char *s) {
+  printable(buf, cap, s);
+  return buf;
+}
+
 static void lines_open(struct lines *l, const char *name) {
   memset(l, 0, sizeof *l);
   l->name = name;
   l->fd = open(name, O_RDONLY | O_CLOEXEC);
-  if (l->fd < 0) diesys(1, "cannot read ", name);
+  if (l->fd < 0) diesys(1, "cannot read ", ESC(name));
 }
 
 /* The next line without its newline (NUL-terminated in place), or NULL. */
@@ -59,14 +67,14 @@ static char *lines_next(struct lines *l, size_t *len) {
     if (avail >= LINE_MAX_LEN) {
       char no[FMT_ULONG];
       no[fmt_ulonglong(no, l->lineno + 1)] = '\0';
-      die(1, l->name, ":", no, ": line longer than 8192 bytes");
+      die(1, ESC(l->name), ":", no, ": line longer than 8192 bytes");
     }
     memmove(l->buf, s, avail);
     l->start = 0;
     l->end = avail;
     ssize_t r = read(l->fd, l->buf + l->end, sizeof l->buf - 1 - l->end);
     if (r < 0 && errno == EINTR) continue;
-    if (r < 0) diesys(1, "cannot read ", l->name);
+    if (r < 0) diesys(1, "cannot read ", ESC(l->name));
     if (r == 0) {
       close(l->fd);
       l->fd = -1;
@@ -83,7 +91,7 @@ static void lines_close(struct lines *l) {
 static void line_die(const char *name, uint64_t lineno, const char *what) {
   char no[FMT_ULONG];
   no[fmt_ulonglong(no, lineno)] = '\0';
-  die(1, name, ":", no, ": ", what);
+  die(1, ESC(name), ":", no, ": ", what);
 }
 
 /* Splits "path size" in place; returns 0, 1 for a blank/comment line. */
@@ -142,7 +150,7 @@ static void build_index(struct index *ix, const char *list) {
   while ((s = lines_next(&l, &len)) != NULL)
     if (list_entry(l.name, l.lineno, s, len, &path, &size) == 0) vec64_push(&h, path_hash(path));
   lines_close(&l);
-  if (h.n == 0) die(1, list, ": no files listed");
+  if (h.n == 0) die(1, ESC(list), ": no files listed");
   ix->bits = 1;
   while ((1ULL << ix->bits) < h.n) ix->bits++;
   uint64_t mask = (1ULL << ix->bits) - 1;
@@ -153,7 +161,7 @@ static void build_index(struct index *ix, const char *list) {
       char a[FMT_ULONG], b[FMT_ULONG];
       a[fmt_ulonglong(a, (h.v[i - 1] & mask) + 1)] = '\0';
       b[fmt_ulonglong(b, (h.v[i] & mask) + 1)] = '\0';
-      die(1, list, ": files #", a, " and #", b, " have the same path");
+      die(1, ESC(list), ": files #", a, " and #", b, " have the same path");
     }
   ix->e = h;
 }
@@ -238,7 +246,7 @@ void run_capture(struct emitter *e, const char *list, const char *log, uint64_t 
   /* file number -> update rank, sorted, and each update file's line offset */
   struct vec64 rank = {0};
   for (size_t r = 0; r < upd.n; r++) vec64_push(&rank, upd.v[r] << 32 | r);
-  qsort(rank.v, rank.n, sizeof *rank.v, cmp_u64);
+  if (rank.n) qsort(rank.v, rank.n, sizeof *rank.v, cmp_u64); /* empty: v is NULL */
   uint64_t *off = calloc(upd.n + 1, sizeof *off);
   if (off == NULL) die(1, "out of memory");
 
@@ -265,15 +273,15 @@ void run_capture(struct emitter *e, const char *list, const char *log, uint64_t 
   lines_close(&l);
 
   int fd = open(list, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) diesys(1, "cannot read ", list);
+  if (fd < 0) diesys(1, "cannot read ", ESC(list));
   for (size_t r = 0; r < upd.n; r++) {
     char buf[LINE_MAX_LEN + 1];
     ssize_t n = pread(fd, buf, LINE_MAX_LEN, (off_t)off[r]);
-    if (n <= 0) diesys(1, "cannot read ", list, " again");
+    if (n <= 0) diesys(1, "cannot read ", ESC(list), " again");
     buf[n] = '\0';
     char *nl = memchr(buf, '\n', (size_t)n);
     if (nl) *nl = '\0';
-    if (list_entry(list, 0, buf, strlen(buf), &path, &size) != 0) die(1, list, ": changed while read");
+    if (list_entry(list, 0, buf, strlen(buf), &path, &size) != 0) die(1, ESC(list), ": changed while read");
     emit_file(e, OUT_UPDATE, path, size, upd.v[r], 1);
     t->update_files++;
     t->update_replaced++;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "compat.h"
+#include "printable.h"
 
 #define DENTS_BUF (64 * 1024)
 
@@ -108,10 +109,36 @@ static int skip_has(const struct walk *w, uint64_t dev, uint64_t ino) {
 
 /* The path of frame index i (and optionally a name below it), for humans;
  * it may well be longer than PATH_MAX. */
+/* A name from the filesystem, escaped (printable.h): a newline or ESC in
+ * it must not forge a line or drive the terminal.  Any length, in pieces. */
+static void put_name(const char *s) {
+  char buf[PRINTABLE_SIZE(256)];
+  for (size_t n = strlen(s); n > 0;) {
+    size_t k = n < 256 ? n : 256;
+    printable_n(buf, sizeof buf, s, k);
+    fputs(buf, stderr);
+    s += k;
+    n -= k;
+  }
+}
+
 static void print_path(const struct walk *w, size_t upto, const char *name) {
-  fputs(w->top, stderr);
-  for (size_t i = 1; i <= upto && i < w->depth; i++) fprintf(stderr, "/%s", w->st[i].name);
-  if (name) fprintf(stderr, "/%s", name);
+  put_name(w->top);
+  for (size_t i = 1; i <= upto && i < w->depth; i++) {
+    fputc('/', stderr);
+    put_name(w->st[i].name);
+  }
+  if (name) {
+    fputc('/', stderr);
+    put_name(name);
+  }
+}
+
+/* "rmtree: BEFORE'DIR'AFTER" and a newline, DIR escaped. */
+static void say_dir(const char *before, const char *dir, const char *after, const char *err) {
+  fprintf(stderr, "rmtree: %s'", before);
+  put_name(dir);
+  fprintf(stderr, "'%s%s%s\n", after, err ? ": " : "", err ? err : "");
 }
 
 /* An entry of the top frame could not be removed: remember it; the report
@@ -133,9 +160,8 @@ static void end_dir_report(struct walk *w, struct frame *f) {
     print_path(w, w->depth - 1, f->first_name ? f->first_name : "?");
     fprintf(stderr, "': %s\n", strerror(f->first_errno));
   } else {
-    print_path(w, w->depth - 1, NULL);
-    fprintf(stderr, "/%s' and %u more entries there: %s\n", f->first_name ? f->first_name : "?",
-            f->nerr - 1, strerror(f->first_errno));
+    print_path(w, w->depth - 1, f->first_name ? f->first_name : "?");
+    fprintf(stderr, "' and %u more entries there: %s\n", f->nerr - 1, strerror(f->first_errno));
   }
   free(f->first_name);
   f->first_name = NULL;
@@ -330,7 +356,7 @@ static int split_path(const char *dir, char **parent, char **base) {
 }
 
 static int refuse(const char *dir, const char *why) {
-  fprintf(stderr, "rmtree: refusing to remove '%s': %s\n", dir, why);
+  say_dir("refusing to remove ", dir, "", why);
   return 2;
 }
 
@@ -359,13 +385,13 @@ int rm_tree(const char *dir, const struct rm_opts *o, struct rm_counts *c) {
   if (fd < 0) {
     int e = errno;
     if (pfd >= 0 && fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-      fprintf(stderr, "rmtree: '%s' is a symbolic link, not followed\n", dir);
+      say_dir("", dir, " is a symbolic link, not followed", NULL);
     else
-      fprintf(stderr, "rmtree: cannot open '%s': %s\n", dir, strerror(e));
+      say_dir("cannot open ", dir, "", strerror(e));
     goto out;
   }
   if (fstat(fd, &st) != 0) {
-    fprintf(stderr, "rmtree: cannot stat '%s': %s\n", dir, strerror(errno));
+    say_dir("cannot stat ", dir, "", strerror(errno));
     goto out;
   }
   if (st.st_dev == root.st_dev && st.st_ino == root.st_ino) {
@@ -385,7 +411,7 @@ int rm_tree(const char *dir, const struct rm_opts *o, struct rm_counts *c) {
   uint64_t dev, ino;
   int mr;
   if (stat_fd(fd, &dev, &ino, &mr) != 0) {
-    fprintf(stderr, "rmtree: cannot stat '%s': %s\n", dir, strerror(errno));
+    say_dir("cannot stat ", dir, "", strerror(errno));
     goto out;
   }
   push(&w, fd, dev, ino, 0, NULL);
@@ -420,7 +446,7 @@ int rm_tree(const char *dir, const struct rm_opts *o, struct rm_counts *c) {
     } else if (unlinkat(pfd, base, AT_REMOVEDIR) == 0) {
       c->dirs++;
     } else {
-      fprintf(stderr, "rmtree: cannot remove '%s': %s\n", dir, strerror(errno));
+      say_dir("cannot remove ", dir, "", strerror(errno));
       c->errors++;
       rc = 1;
     }

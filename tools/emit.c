@@ -11,9 +11,17 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "printable.h"
 #include "prng.h"
 
 #define CHUNK (64 * 1024)
+
+/* A path escaped for a one-line message (printable.h). */
+#define ESC(s) esc_path((char[PRINTABLE_SIZE(256)]){0}, PRINTABLE_SIZE(256), (s))
+static const char *esc_path(char *buf, size_t cap, const char *s) {
+  printable(buf, cap, s);
+  return buf;
+}
 
 static const char *const tar_names[2] = {"layout.tar.gz", "update.tar.gz"};
 
@@ -21,7 +29,7 @@ static int open_tmp(const char *dir, const char *name) {
   char p[4096];
   snprintf(p, sizeof p, "%s/%s.tmp", dir, name);
   int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) diesys(1, "cannot write ", p);
+  if (fd < 0) diesys(1, "cannot write ", ESC(p));
   return fd;
 }
 
@@ -38,13 +46,13 @@ static ssize_t write_op(int fd, const void *p, size_t n) {
 static void mkdirs(const char *dir) {
   char p[4096];
   size_t n = strlen(dir);
-  if (n == 0 || n >= sizeof p) die(1, "bad output directory: ", dir);
+  if (n == 0 || n >= sizeof p) die(1, "bad output directory: ", ESC(dir));
   memcpy(p, dir, n + 1);
   for (size_t i = 1; i <= n; i++) {
     if (p[i] != '/' && p[i] != '\0') continue;
     char c = p[i];
     p[i] = '\0';
-    if (mkdir(p, 0755) != 0 && errno != EEXIST) diesys(1, "cannot create ", p);
+    if (mkdir(p, 0755) != 0 && errno != EEXIST) diesys(1, "cannot create ", ESC(p));
     p[i] = c;
   }
 }
@@ -56,8 +64,8 @@ void emit_open(struct emitter *e, const char *dir, uint64_t seed) {
   e->level = 1;
   mkdirs(dir);
   struct stat st;
-  if (stat(dir, &st) != 0) diesys(1, "cannot use ", dir);
-  if (!S_ISDIR(st.st_mode)) die(1, dir, ": not a directory");
+  if (stat(dir, &st) != 0) diesys(1, "cannot use ", ESC(dir));
+  if (!S_ISDIR(st.st_mode)) die(1, ESC(dir), ": not a directory");
   e->chunk = malloc(CHUNK);
   if (e->chunk == NULL) die(1, "out of memory");
   for (int i = 0; i < 2; i++) {
@@ -76,7 +84,7 @@ void emit_open(struct emitter *e, const char *dir, uint64_t seed) {
 }
 
 static void tar_fail(const struct emitter *e, int which) {
-  diesys(1, "writing ", e->dir, "/", tar_names[which], ".tmp");
+  diesys(1, "writing ", ESC(e->dir), "/", tar_names[which], ".tmp");
 }
 
 /* Directory entries for the parents of path not shared with the previous
@@ -170,13 +178,13 @@ uint32_t emit_file(struct emitter *e, int which, const char *path, uint64_t size
 }
 
 static void put_or_die(struct emitter *e, buffer *b, const char *what, const char *s, size_t n) {
-  if (buffer_put(b, s, n) != 0) diesys(1, "writing ", e->dir, "/", what, ".tmp");
+  if (buffer_put(b, s, n) != 0) diesys(1, "writing ", ESC(e->dir), "/", what, ".tmp");
 }
 
 void emit_manifest(struct emitter *e, const char *path, uint64_t size, uint32_t crc) {
   char line[4096 + 64];
   size_t n = strlen(path);
-  if (n > 4096) die(1, "path too long: ", path);
+  if (n > 4096) die(1, "path too long: ", ESC(path));
   memcpy(line, path, n);
   line[n++] = '\t';
   n += fmt_ulonglong(line + n, size);
@@ -212,7 +220,7 @@ void emit_request(struct emitter *e, const char *path) {
 
 void emit_info(struct emitter *e, const char *key, const char *value) {
   if (buffer_putm(&e->info, key, "\t", value, "\n") != 0)
-    diesys(1, "writing ", e->dir, "/dataset.txt.tmp");
+    diesys(1, "writing ", ESC(e->dir), "/dataset.txt.tmp");
 }
 
 void emit_info_u64(struct emitter *e, const char *key, uint64_t value) {
@@ -222,12 +230,12 @@ void emit_info_u64(struct emitter *e, const char *key, uint64_t value) {
 }
 
 static void finish_fd(struct emitter *e, int fd, const char *name) {
-  if (fsync(fd) != 0 && errno != EINVAL) diesys(1, "writing ", e->dir, "/", name, ".tmp");
-  if (close(fd) != 0) diesys(1, "writing ", e->dir, "/", name, ".tmp");
+  if (fsync(fd) != 0 && errno != EINVAL) diesys(1, "writing ", ESC(e->dir), "/", name, ".tmp");
+  if (close(fd) != 0) diesys(1, "writing ", ESC(e->dir), "/", name, ".tmp");
   char from[4096], to[4096];
   snprintf(from, sizeof from, "%s/%s.tmp", e->dir, name);
   snprintf(to, sizeof to, "%s/%s", e->dir, name);
-  if (rename(from, to) != 0) diesys(1, "cannot rename ", from);
+  if (rename(from, to) != 0) diesys(1, "cannot rename ", ESC(from));
 }
 
 void emit_close(struct emitter *e) {
@@ -238,9 +246,9 @@ void emit_close(struct emitter *e) {
   }
   emit_info_u64(e, "layout_gz_bytes", e->t[OUT_LAYOUT].gz.packed);
   emit_info_u64(e, "update_gz_bytes", e->t[OUT_UPDATE].gz.packed);
-  if (buffer_flush(&e->manifest) != 0) diesys(1, "writing ", e->dir, "/manifest.tsv.tmp");
-  if (buffer_flush(&e->requests) != 0) diesys(1, "writing ", e->dir, "/requests.txt.tmp");
-  if (buffer_flush(&e->info) != 0) diesys(1, "writing ", e->dir, "/dataset.txt.tmp");
+  if (buffer_flush(&e->manifest) != 0) diesys(1, "writing ", ESC(e->dir), "/manifest.tsv.tmp");
+  if (buffer_flush(&e->requests) != 0) diesys(1, "writing ", ESC(e->dir), "/requests.txt.tmp");
+  if (buffer_flush(&e->info) != 0) diesys(1, "writing ", ESC(e->dir), "/dataset.txt.tmp");
   finish_fd(e, e->mfd, "manifest.tsv");
   finish_fd(e, e->rfd, "requests.txt");
   finish_fd(e, e->dfd, "dataset.txt");

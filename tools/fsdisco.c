@@ -3,6 +3,7 @@
  * system calls, and set each beside what the system states. */
 #include "common.h"
 #include "fsdisco.h"
+#include "printable.h"
 
 #include <errmsg.h>
 #include <errno.h>
@@ -14,6 +15,14 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
+
+/* Bytes from the command line or a path, escaped for a one-line message
+ * (printable.h). */
+#define ESC(s) fsd_esc((char[PRINTABLE_SIZE(256)]){0}, PRINTABLE_SIZE(256), (s))
+static const char *fsd_esc(char *buf, size_t cap, const char *s) {
+  printable(buf, cap, s);
+  return buf;
+}
 
 static const char usage_text[] =
     "usage: fsdisco [options] TEST... DIR\n"
@@ -75,7 +84,7 @@ int flush_caches(const struct disco_opts *o, int fd) {
   }
   case FLUSH_CMD:
     if (system(o->flush_cmd) != 0) {
-      carp("flush command failed: ", o->flush_cmd);
+      carp("flush command failed: ", ESC(o->flush_cmd));
       return -1;
     }
     return 0;
@@ -87,7 +96,7 @@ int flush_caches(const struct disco_opts *o, int fd) {
 int fill_file(const char *path, uint64_t size) {
   int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
   if (fd < 0) {
-    carp("cannot create ", path, ": ", strerror(errno));
+    carp("cannot create ", ESC(path), ": ", strerror(errno));
     return -1;
   }
   static char buf[1 << 20];
@@ -96,7 +105,7 @@ int fill_file(const char *path, uint64_t size) {
     size_t n = size - done < sizeof buf ? (size_t)(size - done) : sizeof buf;
     ssize_t w = write(fd, buf, n);
     if (w <= 0) {
-      carp("write ", path, ": ", w < 0 ? strerror(errno) : "no progress");
+      carp("write ", ESC(path), ": ", w < 0 ? strerror(errno) : "no progress");
       close(fd);
       unlink(path);
       return -1;
@@ -104,7 +113,7 @@ int fill_file(const char *path, uint64_t size) {
     done += (uint64_t)w;
   }
   if (fsync(fd) != 0 || close(fd) != 0) {
-    carp("fsync ", path, ": ", strerror(errno));
+    carp("fsync ", ESC(path), ": ", strerror(errno));
     unlink(path);
     return -1;
   }
@@ -118,7 +127,7 @@ int write_offsets(const struct disco_opts *o, const char *name, const struct lat
   FILE *f = fopen(path, "w");
   double *min = malloc((m->n ? m->n : 1) * sizeof *min), *med = malloc((m->n ? m->n : 1) * sizeof *med);
   if (f == NULL || min == NULL || med == NULL) {
-    carp("cannot write ", path, ": ", strerror(errno));
+    carp("cannot write ", ESC(path), ": ", strerror(errno));
     if (f) fclose(f);
     free(min);
     free(med);
@@ -136,7 +145,7 @@ int write_offsets(const struct disco_opts *o, const char *name, const struct lat
   free(min);
   free(med);
   if (fclose(f) != 0) {
-    carp("cannot write ", path, ": ", strerror(errno));
+    carp("cannot write ", ESC(path), ": ", strerror(errno));
     return -1;
   }
   return 0;
@@ -180,10 +189,10 @@ int main(int argc, char **argv) {
     } else if (!strcmp(a, "-q")) {
       o.quiet = 1;
     } else if (a[0] == '-' && strchr("iswmID", a[1]) && a[2] == '\0') {
-      if (v == NULL) die(2, "option ", a, " needs a value");
+      if (v == NULL) die(2, "option ", ESC(a), " needs a value");
       double d;
       if (a[1] == 'D' ? parse_seconds(v, &d) != 0 : parse_size(v, &u) != 0 || u == 0)
-        die(2, "option ", a, ": not a positive number: ", v);
+        die(2, "option ", ESC(a), ": not a positive number: ", ESC(v));
       if (a[1] == 'i') o.iters = u > 1000 ? 1000 : (unsigned)u;
       if (a[1] == 's') o.size = u;
       if (a[1] == 'w') o.wsize = u;
@@ -193,7 +202,7 @@ int main(int argc, char **argv) {
       i++;
     } else if (!strcmp(a, "--flush") || !strcmp(a, "--flush-cmd") || !strcmp(a, "--out") ||
                !strcmp(a, "--stats") || !strcmp(a, "--min-res")) {
-      if (v == NULL) die(2, "option ", a, " needs a value");
+      if (v == NULL) die(2, "option ", ESC(a), " needs a value");
       i++;
       if (!strcmp(a, "--flush-cmd")) {
         o.flush = FLUSH_CMD;
@@ -203,14 +212,14 @@ int main(int argc, char **argv) {
       } else if (!strcmp(a, "--stats")) {
         stats_path = v;
       } else if (!strcmp(a, "--min-res")) {
-        if (parse_seconds(v, &o.min_res_ns) != 0) die(2, "--min-res: not a number: ", v);
+        if (parse_seconds(v, &o.min_res_ns) != 0) die(2, "--min-res: not a number: ", ESC(v));
       } else if (!strcmp(v, "drop") || !strcmp(v, "fadvise") || !strcmp(v, "none")) {
         o.flush = v[0] == 'd' ? FLUSH_DROP : v[0] == 'f' ? FLUSH_FADVISE : FLUSH_NONE;
       } else {
-        die(2, "--flush: want drop, fadvise or none, got ", v);
+        die(2, "--flush: want drop, fadvise or none, got ", ESC(v));
       }
     } else if (a[0] == '-') {
-      die(2, "unknown option ", a, " (see -h)");
+      die(2, "unknown option ", ESC(a), " (see -h)");
     } else {
       break;
     }
@@ -220,17 +229,17 @@ int main(int argc, char **argv) {
     int bit = !strcmp(t, "clock") ? T_CLOCK : !strcmp(t, "block") ? T_BLOCK : !strcmp(t, "pointers") ? T_POINTERS
             : !strcmp(t, "readahead") ? T_READAHEAD : !strcmp(t, "cache") ? T_CACHE
             : !strcmp(t, "all") ? T_BLOCK | T_POINTERS | T_READAHEAD | T_CACHE : 0;
-    if (bit == 0) die(2, "unknown test ", t, " (want clock, block, pointers, readahead, cache or all)");
+    if (bit == 0) die(2, "unknown test ", ESC(t), " (want clock, block, pointers, readahead, cache or all)");
     tests |= bit;
   }
   if (i != argc - 1 || tests == 0) die(2, "want TEST... DIR (see -h)");
   o.dir = argv[i];
   struct stat sd;
-  if (stat(o.dir, &sd) != 0) diesys(2, "cannot use ", o.dir);
-  if (!S_ISDIR(sd.st_mode)) die(2, o.dir, " is not a directory");
+  if (stat(o.dir, &sd) != 0) diesys(2, "cannot use ", ESC(o.dir));
+  if (!S_ISDIR(sd.st_mode)) die(2, ESC(o.dir), " is not a directory");
   if ((size_t)snprintf(o.path, sizeof o.path, "%s/fsdisco.dat", o.dir) >= sizeof o.path)
-    die(2, "directory name too long: ", o.dir);
-  if (o.out && mkdir(o.out, 0755) != 0 && errno != EEXIST) diesys(2, "cannot make ", o.out);
+    die(2, "directory name too long: ", ESC(o.dir));
+  if (o.out && mkdir(o.out, 0755) != 0 && errno != EEXIST) diesys(2, "cannot make ", ESC(o.out));
   if (o.wsize < 512 || o.wsize & (o.wsize - 1)) die(2, "-w: want a power of two from 512");
 
   struct clock_info ci;
@@ -246,7 +255,7 @@ int main(int argc, char **argv) {
   struct truth t;
   truth_gather(o.dir, &t);
   struct stats_file st;
-  if (stats_path && stats_open(&st, stats_path) != 0) diesys(2, "cannot write ", stats_path);
+  if (stats_path && stats_open(&st, stats_path) != 0) diesys(2, "cannot write ", ESC(stats_path));
   struct report rep = {stats_path ? &st : NULL, o.quiet};
   if (!o.quiet) {
     printf("fsdisco %s on %s (%s on %s), %u iteration(s), %s writes\n", SHOOTOUT_VERSION, o.dir,
@@ -355,7 +364,7 @@ int main(int argc, char **argv) {
       stat_f(&rep, "cache_agree", agree, "bool");
     }
   }
-  if (stats_path && stats_close(&st) != 0) diesys(1, "cannot write ", stats_path);
+  if (stats_path && stats_close(&st) != 0) diesys(1, "cannot write ", ESC(stats_path));
   unlink(o.path);
   return rc;
 }

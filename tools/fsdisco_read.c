@@ -4,6 +4,7 @@
  * page cache available to one file (a RAM-sized file read backward, then
  * forward: where the forward reads turn slow, the cached part ends). */
 #include "fsdisco.h"
+#include "printable.h"
 
 #include <errmsg.h>
 #include <errno.h>
@@ -13,6 +14,14 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Bytes from the command line or a path, escaped for a one-line message
+ * (printable.h). */
+#define ESC(s) fsd_esc((char[PRINTABLE_SIZE(256)]){0}, PRINTABLE_SIZE(256), (s))
+static const char *fsd_esc(char *buf, size_t cap, const char *s) {
+  printable(buf, cap, s);
+  return buf;
+}
 
 #define PAGE 4096
 
@@ -53,7 +62,7 @@ static int evict_cpu_caches(void) {
 static int open_flushed(const struct disco_opts *o) {
   int fd = open(o->path, O_RDONLY);
   if (fd < 0) {
-    carp("open ", o->path, ": ", strerror(errno));
+    carp("open ", ESC(o->path), ": ", strerror(errno));
     return -1;
   }
   if (flush_caches(o, fd) != 0) {

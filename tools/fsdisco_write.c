@@ -5,6 +5,7 @@
  * kernel, does every later one, as the indirect block changes with each:
  * the latency steps up where the direct pointers end). */
 #include "fsdisco.h"
+#include "printable.h"
 
 #include <errmsg.h>
 #include <errno.h>
@@ -14,22 +15,30 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Bytes from the command line or a path, escaped for a one-line message
+ * (printable.h). */
+#define ESC(s) fsd_esc((char[PRINTABLE_SIZE(256)]){0}, PRINTABLE_SIZE(256), (s))
+static const char *fsd_esc(char *buf, size_t cap, const char *s) {
+  printable(buf, cap, s);
+  return buf;
+}
+
 /* One iteration: a new file written with n writes of wsize bytes, each timed. */
 static int timed_writes(const struct disco_opts *o, uint64_t wsize, size_t n, double *lat) {
   if (unlink(o->path) != 0 && errno != ENOENT) {
-    carp("cannot remove ", o->path, ": ", strerror(errno));
+    carp("cannot remove ", ESC(o->path), ": ", strerror(errno));
     return -1;
   }
   if (flush_caches(o, -1) != 0) return -1;
   int fd = open(o->path, O_CREAT | O_TRUNC | O_WRONLY | (o->osync ? O_SYNC : 0), 0644);
   if (fd < 0) {
-    carp("cannot create ", o->path, ": ", strerror(errno));
+    carp("cannot create ", ESC(o->path), ": ", strerror(errno));
     return -1;
   }
   /* The last iteration's unlink and allocations left bitmaps and inode
    * table blocks dirty: written now, not by the flusher thread while we time. */
   if (syncfs(fd) != 0) {
-    carp("syncfs ", o->path, ": ", strerror(errno));
+    carp("syncfs ", ESC(o->path), ": ", strerror(errno));
     close(fd);
     return -1;
   }
@@ -45,7 +54,7 @@ static int timed_writes(const struct disco_opts *o, uint64_t wsize, size_t n, do
     ssize_t w = pwrite(fd, buf, wsize, (off_t)(k * wsize));
     double t1 = clock_us();
     if (w != (ssize_t)wsize) {
-      carp("write to ", o->path, ": ", w < 0 ? strerror(errno) : "short write");
+      carp("write to ", ESC(o->path), ": ", w < 0 ? strerror(errno) : "short write");
       free(buf);
       close(fd);
       return -1;
@@ -54,7 +63,7 @@ static int timed_writes(const struct disco_opts *o, uint64_t wsize, size_t n, do
   }
   free(buf);
   if (close(fd) != 0) {
-    carp("close ", o->path, ": ", strerror(errno));
+    carp("close ", ESC(o->path), ": ", strerror(errno));
     return -1;
   }
   return 0;

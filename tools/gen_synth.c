@@ -53,7 +53,8 @@ static void requests(struct emitter *e, const struct synth *s, struct vec64 *upd
   for (uint64_t u = 0; u < n; u++)
     if (!(seen[u / 8] & (1u << (u % 8))) && synth_in_update(s, u))
       vec64_push(upd, (key3(s->seed, u, SALT_TAIL) & 0xffffffff00000000ULL) | u);
-  qsort(upd->v + head, upd->n - head, sizeof *upd->v, cmp_u64);
+  /* no update files: v may still be NULL, which qsort must not be given */
+  if (upd->n > head) qsort(upd->v + head, upd->n - head, sizeof *upd->v, cmp_u64);
   for (size_t i = head; i < upd->n; i++) upd->v[i] &= 0xffffffffULL;
   free(seen);
 }

@@ -10,6 +10,7 @@
 #include "common.h"
 #include "fixmath.h"
 #include "mkdataset.h"
+#include "printable.h"
 
 static void usage(FILE *f) {
   fputs("usage: mkdataset -p PROFILE [-s SEED] -o DIR [--stats FILE]\n"
@@ -25,6 +26,14 @@ static void usage(FILE *f) {
         "  -h, --version\n",
         f);
 }
+
+/* s escaped for a one-line message (printable.h): file names and profile
+ * lines may hold a newline or ESC.  Returns buf. */
+static const char *esc(char *buf, size_t cap, const char *s) {
+  printable(buf, cap, s);
+  return buf;
+}
+#define ESC(s) esc((char[PRINTABLE_SIZE(256)]){0}, PRINTABLE_SIZE(256), (s))
 
 /* PROFILE as given if it is a file, else NAME.profile in datasets/ of the
  * working directory, else in datasets/ beside the binary's bin/. */
@@ -46,7 +55,7 @@ static const char *find_profile(const char *arg, char *buf, size_t cap) {
         return buf;
     }
   }
-  die(1, "profile '", arg, "' not found (a file, or NAME for datasets/NAME.profile)");
+  die(1, "profile '", ESC(arg), "' not found (a file, or NAME for datasets/NAME.profile)");
   return NULL;
 }
 
@@ -55,7 +64,7 @@ static void write_stats(const char *file, const struct totals *t, const struct e
   struct stats_file st;
   double user, sys;
   cpu_times(&user, &sys);
-  if (stats_open(&st, file) != 0) diesys(1, "cannot write ", file);
+  if (stats_open(&st, file) != 0) diesys(1, "cannot write ", ESC(file));
   stats_u64(&st, "files", t->files, "files");
   stats_u64(&st, "bytes", t->bytes, "B");
   stats_u64(&st, "layout_files", t->layout_files, "files");
@@ -69,7 +78,7 @@ static void write_stats(const char *file, const struct totals *t, const struct e
   stats_f(&st, "user_s", user, "s");
   stats_f(&st, "sys_s", sys, "s");
   stats_f(&st, "mbps", wall > 0 ? (double)(t->layout_bytes + t->update_bytes) / 1e6 / wall : 0, "MB/s");
-  if (stats_close(&st) != 0) diesys(1, "cannot write ", file);
+  if (stats_close(&st) != 0) diesys(1, "cannot write ", ESC(file));
 }
 
 int main(int argc, char **argv) {
@@ -93,27 +102,31 @@ int main(int argc, char **argv) {
       case 'a': log = optarg; break;
       case 'S': stats = optarg; break;
       case 's':
-        if (parse_u64(optarg, UINT64_MAX, &seed) != 0) die(2, "-s: not a whole number: ", optarg);
+        if (parse_u64(optarg, UINT64_MAX, &seed) != 0) die(2, "-s: not a whole number: ", ESC(optarg));
         break;
       case 'u':
-        if (parse_micro(optarg, MICRO, &share) != 0) die(2, "-u: want a share from 0 to 1: ", optarg);
+        if (parse_micro(optarg, MICRO, &share) != 0) die(2, "-u: want a share from 0 to 1: ", ESC(optarg));
         break;
       default: usage(stderr); return 2;
     }
   }
-  if (optind < argc) die(2, "unexpected argument: ", argv[optind], " (see -h)");
+  if (optind < argc) die(2, "unexpected argument: ", ESC(argv[optind]), " (see -h)");
   if (out == NULL) die(2, "missing -o DIR (see -h)");
   if (profile && (list || log)) die(2, "-p and -c/-a exclude each other (see -h)");
   if (!profile && !(list && log)) die(2, "need -p PROFILE, or -c LIST with -a ACCESSLOG (see -h)");
 
   struct profile prof;
   if (profile) {
-    char buf[4096], err[1024];
-    if (profile_load(&prof, find_profile(profile, buf, sizeof buf), err, sizeof err) != 0) die(1, err);
+    /* profile.c's message quotes the file's name and line as they are; its
+     * own words are printable ASCII, so escaping the whole of it escapes
+     * exactly the untrusted parts. */
+    char buf[4096], err[1024], safe[PRINTABLE_SIZE(1024)];
+    if (profile_load(&prof, find_profile(profile, buf, sizeof buf), err, sizeof err) != 0)
+      die(1, esc(safe, sizeof safe, err));
   }
 
-  if (list && access(list, R_OK) != 0) diesys(1, "cannot read ", list);
-  if (log && access(log, R_OK) != 0) diesys(1, "cannot read ", log);
+  if (list && access(list, R_OK) != 0) diesys(1, "cannot read ", ESC(list));
+  if (log && access(log, R_OK) != 0) diesys(1, "cannot read ", ESC(log));
 
   double t0 = now_mono();
   struct emitter e;

@@ -3,6 +3,7 @@
  * depth and path length; prints one summary line. */
 #include "common.h"
 #include "dirwalk.h"
+#include "printable.h"
 
 #include <errmsg.h>
 #include <getopt.h>
@@ -21,6 +22,13 @@ static void usage(FILE *f) {
         "Exit status: 0 DIR is gone, 1 something was left (errors are reported),\n"
         "2 usage error or DIR refused or not opened.\n",
         f);
+}
+
+/* A file name from the command line, escaped for a one-line message. */
+static void cannot_write(int code, const char *path) {
+  char q[PRINTABLE_SIZE(512)];
+  printable(q, sizeof q, path);
+  diesys(code, "cannot write ", q);
 }
 
 struct ticker {
@@ -67,7 +75,7 @@ int main(int argc, char **argv) {
   const char *dir = argv[optind];
   double t0 = now_mono();
   if (series) {
-    if (series_open(&t.s, series, t0) != 0) diesys(2, "cannot write ", series);
+    if (series_open(&t.s, series, t0) != 0) cannot_write(2, series);
     o.tick = tick;
     o.tick_arg = &t;
   }
@@ -75,7 +83,7 @@ int main(int argc, char **argv) {
   double wall = now_mono() - t0;
   if (series) {
     if (c.files != t.last_files) series_put(&t.s, now_mono(), "files", (double)(c.files - t.last_files));
-    if (series_close(&t.s) != 0) diesys(1, "cannot write ", series);
+    if (series_close(&t.s) != 0) cannot_write(1, series);
   }
   if (rc == 2) return 2;
   printf("rmtree: %llu files, %llu dirs removed in %.3f s%s", (unsigned long long)c.files,
@@ -85,7 +93,7 @@ int main(int argc, char **argv) {
   if (stats) {
     struct stats_file s;
     double user_s, sys_s;
-    if (stats_open(&s, stats) != 0) diesys(1, "cannot write ", stats);
+    if (stats_open(&s, stats) != 0) cannot_write(1, stats);
     cpu_times(&user_s, &sys_s);
     stats_u64(&s, "files", c.files, "files");
     stats_u64(&s, "dirs", c.dirs, "dirs");
@@ -93,7 +101,7 @@ int main(int argc, char **argv) {
     stats_f(&s, "wall_s", wall, "s");
     stats_f(&s, "user_s", user_s, "s");
     stats_f(&s, "sys_s", sys_s, "s");
-    if (stats_close(&s) != 0) diesys(1, "cannot write ", stats);
+    if (stats_close(&s) != 0) cannot_write(1, stats);
   }
   return rc;
 }
