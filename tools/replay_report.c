@@ -43,7 +43,9 @@ static double ms(uint64_t ns) {
 void report_summary(const struct run *r) {
   double w = wall(r);
   const struct histogram *h = &r->hist;
-  printf("replay %s: %u connections, %u requests/connection, depth %u\n", r->target, r->conc,
+  char t[PRINTABLE_SIZE(300)];
+  printable(t, sizeof t, r->target);
+  printf("replay %s: %u connections, %u requests/connection, depth %u\n", t, r->conc,
          r->per_conn, r->depth);
   printf("requests  %llu done, %llu ok, %llu failed, %llu retried, %llu resets, %llu timeouts\n",
          (unsigned long long)r->finished, (unsigned long long)r->ok, (unsigned long long)r->failed,
