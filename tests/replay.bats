@@ -67,6 +67,43 @@ start_bad() {
   wait_for_file "$T/ready" 10
 }
 
+# start_hostile MODE: tests/fixtures/replay/hostile.py on a free port.
+start_hostile() {
+  PORT=$(free_port)
+  rm -f "$T/ready"
+  python3 "$ROOT/tests/fixtures/replay/hostile.py" --port "$PORT" --ready "$T/ready" --mode "$1" 3>&- &
+  PIDS+=($!)
+  wait_for_file "$T/ready" 10
+}
+
+# failed_sum FILE: the failed_* metrics added up.
+failed_sum() {
+  awk -F'\t' '$1 ~ /^failed_/ { s += $2 } END { print s + 0 }' "$1"
+}
+
+# deadline_case MODE [OPTION VALUE]: replay -T 2 (or the option given)
+# against hostile.py MODE ends in time, both requests failed as "deadline
+# exceeded".
+deadline_case() {
+  local mode=$1 t0 opt
+  shift
+  opt=("$@")
+  [ ${#opt[@]} -gt 0 ] || opt=(-T 2)
+  start_hostile "$mode"
+  t0=$SECONDS
+  # -t 5 never fires: every mode sends something at least every 0.5 s
+  run timeout 20 "$BIN/replay" -c 2 -t 5 "${opt[@]}" -U /x -n 2 --stats "$T/s.tsv" "127.0.0.1:$PORT"
+  echo "$mode: $output"
+  [ "$status" -eq 1 ]
+  [ $((SECONDS - t0)) -le 6 ]
+  [ "$(metric failed "$T/s.tsv")" -eq 2 ]
+  [ "$(metric failed_deadline "$T/s.tsv")" -eq 2 ]
+  [ "$(metric retries "$T/s.tsv")" -eq 0 ]
+  [[ "$output" == *"0 ok, 2 failed"* ]]
+  [[ "$output" == *"failed    2 deadline exceeded"* ]]
+  [[ "$output" == *"replay: GET /x: deadline exceeded: no full response within 2 s"* ]]
+}
+
 metric() { # metric NAME FILE
   awk -F'\t' -v m="$1" '$1 == m { print $2 }' "$2"
 }
@@ -206,6 +243,94 @@ metric() { # metric NAME FILE
   [ "$status" -eq 1 ]
   [ "${#lines[@]}" -eq 1 ]
   [[ "$output" == "replay: cannot connect to 127.0.0.1:$port: Connection refused" ]]
+}
+
+@test "replay: -T deadline: a body without length trickling a byte every 0.5 s" {
+  run "$BIN/replay" -h
+  [[ "$output" == *"-T SECS, --request-timeout SECS"* ]]
+  deadline_case trickle-body
+}
+
+@test "replay: -T deadline: an endless fast body without length" {
+  deadline_case endless-body --request-timeout 2
+}
+
+@test "replay: -T deadline: header bytes trickling a byte every 0.5 s" {
+  deadline_case trickle-header
+}
+
+@test "replay: endless headers and an endless chunk-size line fail with their reason" {
+  start_hostile endless-chunk
+  run timeout 10 "$BIN/replay" -c 1 -T 5 -U /x -n 2 --stats "$T/c.tsv" "127.0.0.1:$PORT"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [ "$(metric failed_chunk_line "$T/c.tsv")" -eq 2 ]
+  [[ "$output" == *"failed    2 chunk size line too long"* ]]
+  start_hostile endless-header
+  run timeout 10 "$BIN/replay" -c 1 -T 5 -U /x -n 2 --stats "$T/h.tsv" "127.0.0.1:$PORT"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [ "$(metric failed_header_size "$T/h.tsv")" -eq 2 ]
+  [[ "$output" == *"failed    2 response headers too long"* ]]
+}
+
+@test "replay: bytes no request asked for fail their request, one count everywhere" {
+  local mode
+  for mode in long-body after-204; do
+    start_hostile "$mode"
+    run timeout 20 "$BIN/replay" -c 1 -k 10 -U /x -n 3 --stats "$T/$mode.tsv" "127.0.0.1:$PORT"
+    echo "$mode: $output"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"3 done, 0 ok, 3 failed"* ]]
+    [[ "$output" == *"failed    3 bytes no request asked for"* ]]
+    [ "$(metric failed "$T/$mode.tsv")" -eq 3 ]
+    [ "$(metric ok "$T/$mode.tsv")" -eq 0 ]
+    [ "$(metric failed_unrequested "$T/$mode.tsv")" -eq 3 ]
+    [ "$(failed_sum "$T/$mode.tsv")" -eq 3 ]
+  done
+}
+
+@test "replay: reason phrases and URLs are printed escaped, one message a line" {
+  start_hostile reason
+  printf '/caf\xc3\xa9\n' >"$T/list.txt"
+  run timeout 20 "$BIN/replay" -c 1 -u "$T/list.txt" "127.0.0.1:$PORT"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *'replay: GET /caf\xc3\xa9: bad status: 404 Not\x1b[31mFound\x07X'* ]]
+  [[ "$output" == *"status    404: 1"* ]]
+  if grep -q '^replay: forged' <<<"$output"; then return 1; fi
+  # a URL list and a -U path with control bytes: refused, shown escaped
+  printf '/ok\n/\033[2J\x9bbad\n' >"$T/bad.txt"
+  run "$BIN/replay" -u "$T/bad.txt" "127.0.0.1:$PORT"
+  [ "$status" -eq 2 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *'line 2'*'/\x1b[2J\x9bbad'* ]]
+  run "$BIN/replay" -U "$(printf '/a\nreplay: forged\033[0m')" -n 1 "127.0.0.1:$PORT"
+  [ "$status" -eq 2 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *'/a\x0areplay: forged\x1b[0m'* ]]
+  run "$BIN/replay" "$(printf -- '-\033')" -U / -n 1 "127.0.0.1:$PORT"
+  [ "$status" -eq 2 ]
+  [ "$output" = 'replay: unknown option: -\x1b (see -h)' ]
+  run "$BIN/replay" -U / -n 1 "$(printf '127.0.0.1:1\033]0;x\007')"
+  [ "$status" -eq 2 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *'bad port: 127.0.0.1:1\x1b]0;x\x07'* ]]
+}
+
+@test "replay: 1xx interim responses are not final; two different Content-Lengths are refused" {
+  start_hostile interim
+  run timeout 20 "$BIN/replay" -c 2 -k 3 -U /x -n 6 --stats "$T/i.tsv" "127.0.0.1:$PORT"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$(metric ok "$T/i.tsv")" -eq 6 ]
+  [ "$(metric bytes "$T/i.tsv")" -eq 12 ]
+  start_hostile two-lengths
+  run timeout 20 "$BIN/replay" -c 1 -U /x -n 2 --stats "$T/l.tsv" "127.0.0.1:$PORT"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [ "$(metric failed_protocol "$T/l.tsv")" -eq 2 ]
+  [[ "$output" == *"malformed response: conflicting Content-Length headers"* ]]
 }
 
 @test "replay: against bin/httpd too, when it is built" {

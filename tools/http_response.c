@@ -4,8 +4,9 @@
 
 #include <string.h>
 
-/* Status line, headers and trailers together may not exceed this. */
-#define HEADER_LIMIT 65536
+/* Status line, headers and trailers together may not exceed
+ * HTTP_RESP_HEADER_LIMIT bytes (1xx interim heads count too); one chunk-size
+ * line HTTP_RESP_CHUNK_LINE_LIMIT. */
 
 enum { H_OTHER, H_LENGTH, H_TE, H_CONNECTION };
 /* Sub-states of the status line, kept in r->which while in HR_STATUS. */
@@ -19,10 +20,15 @@ void http_resp_init(struct http_resp *r, int head) {
   r->which = S_PROTO;
 }
 
-static size_t fail(struct http_resp *r, const char *why, size_t used) {
+static size_t fail_as(struct http_resp *r, enum http_resp_err err, const char *why, size_t used) {
   r->state = HR_ERROR;
   r->error = why;
+  r->err = err;
   return used;
+}
+
+static size_t fail(struct http_resp *r, const char *why, size_t used) {
+  return fail_as(r, HRE_MALFORMED, why, used);
 }
 
 static char lower(char c) {
@@ -38,7 +44,7 @@ static int hexval(char c) {
 
 /* Prepare for the next line of headers or trailers. */
 static void new_line(struct http_resp *r) {
-  r->pos = r->namelen = r->vallen = 0;
+  r->pos = r->namelen = r->vallen = r->linelen = 0;
   r->which = H_OTHER;
   r->saw_cr = 0;
 }
@@ -77,6 +83,10 @@ static int end_header(struct http_resp *r) {
 
 /* The blank line after the headers: decide how the body is delimited. */
 static void end_headers(struct http_resp *r) {
+  if (r->status == 101) { /* we never ask for an upgrade */
+    fail(r, "101 Switching Protocols without an Upgrade request", 0);
+    return;
+  }
   if (r->status >= 100 && r->status < 200) {
     /* informational: another status line follows */
     int head = r->head;
@@ -144,6 +154,8 @@ static void status_byte(struct http_resp *r, char c) {
     if (c == '\n') {
       r->state = HR_HEADER;
       new_line(r);
+    } else if (r->reasonlen < sizeof r->reason) {
+      r->reason[r->reasonlen++] = c;
     }
   }
 }
@@ -201,7 +213,7 @@ static void chunk_size_byte(struct http_resp *r, char c) {
   if (r->which == 1) return; /* in a chunk extension or trailing blanks */
   h = hexval(c);
   if (h >= 0) {
-    if (r->pos >= 15) {
+    if (r->remaining >> 56) { /* 2^60 and more: no real chunk */
       fail(r, "chunk size too large", 0);
       return;
     }
@@ -259,8 +271,12 @@ size_t http_resp_feed(struct http_resp *r, const char *p, size_t n) {
     }
     /* line-oriented states: status line, headers, chunk sizes, trailers */
     char c = p[i++];
-    if (r->state != HR_CHUNK_SIZE && ++r->header_bytes > HEADER_LIMIT)
-      return fail(r, "response headers too large", i);
+    if (r->state == HR_CHUNK_SIZE) {
+      if (++r->linelen > HTTP_RESP_CHUNK_LINE_LIMIT)
+        return fail_as(r, HRE_CHUNK_LINE, "chunk size line too long", i);
+    } else if (++r->header_bytes > HTTP_RESP_HEADER_LIMIT) {
+      return fail_as(r, HRE_HEADER_SIZE, "response headers too long", i);
+    }
     if (c == '\r') continue;
     if (r->state == HR_STATUS) status_byte(r, c);
     else if (r->state == HR_CHUNK_SIZE) chunk_size_byte(r, c);

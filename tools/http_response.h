@@ -22,6 +22,20 @@ enum http_resp_state {
   HR_ERROR        /* malformed response */
 };
 
+/* Why a response was refused (state HR_ERROR), for callers that count the
+ * reasons apart: the size limits below, or any other malformation. */
+enum http_resp_err {
+  HRE_NONE,
+  HRE_MALFORMED,   /* see r->error */
+  HRE_HEADER_SIZE, /* status line + headers (+ 1xx heads, trailers) over HTTP_RESP_HEADER_LIMIT */
+  HRE_CHUNK_LINE   /* one chunk-size line over HTTP_RESP_CHUNK_LINE_LIMIT */
+};
+
+/* The limits: all header bytes of one response, and one chunk-size line
+ * (size, extensions, CRLF). */
+#define HTTP_RESP_HEADER_LIMIT 65536
+#define HTTP_RESP_CHUNK_LINE_LIMIT 4096
+
 struct http_resp {
   enum http_resp_state state;
   int status;          /* e.g. 200 */
@@ -34,12 +48,17 @@ struct http_resp {
   uint64_t remaining;  /* of the current Content-Length body or chunk */
   size_t header_bytes; /* bytes of status line + headers, bounded */
   const char *error;   /* what was wrong, when state == HR_ERROR */
+  enum http_resp_err err; /* its class */
   /* scratch for the line being parsed */
   unsigned pos;        /* position within the current line */
   unsigned namelen;    /* header name length (capped) */
   unsigned vallen;     /* header value length (capped) */
   int which;           /* which interesting header the current line is */
   int saw_cr;          /* previous byte was a CR */
+  unsigned linelen;    /* bytes of the current chunk-size line */
+  unsigned reasonlen;  /* bytes kept of the reason phrase */
+  char reason[48];     /* the final status line's reason phrase, cut, raw
+                          (untrusted: print through printable_n) */
   char name[24];
   char val[32];
 };

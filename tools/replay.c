@@ -3,6 +3,8 @@
  * latency percentiles, failures, resets, retries and timeouts. */
 #include "replay.h"
 
+#include "printable.h"
+
 #include <errmsg.h>
 #include <getopt.h>
 #include <netdb.h>
@@ -12,7 +14,7 @@
 #include <string.h>
 
 static void usage(FILE *f) {
-  fputs("usage: replay [-c CONC] [-k PER_CONN] [-P DEPTH] [-r RETRIES] [-t SECS]\n"
+  fputs("usage: replay [-c CONC] [-k PER_CONN] [-P DEPTH] [-r RETRIES] [-t SECS] [-T SECS]\n"
         "              [-M manifest.tsv] [-u URLFILE | -U PATH -n COUNT]\n"
         "              [--stats FILE] [--series FILE] HOST:PORT\n"
         "  -c CONC       connections in parallel (default 100)\n"
@@ -20,14 +22,21 @@ static void usage(FILE *f) {
         "  -P DEPTH      requests in flight per connection, pipelined (default 1)\n"
         "  -r RETRIES    tries again a request whose connection reset or stalled (default 3)\n"
         "  -t SECS       a connection without progress for SECS times out (default 30)\n"
+        "  -T SECS, --request-timeout SECS\n"
+        "                a request without its full response SECS after it was sent\n"
+        "                fails as 'deadline exceeded', not retried (default 120)\n"
         "  -M FILE       check each body's size against the dataset manifest\n"
         "  -u FILE       the URL paths to request, one a line ('-' = standard input)\n"
         "  -U PATH -n N  request PATH N times instead\n"
         "  --stats FILE  write the figures as metric<TAB>value<TAB>unit lines\n"
         "  --series FILE write per-second requests, bytes and errors\n"
         "HOST is a name, an IPv4 address or [IPv6]; it is resolved once.\n"
-        "Exit status: 0 every request succeeded, 1 some failed or the server could\n"
-        "not be reached, 2 usage error or bad input.\n",
+        "Every failed request counts once, with one reason: the summary's 'failed',\n"
+        "--stats' failed (the sum of its failed_* lines) and the exit status agree.\n"
+        "The first failure of each reason is described on stderr.\n"
+        "Exit status: 0 every request succeeded; 1 at least one request failed\n"
+        "(the figures are written), or the server could not be reached at all\n"
+        "(nothing is written); 2 usage error or bad input.\n",
         f);
 }
 
@@ -37,44 +46,64 @@ struct opts {
   int have_count;
 };
 
+/* Untrusted text (arguments, file contents) for a message, escaped into
+ * the char array E. */
+#define ESC(e, s) (printable((e), sizeof(e), (s)), (e))
+
 static unsigned num(const char *opt, const char *s, uint64_t min, uint64_t max) {
   uint64_t v;
-  if (parse_u64(s, max, &v) != 0 || v < min) die(2, "bad value for ", opt, ": ", s);
+  char e[PRINTABLE_SIZE(200)];
+  if (parse_u64(s, max, &v) != 0 || v < min) die(2, "bad value for ", opt, ": ", ESC(e, s));
   return (unsigned)v;
+}
+
+static double seconds(const char *opt, const char *s) {
+  double v;
+  char e[PRINTABLE_SIZE(200)];
+  if (parse_seconds(s, &v) != 0 || v <= 0 || v > 1e6) die(2, "bad value for ", opt, ": ", ESC(e, s));
+  return v;
 }
 
 static void parse_args(int argc, char **argv, struct run *r, struct opts *o) {
   static const struct option longopts[] = {
       {"stats", required_argument, 0, 'S'}, {"series", required_argument, 0, 'E'},
+      {"request-timeout", required_argument, 0, 'T'},
       {"help", no_argument, 0, 'h'},        {"version", no_argument, 0, 'V'},
       {0, 0, 0, 0}};
   int ch;
+  char e[PRINTABLE_SIZE(200)];
   r->conc = 100;
   r->per_conn = 10;
   r->depth = 1;
   r->retries = 3;
   r->timeout = 30;
-  while ((ch = getopt_long(argc, argv, "c:k:P:r:t:M:u:U:n:h", longopts, NULL)) != -1) {
+  r->deadline = 120;
+  while ((ch = getopt_long(argc, argv, ":c:k:P:r:t:T:M:u:U:n:h", longopts, NULL)) != -1) {
     switch (ch) {
     case 'c': r->conc = num("-c", optarg, 1, 100000); break;
     case 'k': r->per_conn = num("-k", optarg, 1, UINT32_MAX); break;
     case 'P': r->depth = num("-P", optarg, 1, 1024); break;
     case 'r': r->retries = num("-r", optarg, 0, 1000000); break;
-    case 't':
-      if (parse_seconds(optarg, &r->timeout) != 0 || r->timeout <= 0) die(2, "bad value for -t: ", optarg);
-      break;
+    case 't': r->timeout = seconds("-t", optarg); break;
+    case 'T': r->deadline = seconds("-T", optarg); break;
     case 'M': o->manifest = optarg; break;
     case 'u': o->urlfile = optarg; break;
     case 'U': o->path = optarg; break;
     case 'n':
-      if (parse_u64(optarg, UINT64_MAX / 2, &o->count) != 0) die(2, "bad value for -n: ", optarg);
+      if (parse_u64(optarg, UINT64_MAX / 2, &o->count) != 0) die(2, "bad value for -n: ", ESC(e, optarg));
       o->have_count = 1;
       break;
     case 'S': o->stats = optarg; break;
     case 'E': o->series = optarg; break;
     case 'h': usage(stdout); exit(0);
     case 'V': print_version("replay"); exit(0);
-    default: usage(stderr); exit(2);
+    case ':': /* getopt's own messages would print the option raw */
+    default:
+      if (ch == '?' && optopt && strncmp(argv[optind - 1], "--", 2) != 0) {
+        char o1[2] = {(char)optopt, '\0'};
+        die(2, "unknown option: -", ESC(e, o1), " (see -h)");
+      }
+      die(2, ch == ':' ? "option needs a value: " : "bad option: ", ESC(e, argv[optind - 1]), " (see -h)");
     }
   }
   if (optind != argc - 1) die(2, optind >= argc ? "missing HOST:PORT (see -h)" : "too many arguments (see -h)");
@@ -83,38 +112,39 @@ static void parse_args(int argc, char **argv, struct run *r, struct opts *o) {
   if (o->path && !o->have_count) die(2, "-U PATH needs -n COUNT");
   if (o->urlfile && o->have_count) die(2, "-n goes with -U, not with -u");
   if (o->path && !url_path_ok(o->path, strlen(o->path)))
-    die(2, "-U: not a URL path (must start with '/', no blanks): ", o->path);
+    die(2, "-U: not a URL path (must start with '/', no blanks): ", ESC(e, o->path));
 }
 
 /* HOST:PORT or [V6]:PORT -> r->addr (resolved once) and the Host header. */
 static void resolve(struct run *r, const char *target) {
   char host[256];
+  char e[PRINTABLE_SIZE(300)];
   const char *port;
   if (target[0] == '[') {
     const char *end = strchr(target, ']');
-    if (end == NULL || end[1] != ':') die(2, "bad target (want [IPv6]:PORT): ", target);
-    if ((size_t)(end - target - 1) >= sizeof host) die(2, "host name too long: ", target);
+    if (end == NULL || end[1] != ':') die(2, "bad target (want [IPv6]:PORT): ", ESC(e, target));
+    if ((size_t)(end - target - 1) >= sizeof host) die(2, "host name too long: ", ESC(e, target));
     memcpy(host, target + 1, (size_t)(end - target - 1));
     host[end - target - 1] = '\0';
     port = end + 2;
   } else {
     const char *colon = strrchr(target, ':');
-    if (colon == NULL || colon == target) die(2, "bad target (want HOST:PORT): ", target);
-    if (memchr(target, ':', (size_t)(colon - target))) die(2, "IPv6 addresses go in brackets: [", target, "]:PORT");
-    if ((size_t)(colon - target) >= sizeof host) die(2, "host name too long: ", target);
+    if (colon == NULL || colon == target) die(2, "bad target (want HOST:PORT): ", ESC(e, target));
+    if (memchr(target, ':', (size_t)(colon - target))) die(2, "IPv6 addresses go in brackets: [", ESC(e, target), "]:PORT");
+    if ((size_t)(colon - target) >= sizeof host) die(2, "host name too long: ", ESC(e, target));
     memcpy(host, target, (size_t)(colon - target));
     host[colon - target] = '\0';
     port = colon + 1;
   }
   uint64_t p;
-  if (parse_u64(port, 65535, &p) != 0 || p == 0) die(2, "bad port: ", target);
+  if (parse_u64(port, 65535, &p) != 0 || p == 0) die(2, "bad port: ", ESC(e, target));
   struct addrinfo hints, *res;
   memset(&hints, 0, sizeof hints);
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_NUMERICSERV;
-  int e = getaddrinfo(host, port, &hints, &res);
-  if (e != 0) die(2, "cannot resolve ", host, ": ", gai_strerror(e));
+  int gerr = getaddrinfo(host, port, &hints, &res);
+  if (gerr != 0) die(2, "cannot resolve ", ESC(e, host), ": ", gai_strerror(gerr));
   memcpy(&r->addr, res->ai_addr, res->ai_addrlen);
   r->addrlen = res->ai_addrlen;
   freeaddrinfo(res);
@@ -129,13 +159,14 @@ int main(int argc, char **argv) {
   struct urllist urls;
   struct manifest mf;
   char err[256];
+  char e1[PRINTABLE_SIZE(200)], e2[PRINTABLE_SIZE(256)];
 
   errmsg_iam("replay");
   memset(&o, 0, sizeof o);
   parse_args(argc, argv, r, &o);
   resolve(r, o.target);
   if (o.urlfile) {
-    if (urllist_load(&urls, o.urlfile, err, sizeof err) != 0) die(2, o.urlfile, ": ", err);
+    if (urllist_load(&urls, o.urlfile, err, sizeof err) != 0) die(2, ESC(e1, o.urlfile), ": ", ESC(e2, err));
     r->urls = &urls;
     r->total = urls.n;
   } else {
@@ -144,13 +175,13 @@ int main(int argc, char **argv) {
     r->total = o.count;
   }
   if (o.manifest) {
-    if (manifest_load(&mf, o.manifest, err, sizeof err) != 0) die(2, o.manifest, ": ", err);
+    if (manifest_load(&mf, o.manifest, err, sizeof err) != 0) die(2, ESC(e1, o.manifest), ": ", ESC(e2, err));
     r->mf = &mf;
   }
   if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) diesys(1, "signal");
   if (run_setup(r) != 0) die(1, "out of memory");
   r->t_start = now_mono();
-  if (o.series && series_open(&r->series, o.series, r->t_start) != 0) diesys(2, "cannot write ", o.series);
+  if (o.series && series_open(&r->series, o.series, r->t_start) != 0) diesys(2, "cannot write ", ESC(e1, o.series));
 
   int rc = run_loop(r);
   r->t_end = now_mono();
@@ -159,9 +190,9 @@ int main(int argc, char **argv) {
     return 1;
   }
   report_series(r, r->t_end, 1);
-  if (series_close(&r->series) != 0) diesys(1, "cannot write ", o.series);
+  if (series_close(&r->series) != 0) diesys(1, "cannot write ", ESC(e1, o.series));
   report_summary(r);
-  if (o.stats && report_stats(r, o.stats) != 0) diesys(1, "cannot write ", o.stats);
+  if (o.stats && report_stats(r, o.stats) != 0) diesys(1, "cannot write ", ESC(e1, o.stats));
   run_free(r);
   if (o.urlfile) urllist_free(&urls);
   if (o.manifest) manifest_free(&mf);

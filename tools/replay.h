@@ -34,6 +34,8 @@ struct conn {
   int closing;           /* no more requests on this connection */
   int wantw;             /* we asked for write readiness */
   double last;           /* monotonic time of the last progress */
+  size_t last_idx;       /* the request whose response completed last */
+  int last_ok;           /* ... and it counted as ok (bytes after it undo that) */
   struct http_resp resp; /* the response being received */
 };
 
@@ -42,8 +44,22 @@ struct retry_item {
   uint32_t attempts;
 };
 
-/* Failure reasons, for the summary and --stats. */
-enum fail_kind { F_STATUS, F_SIZE, F_MANIFEST, F_PROTOCOL, F_RESET, F_TIMEOUT, F_CONNECT, F_KINDS };
+/* Failure reasons, for the summary and --stats.  Every failed request has
+ * exactly one: the fail_kind[] counts add up to `failed`. */
+enum fail_kind {
+  F_STATUS,      /* not 2xx */
+  F_SIZE,        /* body size differs from the manifest */
+  F_MANIFEST,    /* path not in the manifest */
+  F_PROTOCOL,    /* malformed response */
+  F_HEADER,      /* response headers over the parser's limit */
+  F_CHUNK_LINE,  /* a chunk-size line over the parser's limit */
+  F_UNREQUESTED, /* bytes after the response that no request asked for */
+  F_DEADLINE,    /* no full response within -T seconds */
+  F_RESET,       /* reset, out of retries */
+  F_TIMEOUT,     /* stalled, out of retries */
+  F_CONNECT,     /* connect failed, out of retries */
+  F_KINDS
+};
 
 struct run {
   /* configuration */
@@ -52,7 +68,8 @@ struct run {
   const char *target;  /* HOST:PORT as given, for messages */
   char host[300];      /* the Host header's value */
   unsigned conc, per_conn, depth, retries;
-  double timeout;
+  double timeout;      /* -t: seconds without progress */
+  double deadline;     /* -T: seconds from sending a request to its last byte */
   const struct urllist *urls; /* or the single path below */
   const char *single;
   size_t single_len;
@@ -78,6 +95,7 @@ struct run {
   uint64_t ok, failed, retried, resets, timeouts, connect_errors, connections;
   uint64_t bytes, wire_bytes;
   uint64_t fail_kind[F_KINDS];
+  int told[F_KINDS];    /* the first failure of each kind was described */
   uint64_t status[600]; /* responses by status code, for non-2xx */
   struct histogram hist;
   double t_start, t_end;
@@ -97,7 +115,10 @@ int run_setup(struct run *r);
 int run_loop(struct run *r);
 void run_free(struct run *r);
 
-/* Report (replay_report.c). */
+/* Report (replay_report.c).  report_failure() describes the first failure
+ * of each kind on stderr, one line: "replay: GET URL: KIND[: DETAIL]"; the
+ * URL is escaped here, DETAIL must be printable already. */
+void report_failure(struct run *r, enum fail_kind k, const char *url, size_t urllen, const char *detail);
 void report_summary(const struct run *r);
 int report_stats(const struct run *r, const char *path);
 void report_series(struct run *r, double now, int final);

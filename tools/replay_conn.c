@@ -3,6 +3,8 @@
  * pipelining, response checks, resets, retries and timeouts. */
 #include "replay.h"
 
+#include "printable.h"
+
 #include <errno.h>
 #include <io.h>
 #include <netinet/in.h>
@@ -70,20 +72,26 @@ static void push_retry(struct run *r, size_t idx, uint32_t attempts) {
   r->rq[r->rq_n++] = (struct retry_item){idx, attempts};
 }
 
-static void fail_request(struct run *r, enum fail_kind k) {
+/* Request idx ended badly: one failure of kind k (DETAIL printable, or
+ * NULL), described on stderr if it is the first of its kind. */
+static void fail_request(struct run *r, enum fail_kind k, size_t idx, const char *detail) {
+  const char *p;
+  size_t len;
   r->failed++;
   r->fail_kind[k]++;
   r->finished++;
+  url_of(r, idx, &p, &len);
+  report_failure(r, k, p, len, detail);
 }
 
 /* A try of request idx went wrong in a way worth retrying (reset, timeout,
  * refused connection): retry it on another connection, or give up. */
-static void retry_or_fail(struct run *r, size_t idx, uint32_t attempts, enum fail_kind k) {
+static void retry_or_fail(struct run *r, size_t idx, uint32_t attempts, enum fail_kind k, const char *detail) {
   if (attempts < r->retries) {
     r->retried++;
     push_retry(r, idx, attempts + 1);
   } else {
-    fail_request(r, k);
+    fail_request(r, k, idx, detail);
   }
 }
 
@@ -112,13 +120,13 @@ static void conn_close(struct run *r, struct conn *c) {
 
 /* The connection broke (kind F_RESET) or stalled (F_TIMEOUT) with requests
  * outstanding: count it once, retry or fail each of them, close it. */
-static void conn_broken(struct run *r, struct conn *c, enum fail_kind kind) {
+static void conn_broken(struct run *r, struct conn *c, enum fail_kind kind, const char *why) {
   if (c->nout > 0) {
     if (kind == F_TIMEOUT) r->timeouts++;
     else r->resets++;
     for (unsigned i = 0; i < c->nout; i++) {
       struct req_slot *s = &c->out[(c->head + i) % r->depth];
-      retry_or_fail(r, s->idx, s->attempts, kind);
+      retry_or_fail(r, s->idx, s->attempts, kind, why);
     }
   }
   conn_close(r, c);
@@ -129,15 +137,17 @@ static void conn_broken(struct run *r, struct conn *c, enum fail_kind kind) {
  * costs the next request one try, so that a dead server cannot make the
  * run spin forever. */
 static int connect_failed(struct run *r, struct conn *c, int err) {
+  const char *why = err == ETIMEDOUT ? "timed out" : strerror(err);
   conn_close(r, c);
   r->connect_errors++;
   if (!r->ever_connected) {
-    fprintf(stderr, "replay: cannot connect to %s: %s\n", r->target,
-            err == ETIMEDOUT ? "timed out" : strerror(err));
+    char t[PRINTABLE_SIZE(300)];
+    printable(t, sizeof t, r->target);
+    fprintf(stderr, "replay: cannot connect to %s: %s\n", t, why);
     return -1;
   }
   struct retry_item w;
-  if (take_work(r, &w)) retry_or_fail(r, w.idx, w.attempts, F_CONNECT);
+  if (take_work(r, &w)) retry_or_fail(r, w.idx, w.attempts, F_CONNECT, why);
   return 0;
 }
 
@@ -157,6 +167,7 @@ static int conn_start(struct run *r) {
   c->sent = c->nout = c->head = 0;
   c->wlen = c->woff = 0;
   c->closing = c->wantw = 0;
+  c->last_ok = 0;
   c->last = now_mono();
   r->open++;
   r->connecting++;
@@ -237,7 +248,7 @@ static int conn_flush(struct run *r, struct conn *c) {
       c->wantw = 1;
       return 0;
     }
-    conn_broken(r, c, F_RESET);
+    conn_broken(r, c, F_RESET, n < 0 ? strerror(errno) : "write failed");
     return -1;
   }
   c->woff = c->wlen = 0;
@@ -262,39 +273,9 @@ static void conn_pump(struct run *r, struct conn *c) {
   conn_flush(r, c);
 }
 
-/* One full response arrived for the oldest outstanding request. */
-static void complete(struct run *r, struct conn *c, uint64_t t) {
-  struct req_slot *s = &c->out[c->head];
-  const struct http_resp *h = &c->resp;
-  c->head = (c->head + 1) % r->depth;
-  c->nout--;
-  hist_record(&r->hist, t > s->t0 ? t - s->t0 : 0);
-  r->bytes += h->body;
-  if (h->status < 200 || h->status > 299) {
-    if (h->status >= 0 && h->status < 600) r->status[h->status]++;
-    fail_request(r, F_STATUS);
-    return;
-  }
-  if (r->mf) {
-    const char *p;
-    size_t len;
-    uint64_t want;
-    url_of(r, s->idx, &p, &len);
-    if (manifest_size(r->mf, p, len, &want) != 0) {
-      fail_request(r, F_MANIFEST);
-      return;
-    }
-    if (want != h->body) {
-      fail_request(r, F_SIZE);
-      return;
-    }
-  }
-  r->ok++;
-  r->finished++;
-}
-
-/* The server will close after the response just completed: requests
- * pipelined behind it go back to the queue without costing a try. */
+/* The server will close after the response just completed (or c is given
+ * up): requests pipelined behind it go back to the queue without costing a
+ * try. */
 static void requeue_rest(struct run *r, struct conn *c) {
   for (unsigned i = 0; i < c->nout; i++) {
     struct req_slot *s = &c->out[(c->head + i) % r->depth];
@@ -303,21 +284,93 @@ static void requeue_rest(struct run *r, struct conn *c) {
   c->nout = 0;
 }
 
+/* One full response arrived for the oldest outstanding request. */
+static void complete(struct run *r, struct conn *c, uint64_t t) {
+  struct req_slot *s = &c->out[c->head];
+  const struct http_resp *h = &c->resp;
+  c->head = (c->head + 1) % r->depth;
+  c->nout--;
+  c->last_idx = s->idx;
+  c->last_ok = 0;
+  hist_record(&r->hist, t > s->t0 ? t - s->t0 : 0);
+  r->bytes += h->body;
+  if (h->status < 200 || h->status > 299) {
+    char why[16 + PRINTABLE_SIZE(sizeof h->reason)];
+    int k = snprintf(why, sizeof why, "%d ", h->status);
+    printable_n(why + k, sizeof why - (size_t)k, h->reason, h->reasonlen);
+    if (h->status >= 0 && h->status < 600) r->status[h->status]++;
+    fail_request(r, F_STATUS, s->idx, why);
+    return;
+  }
+  if (r->mf) {
+    const char *p;
+    size_t len;
+    uint64_t want;
+    url_of(r, s->idx, &p, &len);
+    if (manifest_size(r->mf, p, len, &want) != 0) {
+      fail_request(r, F_MANIFEST, s->idx, NULL);
+      return;
+    }
+    if (want != h->body) {
+      char why[80];
+      snprintf(why, sizeof why, "%llu bytes, the manifest says %llu", (unsigned long long)h->body,
+               (unsigned long long)want);
+      fail_request(r, F_SIZE, s->idx, why);
+      return;
+    }
+  }
+  r->ok++;
+  r->finished++;
+  c->last_ok = 1;
+}
+
+/* n bytes arrived after the response of c->last_idx that no request asked
+ * for (a body longer than its Content-Length, data after a 204 or after
+ * "Connection: close"): that response was not what it said, so its request
+ * fails, once; one that failed already keeps its first reason. */
+static void unrequested(struct run *r, struct conn *c, size_t n) {
+  if (!c->last_ok) return;
+  char why[64];
+  snprintf(why, sizeof why, "%zu%s bytes after the response", n, n >= r->rbufsize ? " or more" : "");
+  c->last_ok = 0;
+  r->ok--;
+  r->finished--; /* fail_request counts it again */
+  fail_request(r, F_UNREQUESTED, c->last_idx, why);
+}
+
+/* The oldest request on c ran past the -T deadline: it fails (no retry: a
+ * server this slow would only be slow again), the ones pipelined behind it
+ * go back to the queue, c is closed. */
+static void deadline_hit(struct run *r, struct conn *c) {
+  struct req_slot *s = &c->out[c->head];
+  char why[80];
+  c->head = (c->head + 1) % r->depth;
+  c->nout--;
+  snprintf(why, sizeof why, "no full response within %g s", r->deadline);
+  fail_request(r, F_DEADLINE, s->idx, why);
+  requeue_rest(r, c);
+  conn_close(r, c);
+}
+
 /* Parse n bytes of r->rbuf; returns 0, or -1 when c was closed. */
 static int conn_input(struct run *r, struct conn *c, size_t n) {
   size_t off = 0;
   uint64_t t = 0;
   while (off < n) {
     if (c->nout == 0) { /* bytes nobody asked for */
-      r->fail_kind[F_PROTOCOL]++;
+      unrequested(r, c, n - off);
       conn_close(r, c);
       return -1;
     }
     off += http_resp_feed(&c->resp, r->rbuf + off, n - off);
     if (c->resp.state == HR_ERROR) {
-      c->head = (c->head + 1) % r->depth; /* the oldest request fails */
+      struct req_slot *s = &c->out[c->head]; /* the oldest request fails */
+      enum fail_kind k = c->resp.err == HRE_HEADER_SIZE ? F_HEADER
+                         : c->resp.err == HRE_CHUNK_LINE ? F_CHUNK_LINE
+                                                         : F_PROTOCOL;
+      c->head = (c->head + 1) % r->depth;
       c->nout--;
-      fail_request(r, F_PROTOCOL);
+      fail_request(r, k, s->idx, c->resp.error);
       requeue_rest(r, c);
       conn_close(r, c);
       return -1;
@@ -328,6 +381,7 @@ static int conn_input(struct run *r, struct conn *c, size_t n) {
       complete(r, c, t);
       http_resp_init(&c->resp, 0);
       if (server_closes) {
+        if (off < n) unrequested(r, c, n - off);
         requeue_rest(r, c);
         conn_close(r, c);
         return -1;
@@ -337,13 +391,18 @@ static int conn_input(struct run *r, struct conn *c, size_t n) {
   return 0;
 }
 
+/* Reads at most READS_PER_EVENT buffers, then lets the loop look at the
+ * clock (a server sending without end must not keep it from the deadline
+ * checks); epoll's level triggering reports the rest again. */
+#define READS_PER_EVENT 8
+
 static void on_readable(struct run *r, struct conn *c) {
-  for (;;) {
+  for (int reads = 0; reads < READS_PER_EVENT;) {
     ssize_t n = read((int)c->fd, r->rbuf, r->rbufsize);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) return;
     if (n < 0) {
-      conn_broken(r, c, F_RESET);
+      conn_broken(r, c, F_RESET, strerror(errno));
       return;
     }
     if (n == 0) { /* end of file */
@@ -351,9 +410,11 @@ static void on_readable(struct run *r, struct conn *c) {
         complete(r, c, now_ns());
         http_resp_init(&c->resp, 0);
       }
-      conn_broken(r, c, F_RESET); /* counts only if requests are left */
+      /* counts only if requests are left */
+      conn_broken(r, c, F_RESET, "connection closed before a full response");
       return;
     }
+    reads++;
     c->last = now_mono();
     r->wire_bytes += (uint64_t)n;
     if (conn_input(r, c, (size_t)n) != 0) return;
@@ -383,16 +444,24 @@ static int on_writable(struct run *r, struct conn *c) {
   return 0;
 }
 
-/* Close connections without progress for r->timeout seconds. */
+/* Fail the oldest request of a connection past the -T deadline; close
+ * connections without progress for r->timeout seconds. */
 static int check_timeouts(struct run *r, double now) {
+  uint64_t tn = now_ns(), limit = (uint64_t)(r->deadline * 1e9);
+  char why[64];
   for (unsigned i = 0; i < r->conc; i++) {
     struct conn *c = &r->c[i];
+    if (c->state == C_ACTIVE && c->nout > 0 && tn - c->out[c->head].t0 >= limit) {
+      deadline_hit(r, c);
+      continue;
+    }
     if (c->state == C_FREE || now - c->last < r->timeout) continue;
     if (c->state == C_CONNECTING) {
       r->timeouts++;
       if (connect_failed(r, c, ETIMEDOUT) != 0) return -1;
     } else {
-      conn_broken(r, c, F_TIMEOUT);
+      snprintf(why, sizeof why, "no progress for %g s", r->timeout);
+      conn_broken(r, c, F_TIMEOUT, why);
     }
   }
   return 0;

@@ -1,11 +1,15 @@
 /* replay's output: the summary on stdout, --stats records, --series lines. */
 #include "replay.h"
 
+#include "printable.h"
+
 #include <stdio.h>
 
 static const char *kind_name[F_KINDS] = {
     [F_STATUS] = "bad status", [F_SIZE] = "size differs from manifest",
     [F_MANIFEST] = "not in manifest", [F_PROTOCOL] = "malformed response",
+    [F_HEADER] = "response headers too long", [F_CHUNK_LINE] = "chunk size line too long",
+    [F_UNREQUESTED] = "bytes no request asked for", [F_DEADLINE] = "deadline exceeded",
     [F_RESET] = "reset, out of retries", [F_TIMEOUT] = "timed out, out of retries",
     [F_CONNECT] = "connect failed, out of retries",
 };
@@ -13,9 +17,19 @@ static const char *kind_name[F_KINDS] = {
 static const char *kind_metric[F_KINDS] = {
     [F_STATUS] = "failed_status", [F_SIZE] = "failed_size",
     [F_MANIFEST] = "failed_manifest", [F_PROTOCOL] = "failed_protocol",
+    [F_HEADER] = "failed_header_size", [F_CHUNK_LINE] = "failed_chunk_line",
+    [F_UNREQUESTED] = "failed_unrequested", [F_DEADLINE] = "failed_deadline",
     [F_RESET] = "failed_reset", [F_TIMEOUT] = "failed_timeout",
     [F_CONNECT] = "failed_connect",
 };
+
+void report_failure(struct run *r, enum fail_kind k, const char *url, size_t urllen, const char *detail) {
+  char u[PRINTABLE_SIZE(200)];
+  if (r->told[k]) return;
+  r->told[k] = 1;
+  printable_n(u, sizeof u, url, urllen);
+  fprintf(stderr, "replay: GET %s: %s%s%s\n", u, kind_name[k], detail ? ": " : "", detail ? detail : "");
+}
 
 static double wall(const struct run *r) {
   double w = r->t_end - r->t_start;
@@ -29,7 +43,9 @@ static double ms(uint64_t ns) {
 void report_summary(const struct run *r) {
   double w = wall(r);
   const struct histogram *h = &r->hist;
-  printf("replay %s: %u connections, %u requests/connection, depth %u\n", r->target, r->conc,
+  char t[PRINTABLE_SIZE(300)];
+  printable(t, sizeof t, r->target);
+  printf("replay %s: %u connections, %u requests/connection, depth %u\n", t, r->conc,
          r->per_conn, r->depth);
   printf("requests  %llu done, %llu ok, %llu failed, %llu retried, %llu resets, %llu timeouts\n",
          (unsigned long long)r->finished, (unsigned long long)r->ok, (unsigned long long)r->failed,

@@ -120,5 +120,58 @@ int main(void) {
   http_resp_init(&r, 0);
   http_resp_feed(&r, big, n);
   CHECK(r.state == HR_ERROR, "endless headers rejected");
+  CHECK(r.err == HRE_HEADER_SIZE, "endless headers: the reason is their size");
+
+  /* endless 1xx interim responses add up to the same limit */
+  n = 0;
+  while (n < sizeof big - 100) n += (size_t)snprintf(big + n, sizeof big - n, "HTTP/1.1 100 Continue\r\n\r\n");
+  http_resp_init(&r, 0);
+  http_resp_feed(&r, big, n);
+  CHECK(r.state == HR_ERROR && r.err == HRE_HEADER_SIZE, "endless 100 Continue heads rejected by size");
+
+  /* a chunk-size line that never ends: refused at the line limit */
+  const char *ch = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1;";
+  http_resp_init(&r, 0);
+  used = http_resp_feed(&r, ch, strlen(ch));
+  memset(big, 'e', sizeof big);
+  size_t fed = 0;
+  while (r.state == HR_CHUNK_SIZE && fed < 10 * sizeof big) fed += http_resp_feed(&r, big, sizeof big);
+  CHECK(r.state == HR_ERROR && r.err == HRE_CHUNK_LINE && fed <= HTTP_RESP_CHUNK_LINE_LIMIT,
+        "endless chunk extension refused within the chunk line limit");
+  http_resp_init(&r, 0);
+  http_resp_feed(&r, ch, strlen(ch) - 2);
+  memset(big, '0', sizeof big);
+  http_resp_feed(&r, big, sizeof big);
+  CHECK(r.state == HR_ERROR && r.err == HRE_CHUNK_LINE, "endless leading zeros refused too");
+  CHECK(strcmp(r.error, "chunk size line too long") == 0, "chunk line: the message says why");
+
+  /* leading zeros of a chunk size are not a large size */
+  every_split("chunk size with leading zeros",
+              "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+              "00000000000000000003\r\nabc\r\n0000\r\n\r\n",
+              (struct want){200, 3, 0}, 0);
+
+  /* several interim responses before the final one; 101 is never interim */
+  every_split("100 and 103 before the answer",
+              "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n"
+              "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+              (struct want){200, 2, 0}, 0);
+  bad("101 without an upgrade", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+  every_split("the same Content-Length twice",
+              "HTTP/1.1 200 OK\r\nContent-Length: 2\r\ncontent-length: 2\r\n\r\nok", (struct want){200, 2, 0}, 0);
+
+  /* the reason phrase is kept raw (cut), the final one, without CR */
+  const char *rs = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 404 Not\x1b[31mFound\r\nContent-Length: 0\r\n\r\n";
+  http_resp_init(&r, 0);
+  http_resp_feed(&r, rs, strlen(rs));
+  CHECK(r.state == HR_DONE && r.status == 404 && r.reasonlen == 13 && memcmp(r.reason, "Not\x1b[31mFound", 13) == 0,
+        "reason phrase of the final response kept");
+  n = (size_t)snprintf(big, sizeof big, "HTTP/1.1 500 ");
+  memset(big + n, 'r', 1000);
+  n += 1000;
+  n += (size_t)snprintf(big + n, sizeof big - n, "\r\n\r\n");
+  http_resp_init(&r, 0);
+  http_resp_feed(&r, big, n);
+  CHECK(r.state == HR_BODY_EOF && r.reasonlen == sizeof r.reason, "a long reason phrase is cut");
   return check_done();
 }
