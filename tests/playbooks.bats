@@ -225,6 +225,7 @@ sig() {
   before=$(sig "$second")
   # While the first variant runs its phase (long after the guards passed),
   # the second variant's device gets mounted.
+  # shellcheck disable=SC2016 # $VARIANT and $@ are the wrapper's
   printf '#!/bin/sh\nif [ "$VARIANT" = a ] && [ ! -e %s/mounted ]; then\n  mount %s %s/m && : >%s/mounted\nfi\nexec make "$@"\n' \
     "$tmp" "$second" "$tmp" "$tmp" >"$tmp/make"
   chmod +x "$tmp/make"
