@@ -49,20 +49,13 @@ fail() {
 
 # ---- TARGET --------------------------------------------------------------
 
-# check_target : TARGET is a mount point the user named (or a directory and
-# ALLOW_NONMOUNT=1).  Sets TARGET (absolute) and DATA=TARGET/data.
+# check_target : TARGET passes harness/target-guard.sh (the one guard of
+# every entry point: a mount point, or a directory and ALLOW_NONMOUNT=1; never
+# / or a system directory).  Sets TARGET (absolute) and DATA=TARGET/data.
 check_target() {
-  [ -n "${TARGET:-}" ] ||
-    fail "TARGET is not set: name the mounted filesystem under test, e.g. make phase-untar TARGET=/mnt/bench"
-  [ -d "$TARGET" ] || fail "TARGET=$TARGET is not a directory: mount the filesystem under test there first"
-  TARGET=$(cd "$TARGET" && pwd -P)
-  [ "$TARGET" != / ] || fail "TARGET=/ is the root filesystem: mount a filesystem for the test and name its mount point"
-  if ! mountpoint -q "$TARGET"; then
-    [ "$ALLOW_NONMOUNT" = 1 ] ||
-      fail "TARGET=$TARGET is not a mount point: mount the filesystem under test there, or set ALLOW_NONMOUNT=1 to use a plain directory"
-  fi
+  target_guard || fail "$TARGET_REFUSAL"
   DATA=$TARGET/data
-  export TARGET DATA
+  export TARGET DATA ALLOW_NONMOUNT
 }
 
 # data_owned : TARGET/data carries the harness's mark.
@@ -358,6 +351,8 @@ note_boot_id() {
 
 # shellcheck source=SCRIPTDIR/preflight.sh
 . "$HARNESS/preflight.sh"
+# shellcheck source=SCRIPTDIR/target-guard.sh
+. "$HARNESS/target-guard.sh"
 
 # now_s : seconds since the epoch with microseconds; since T0 : seconds since T0.
 now_s() {

@@ -11,12 +11,15 @@
 #   reboot   Ansible rebooted the host: check that the boot id differs from
 #            the one the run's last phase noted (boot_ids.tsv), note it
 # Environment: TARGET (a mount point; ALLOW_NONMOUNT=1 for a directory, then
-# remount is refused), PRIME_GB, PRIME_DIR, and RESULTS/RUN_ID/HOST/VARIANT
+# remount is refused; never / or a system directory: harness/target-guard.sh,
+# as for every phase), PRIME_GB, PRIME_DIR, and RESULTS/RUN_ID/HOST/VARIANT
 # for reboot.  Prints nothing on success; exit 1 with one line on failure.
 set -eu
 SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$SHOOTOUT_ROOT/harness/lib.sh"
+# shellcheck source=SCRIPTDIR/target-guard.sh
+. "$SHOOTOUT_ROOT/harness/target-guard.sh"
 
 [ $# -eq 1 ] || die "usage: flush.sh drop|remount|prime|none|reboot (env TARGET)"
 method=$1
@@ -25,9 +28,9 @@ case $method in
   drop | remount | prime | reboot) ;;
   *) die "unknown flush method '$method': use drop, remount, prime, none or reboot" ;;
 esac
-[ -n "${TARGET:-}" ] || die "TARGET is not set: name the mount point whose cache to flush"
-[ -d "$TARGET" ] || die "TARGET=$TARGET is not a directory"
-TARGET=$(cd "$TARGET" && pwd -P)
+# The guard of every phase: a mount point (or ALLOW_NONMOUNT=1), never / or a
+# system directory.
+target_guard || die "$TARGET_REFUSAL"
 
 need_root() {
   [ "$(id -u)" -eq 0 ] || die "FLUSH=$method needs root: run as root (sudo make ...) or use FLUSH=none"
@@ -87,8 +90,8 @@ prime() {
   fi
   mb=$(awk -v g="$gb" 'BEGIN { if (g !~ /^[0-9]*\.?[0-9]+$/) exit 1; printf "%d", g * 1024 + 0.5 }') ||
     die "PRIME_GB=$gb is not a number of GB"
-  [ -d "$dir" ] || die "PRIME_DIR=$dir is not a directory"
-  dir=$(cd "$dir" && pwd -P)
+  guard_dir PRIME_DIR "$dir" || die "$TARGET_REFUSAL"
+  dir=$GUARD_DIR
   case $dir/ in
     "$TARGET"/data/*) die "PRIME_DIR=$dir is inside TARGET/data: name another directory" ;;
   esac

@@ -2,7 +2,8 @@
 # harness/micro-lib.sh: what the micro-benchmark phases (phase-iometer,
 # phase-iozone, phase-postmark, phase-discover) share.  Sourced after lib.sh.
 #
-#   micro_begin PHASE   checks TARGET, makes the phase's scratch directory
+#   micro_begin PHASE   checks TARGET (harness/target-guard.sh, the guard of
+#                       every phase), makes the phase's scratch directory
 #                       $MICRO_DIR = TARGET/micro/PHASE (marked as ours with
 #                       TARGET/micro/.shootout-micro) and removes it on exit
 #   micro_flush         drops the page cache between iterations
@@ -11,13 +12,11 @@
 #   direct_ok DIR       exit 0 when DIR's filesystem takes O_DIRECT
 
 MICRO_MARK=.shootout-micro
+# shellcheck source=harness/target-guard.sh
+. "$SHOOTOUT_ROOT/harness/target-guard.sh"
 
 micro_begin() {
-  [ -n "${TARGET:-}" ] || die "TARGET is not set (the mount point of the filesystem under test)"
-  [ -d "$TARGET" ] || die "TARGET $TARGET is not a directory"
-  if [ "${ALLOW_NONMOUNT:-0}" != 1 ] && ! mountpoint -q "$TARGET"; then
-    die "TARGET $TARGET is not a mount point (set ALLOW_NONMOUNT=1 to use a plain directory)"
-  fi
+  target_guard || die "$TARGET_REFUSAL"
   if [ -e "$TARGET/micro" ] && [ ! -e "$TARGET/micro/$MICRO_MARK" ]; then
     die "$TARGET/micro exists and is not ours (no $MICRO_MARK in it): refusing to write there"
   fi

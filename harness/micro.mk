@@ -4,8 +4,10 @@
 # phase; the variables below (and any given on the command line, e.g.
 # ICF=... IOZONE_MAX=...) reach the scripts through the environment.
 .PHONY: phase-iometer phase-iozone phase-postmark phase-discover
-MICRO_VARS = TARGET="$(TARGET)" RUN_ID="$(RUN_ID)" RESULTS="$(RESULTS)" VARIANT="$(VARIANT)" \
-	ALLOW_NONMOUNT="$(ALLOW_NONMOUNT)"
+# (quoted as in harness.mk: any TARGET reaches the scripts' guard intact)
+MICRO_VARS = TARGET=$(call harness_q,$(TARGET)) RUN_ID=$(call harness_q,$(RUN_ID)) \
+	RESULTS=$(call harness_q,$(RESULTS)) VARIANT=$(call harness_q,$(VARIANT)) \
+	ALLOW_NONMOUNT=$(call harness_q,$(ALLOW_NONMOUNT))
 
 phase-iometer:
 	$(MICRO_VARS) harness/phase-iometer.sh

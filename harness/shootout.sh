@@ -8,14 +8,16 @@ set -eu
 SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$SHOOTOUT_ROOT/harness/lib.sh"
+# shellcheck source=SCRIPTDIR/target-guard.sh
+. "$SHOOTOUT_ROOT/harness/target-guard.sh"
 
 TRIALS=${TRIALS:-1}
 FLUSH=${FLUSH:-drop}
 case $TRIALS in '' | *[!0-9]* | 0) die "TRIALS=$TRIALS: want a number of cycles (1, 2, ...)" ;; esac
 [ "$FLUSH" != reboot ] ||
   die "FLUSH=reboot needs Ansible to reboot between phases: run the playbook, or use FLUSH=drop, remount, prime or none"
-[ -n "${TARGET:-}" ] ||
-  die "TARGET is not set: name the mounted filesystem under test, e.g. make shootout TARGET=/mnt/bench"
+# Refused here already (before a run is made) by the guard every phase makes.
+target_guard || die "$TARGET_REFUSAL"
 RUN_ID=${RUN_ID:-$(new_run)}
 export RUN_ID
 start=$EPOCHREALTIME

@@ -214,6 +214,70 @@ the_run() {
   [[ $output == *"TARGET is not set"* ]]
 }
 
+# guard_cleanup : remove what an unguarded phase left in a system directory:
+# TARGET/micro with the phases' mark (the test skips when one was there
+# before), a prime file; nothing else.
+guard_cleanup() {
+  local d
+  for d in "" /etc /usr; do
+    [ ! -e "$d/micro/.shootout-micro" ] || rm -rf -- "$d/micro"
+    rm -f -- "$d"/.shootout-prime.*
+  done
+}
+
+# one_refusal OUTPUT WHO WHAT : OUTPUT, without make's own "make: ***" line,
+# is one line "WHO: ...WHAT..."
+one_refusal() {
+  local lines
+  lines=$(printf '%s\n' "$1" | grep -v '^make: \*\*\*')
+  printf '%s\n' "$lines"
+  [ "$(printf '%s\n' "$lines" | grep -c .)" -eq 1 ] && [[ $lines == "$2: "*"$3"* ]]
+}
+
+@test "every phase, micro or not, refuses / and system directories, and writes nothing there" {
+  for d in "" /etc /usr; do
+    [ ! -e "$d/micro" ] || skip "$d/micro exists already: cannot tell what a phase would write there"
+  done
+  # Small sizes, so that even an unguarded phase could do no harm.
+  small=(ICF="$ROOT/datasets/iometer/workstation.icf" ICF_RUNTIME=1 ICF_RAMP=0 IOMETER_SIZE=1m
+    IOZONE_MIN=64k IOZONE_MAX=64k IOZONE_RECMIN=64k IOZONE_RECMAX=64k POSTMARK_CONFIGS=2/2
+    DISCOVER_TESTS=block DISCOVER_ITERS=1 DISCOVER_FLUSH=none PRIME_GB=0.001)
+  for p in iometer iozone postmark discover; do
+    run timeout 120 make -C "$ROOT" -s --no-print-directory "phase-$p" TARGET=/ "${small[@]}"
+    guard_cleanup
+    [ "$status" -ne 0 ]
+    one_refusal "$output" "phase-$p.sh" "TARGET=/ is the root filesystem"
+    [ ! -e /micro ]
+  done
+  # ALLOW_NONMOUNT=1 does not open a system directory, nor one inside it.
+  run timeout 120 make -C "$ROOT" -s --no-print-directory phase-postmark TARGET=/etc ALLOW_NONMOUNT=1 "${small[@]}"
+  guard_cleanup
+  [ "$status" -ne 0 ] && one_refusal "$output" phase-postmark.sh "TARGET=/etc is the system directory /etc"
+  [ ! -e /etc/micro ]
+  run timeout 120 make -C "$ROOT" -s --no-print-directory phase-iozone TARGET=/usr/share/.. ALLOW_NONMOUNT=1 "${small[@]}"
+  guard_cleanup
+  [ "$status" -ne 0 ] && one_refusal "$output" phase-iozone.sh "TARGET=/usr/share/.. is the system directory /usr"
+  [ ! -e /usr/micro ]
+  mkdir -p "$T/t"
+  ln -s /etc "$T/t/etc-link"
+  run timeout 60 make -C "$ROOT" -s phase-flush TARGET="$T/t/etc-link" ALLOW_NONMOUNT=1 FLUSH=prime PRIME_GB=0.001
+  guard_cleanup
+  [ "$status" -ne 0 ] && one_refusal "$output" flush "TARGET=$T/t/etc-link is the system directory /etc"
+  run timeout 60 env TARGET=/ "$ROOT/harness/flush.sh" prime
+  guard_cleanup
+  [ "$status" -ne 0 ] && one_refusal "$output" flush.sh "TARGET=/ is the root filesystem"
+  run timeout 60 env TARGET="$T/t" ALLOW_NONMOUNT=1 PRIME_DIR=/ PRIME_GB=0.001 "$ROOT/harness/flush.sh" prime
+  guard_cleanup
+  [ "$status" -ne 0 ] && one_refusal "$output" flush.sh "PRIME_DIR=/ is the root filesystem"
+  [ -z "$(find / -maxdepth 1 -name '.shootout-prime.*')" ]
+  run timeout 60 make -C "$ROOT" -s phase-untar TARGET=/ DATASET=tiny
+  [ "$status" -ne 0 ] && one_refusal "$output" untar "TARGET=/ is the root filesystem"
+  # shootout refuses before it makes a run.
+  run timeout 60 make -C "$ROOT" -s shootout TARGET=/ DATASET=tiny
+  [ "$status" -ne 0 ] && one_refusal "$output" shootout.sh "TARGET=/ is the root filesystem"
+  [ ! -e "$RESULTS" ]
+}
+
 # fake_dataset NAME BYTES_PER_FILE : a 3-file dataset in $T/ds/NAME-1.
 fake_dataset() {
   local d=$T/ds/$1-1
@@ -257,6 +321,7 @@ fake_dataset() {
 
 @test "flush: bad methods and dangerous places are refused with a reason" {
   mkdir -p "$T/target/data"
+  export ALLOW_NONMOUNT=1
   run env TARGET="$T/target" "$ROOT/harness/flush.sh" sideways
   [ "$status" -ne 0 ] && [[ $output == *"unknown flush method 'sideways'"* ]]
   run env TARGET="$T/target" PRIME_DIR="$T/target/data" PRIME_GB=0.001 "$ROOT/harness/flush.sh" prime
@@ -279,7 +344,7 @@ fake_dataset() {
   d=$RESULTS/r1/testhost/v1
   mkdir -p "$d" "$T/target"
   printf 'untar2\t1\t%s\n' "$(cat /proc/sys/kernel/random/boot_id)" >"$d/boot_ids.tsv"
-  run env TARGET="$T/target" "$ROOT/harness/flush.sh" reboot
+  run env TARGET="$T/target" ALLOW_NONMOUNT=1 "$ROOT/harness/flush.sh" reboot
   [ "$status" -ne 0 ] && [[ $output == *"did not reboot"* ]]
   printf 'untar2\t1\t00000000-0000-0000-0000-000000000000\n' >>"$d/boot_ids.tsv"
   run make -C "$ROOT" -s phase-flush TARGET="$T/target" ALLOW_NONMOUNT=1 FLUSH=reboot RUN_ID=r1

@@ -215,6 +215,32 @@ sig() {
   mountpoint -q "$tmp/m"
 }
 
+@test "the device check runs again right before each variant's mkfs: a device mounted after the guards is not wiped" {
+  require_root
+  require_cmd ansible-playbook losetup blkid mkfs.ext2 mkfs.ext4
+  first=$(loopdev 64M)
+  second=$(loopdev 64M)
+  mkfs.ext2 -q "$second"
+  mkdir "$tmp/m"
+  before=$(sig "$second")
+  # While the first variant runs its phase (long after the guards passed),
+  # the second variant's device gets mounted.
+  # shellcheck disable=SC2016 # $VARIANT and $@ are the wrapper's
+  printf '#!/bin/sh\nif [ "$VARIANT" = a ] && [ ! -e %s/mounted ]; then\n  mount %s %s/m && : >%s/mounted\nfi\nexec make "$@"\n' \
+    "$tmp" "$second" "$tmp" "$tmp" >"$tmp/make"
+  chmod +x "$tmp/make"
+  inventory "$tmp/inv.yml" "[{name: a, fs: ext4, device: $first}, {name: b, fs: ext4, device: $second}]" \
+    "      shootout_confirm_wipe: true"
+  run play "$tmp/inv.yml" -e shootout_run_id=rc -e "shootout_make=$tmp/make" -e '{"shootout_phases": ["untar"]}'
+  [ -e "$tmp/mounted" ] || { echo "$output"; false; }
+  sum=$tmp/results/rc/summary.tsv
+  cat "$sum"
+  grep -qP '^localhost\ta\t1/1 untar\t-$' "$sum"
+  grep -qF "localhost	b	0/0 	Device check before mkfs: nothing was wiped: refused: $second is mounted ($second on $tmp/m)" "$sum"
+  [ "$(sig "$second")" = "$before" ] && [[ $before == *TYPE=ext2* ]]
+  mountpoint -q "$tmp/m"
+}
+
 @test "a run drives every variant through the phases in order; a failed phase or an unreachable host is recorded and the rest goes on" {
   require_root
   require_cmd ansible-playbook losetup mkfs.ext4
