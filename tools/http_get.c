@@ -206,7 +206,12 @@ ssize_t http_parse_head(const char *buf, size_t len, struct http_resp *r) {
     r->status = r->status * 10 + (buf[i] - '0');
   }
   if (r->status < 100) return bad(r, "bad status code");
+  /* The status line ends at its CR LF; a bare CR anywhere in the head is
+   * refused, so every line below ends in CR LF within [buf, end + 2). */
+  for (const char *c = buf; c < end; c++)
+    if (*c == '\r' && c[1] != '\n') return bad(r, "bare CR in the response head");
   const char *eol = memchr(buf, '\r', (size_t)(end - buf) + 2);
+  if (eol < buf + 12) return bad(r, "bad status line");
   const char *rs = buf + 12;
   while (rs < eol && *rs == ' ') rs++;
   size_t rl = (size_t)(eol - rs);

@@ -51,6 +51,7 @@ static void new_line(struct http_resp *r) {
 
 /* The value of the header line just ended, trimmed of trailing blanks. */
 static void trim_value(struct http_resp *r) {
+  if (r->vallen >= sizeof r->val) return; /* flagged too long: nothing to trim */
   while (r->vallen > 0 && (r->val[r->vallen - 1] == ' ' || r->val[r->vallen - 1] == '\t')) r->vallen--;
   r->val[r->vallen] = '\0';
 }

@@ -79,6 +79,12 @@ int main(void) {
   CHECK(http_parse_head(h1, 20, &r) == 0, "incomplete header: need more");
   const char *h4 = "SMTP/1.0 200 OK\r\n\r\n";
   CHECK(http_parse_head(h4, strlen(h4), &r) == -1, "not HTTP refused");
+  /* Found by the http_get fuzz target: a bare CR ended a line early and the
+   * parser stepped past the end of the head (NULL + 2, or a read past it). */
+  const char *hcr1 = "HTTP/1.1 200 OK\r\nA: b\r\r\n\r\n";
+  CHECK(http_parse_head(hcr1, strlen(hcr1), &r) == -1, "a bare CR in a header line is refused");
+  const char *hcr2 = "HTTP/1.\r 200 o\r\n\r\n";
+  CHECK(http_parse_head(hcr2, strlen(hcr2), &r) == -1, "a CR inside the status line is refused");
   const char *h5 = "HTTP/1.1 200 OK\r\nContent-Length: 12x\r\n\r\n";
   CHECK(http_parse_head(h5, strlen(h5), &r) == -1 && r.why && strstr(r.why, "Content-Length"),
         "bad Content-Length refused, saying so");

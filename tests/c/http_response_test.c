@@ -104,6 +104,8 @@ int main(void) {
   http_resp_feed(&r, cut, strlen(cut));
   CHECK(!http_resp_eof(&r) && r.body == 5, "truncated body: end of file does not complete it");
 
+  /* Found by the http_response fuzz target: a 32-byte value wrote one past val[]. */
+  bad("a Content-Length of 40 digits", "HTTP/1.1 200 OK\r\nContent-Length: 0000000000000000000000000000000000000001\r\n\r\n");
   bad("not HTTP", "HTTX/1.1 200 OK\r\n\r\n");
   bad("status code letters", "HTTP/1.1 2x0 OK\r\n\r\n");
   bad("Content-Length letters", "HTTP/1.1 200 OK\r\nContent-Length: 12a\r\n\r\n");
