@@ -225,11 +225,11 @@ guard_cleanup() {
   done
 }
 
-# one_refusal OUTPUT WHO WHAT : OUTPUT, without make's own "make: ***" line,
-# is one line "WHO: ...WHAT..."
+# one_refusal OUTPUT WHO WHAT : OUTPUT, without make's own "make: ***" line
+# ("make[1]: ***" when the tests run under make), is one line "WHO: ...WHAT..."
 one_refusal() {
   local lines
-  lines=$(printf '%s\n' "$1" | grep -v '^make: \*\*\*')
+  lines=$(printf '%s\n' "$1" | grep -Ev '^make(\[[0-9]+\])?: \*\*\*')
   printf '%s\n' "$lines"
   [ "$(printf '%s\n' "$lines" | grep -c .)" -eq 1 ] && [[ $lines == "$2: "*"$3"* ]]
 }
