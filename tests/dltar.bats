@@ -506,3 +506,94 @@ for _ in range(100):
   one_clean_line
   [[ "$output" == *": malformed response header: bad Content-Length" ]]
 }
+
+# The inflater (ISA-L or zlib, chosen at build time) and the two-thread
+# pipeline (--threads 2: inflate in one thread, extract in another).
+
+@test "--version and --stats name the inflater; --threads 1 and 2 extract the same tree" {
+  run "$BIN/dltar" --version
+  [ "$status" -eq 0 ]
+  [[ "${lines[1]}" =~ ^inflater:\ (isal|zlib)$ ]]
+  local inf=${lines[1]#inflater: } n
+  for n in 1 2; do
+    mkdir "$T/t$n"
+    run "$BIN/dltar" --threads "$n" --stats "$T/s$n.tsv" -C "$T/t$n" "$BATS_FILE_TMPDIR/pax.tgz"
+    [ "$status" -eq 0 ]
+    diff -r --no-dereference "$T/t$n" "$BATS_FILE_TMPDIR/src"
+    diff <(sig "$T/t$n") <(sig "$BATS_FILE_TMPDIR/src")
+    grep -qP "^inflater\t$inf\ttext$" "$T/s$n.tsv"
+    grep -qP "^threads\t$n\tthreads$" "$T/s$n.tsv"
+  done
+  # plain tar: nothing to inflate, one thread
+  run "$BIN/dltar" --threads 2 --stats "$T/p.tsv" -C "$T/t2" "$BATS_FILE_TMPDIR/plain.tar"
+  [ "$status" -eq 0 ]
+  grep -qP '^inflater\tnone\ttext$' "$T/p.tsv"
+  grep -qP '^threads\t1\tthreads$' "$T/p.tsv"
+  for n in 0 3 x ""; do
+    run "$BIN/dltar" --threads "$n" -C "$T" "$BATS_FILE_TMPDIR/pax.tgz"
+    [ "$status" -eq 2 ]
+    [[ "$output" == "dltar: bad --threads (1 or 2): $n" ]]
+  done
+  run "$BIN/dltar" -h
+  [[ "$output" == *"--threads N"* ]]
+}
+
+# cut FILE OFFSET OUT: OUT is FILE in two gzip members split at OFFSET.
+two_members() {
+  python3 -c 'import gzip, sys
+d = open(sys.argv[1], "rb").read(); k = int(sys.argv[2])
+open(sys.argv[3], "wb").write(gzip.compress(d[:k]) + gzip.compress(d[k:]))' "$@"
+}
+
+@test "multi-member gzip split inside a header: both thread modes, from a file and a pipe" {
+  local a=$BATS_FILE_TMPDIR/plain.tar n
+  two_members "$a" 12345 "$T/two.tgz"
+  for n in 1 2; do
+    mkdir "$T/f$n" "$T/p$n"
+    run "$BIN/dltar" --threads "$n" -C "$T/f$n" "$T/two.tgz"
+    [ "$status" -eq 0 ]
+    [ "${#lines[@]}" -eq 1 ]
+    diff -r --no-dereference "$T/f$n" "$BATS_FILE_TMPDIR/src"
+    run bash -c '"$BIN/dltar" --threads "$1" -C "$2" - <"$3"' _ "$n" "$T/p$n" "$T/two.tgz"
+    [ "$status" -eq 0 ]
+    diff -r --no-dereference "$T/p$n" "$BATS_FILE_TMPDIR/src"
+  done
+}
+
+@test "a gzip member after the archive's end is ignored the same way in both thread modes" {
+  { cat "$BATS_FILE_TMPDIR/gnu.tgz"; printf 'not a tar at all' | gzip; } >"$T/more.tgz"
+  local size n
+  size=$(printf 'not a tar at all' | gzip | wc -c)
+  for n in 1 2; do
+    mkdir "$T/m$n"
+    run "$BIN/dltar" --threads "$n" -C "$T/m$n" "$T/more.tgz"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "dltar: $T/more.tgz: ignored $size bytes after the end of the archive" ]
+    diff -r --no-dereference "$T/m$n" "$BATS_FILE_TMPDIR/src"
+    # from a pipe: the second member is not read beyond what came with the first
+    run bash -c '"$BIN/dltar" --threads "$1" -C "$2" - <"$3"' _ "$n" "$T/m$n" "$T/more.tgz"
+    [ "$status" -eq 0 ]
+    [[ "${lines[0]}" =~ ^dltar:\ standard\ input:\ ignored\ [0-9]+\ bytes\ after\ the\ end\ of\ the\ archive ]]
+  done
+}
+
+@test "broken gzip in both thread modes: one line, exit 1" {
+  mkdir -p "$T/arch" "$T/sentinel" "$T/dir"
+  "$ROOT/tests/fixtures/mkhostile.py" "$T/arch" "$T/sentinel"
+  local n c
+  for n in 1 2; do
+    for c in "truncated-gzip.tar.gz:gzip stream truncated" "corrupt.tar.gz:corrupt gzip stream" \
+      "bad-crc.tar.gz:corrupt gzip stream: incorrect data check" "truncated-data.tar.gz:big.bin: truncated archive"; do
+      run "$BIN/dltar" --threads "$n" -C "$T/dir" "$T/arch/${c%%:*}"
+      echo "$n $c: $output"
+      [ "$status" -eq 1 ]
+      [ "${#lines[@]}" -eq 1 ]
+      [[ "$output" == dltar:*"${c#*:}"* ]]
+      # the same through a pipe
+      run bash -c '"$BIN/dltar" --threads "$1" -C "$2" - <"$3"' _ "$n" "$T/dir" "$T/arch/${c%%:*}"
+      [ "$status" -eq 1 ]
+      [ "${#lines[@]}" -eq 1 ]
+      [[ "$output" == dltar:*"${c#*:}"* ]]
+    done
+  done
+}

@@ -36,9 +36,11 @@ struct tx {
   const struct tx_opts *o;
   struct tx_stats *st;
   int root;
-  char *buf;
+  const struct tx_input *in; /* NULL: read g here */
+  const char *cur; /* the bytes at hand: own, or the input's chunk */
+  char *own;       /* TX_BUF bytes */
   size_t pos, len;
-  uint64_t base; /* archive offset of buf[0] */
+  uint64_t base; /* archive offset of cur[0] */
   struct sp_dirs dirs;
   char *meta;
   size_t metacap;
@@ -72,31 +74,47 @@ static void sample(struct tx *t) {
   series_put(t->o->series, now, "tool_files", (double)t->st->files);
 }
 
-/* Make at least n bytes available at buf+pos; 0 at the end of input. */
+/* Up to cap bytes of the archive into dst (a copy when the input hands
+ * out chunks: only for a header split between two chunks). */
+static size_t pull(struct tx *t, char *dst, size_t cap) {
+  if (t->in == NULL) return (size_t)gz_read(t->g, dst, cap);
+  const char *p;
+  size_t r = t->in->next(t->in->ctx, &p);
+  if (r > cap) die(1, "internal error: input chunk too large");
+  memcpy(dst, p, r);
+  return r;
+}
+
+/* Make at least n bytes available at cur+pos; 0 at the end of input. */
 static int need(struct tx *t, size_t n) {
   if (t->len - t->pos >= n) return 1;
-  if (t->pos) {
-    memmove(t->buf, t->buf + t->pos, t->len - t->pos);
-    t->base += t->pos;
-    t->len -= t->pos;
-    t->pos = 0;
-  }
+  size_t k = t->len - t->pos;
+  memmove(t->own, t->cur + t->pos, k);
+  t->base += t->pos;
+  t->cur = t->own;
+  t->len = k;
+  t->pos = 0;
   while (t->len < n) {
-    ssize_t r = gz_read(t->g, t->buf + t->len, TX_BUF - t->len);
+    size_t r = pull(t, t->own + t->len, TX_BUF - t->len);
     if (r == 0) return 0;
-    t->len += (size_t)r;
+    t->len += r;
   }
   sample(t);
   return 1;
 }
 
-/* Bytes available now (reads when the buffer is used up); 0 at the end. */
+/* Bytes available now (reads when the buffer is used up); 0 at the end.
+ * Chunks of a tx_input are used in place. */
 static size_t avail(struct tx *t) {
   if (t->pos == t->len) {
     t->base += t->len;
     t->pos = t->len = 0;
-    ssize_t r = gz_read(t->g, t->buf, TX_BUF);
-    t->len = (size_t)r;
+    if (t->in) {
+      t->len = t->in->next(t->in->ctx, &t->cur);
+    } else {
+      t->cur = t->own;
+      t->len = (size_t)gz_read(t->g, t->own, TX_BUF);
+    }
     sample(t);
   }
   return t->len - t->pos;
@@ -141,7 +159,7 @@ static size_t read_meta(struct tx *t, uint64_t size, const char *what) {
     size_t a = avail(t);
     if (a == 0) truncated(t, what, size - got);
     if (a > size - got) a = (size_t)(size - got);
-    memcpy(t->meta + got, t->buf + t->pos, a);
+    memcpy(t->meta + got, t->cur + t->pos, a);
     t->pos += a;
     got += a;
   }
@@ -201,7 +219,7 @@ static void do_file(struct tx *t, struct entry *e) {
     size_t a = avail(t);
     if (a == 0) truncated(t, e->name, left);
     if (a > left) a = (size_t)left;
-    write_all(t, fd, t->buf + t->pos, a, e->name);
+    write_all(t, fd, t->cur + t->pos, a, e->name);
     t->pos += a;
     left -= a;
     t->st->bytes += a;
@@ -422,16 +440,18 @@ static void entry(struct tx *t, const unsigned char *blk, const struct tar_hdr *
  * input read ahead past the gzip member. */
 static void end_of_archive(struct tx *t) {
   struct gz *g = t->g;
-  gz_stop_after_member(g);
+  if (t->in) t->in->stop(t->in->ctx);
+  else gz_stop_after_member(g);
   int gz = gz_is_gzip(g), junk = 0;
   uint64_t end = t->base + t->pos, rec = (end + RECORD - 1) / RECORD * RECORD, at;
   for (;;) { /* non-zero bytes in the padding make all of it junk */
-    for (size_t i = t->pos; i < t->len && t->base + i < rec && !junk; i++) junk = t->buf[i] != 0;
+    for (size_t i = t->pos; i < t->len && t->base + i < rec && !junk; i++) junk = t->cur[i] != 0;
     t->pos = t->len;
     at = t->base + t->len;
     if (gz ? at - end >= TAIL_MAX : at >= rec) break;
     if (avail(t) == 0) break;
   }
+  if (t->in) t->in->settle(t->in->ctx); /* g is ours to look at from here */
   char n[24];
   if (gz && !gz_member_ended(g)) {
     snprintf(n, sizeof n, "%llu", (unsigned long long)(at - end));
@@ -450,7 +470,9 @@ static void end_of_archive(struct tx *t) {
 
 void tar_extract(struct gz *g, int rootfd, const struct tx_opts *o, struct tx_stats *st) {
   struct tx *t = calloc(1, sizeof *t);
-  if (t == NULL || (t->buf = malloc(TX_BUF)) == NULL) diesys(1, "out of memory");
+  if (t == NULL || (t->own = malloc(TX_BUF)) == NULL) diesys(1, "out of memory");
+  t->cur = t->own;
+  t->in = o->in;
   t->g = g;
   t->o = o;
   t->st = st;
@@ -462,7 +484,7 @@ void tar_extract(struct gz *g, int rootfd, const struct tx_opts *o, struct tx_st
       if (t->len > t->pos) die_at(t, t->base + t->pos, "truncated archive (partial header)");
       die(1, g->name, ": truncated archive (no end-of-archive marker)");
     }
-    const unsigned char *blk = (const unsigned char *)t->buf + t->pos;
+    const unsigned char *blk = (const unsigned char *)t->cur + t->pos;
     uint64_t hoff = t->base + t->pos;
     struct tar_hdr h;
     enum tar_hdr_status s = tar_hdr_parse(blk, &h);
@@ -490,6 +512,6 @@ void tar_extract(struct gz *g, int rootfd, const struct tx_opts *o, struct tx_st
   sp_close(&t->dirs);
   free(t->dd);
   free(t->meta);
-  free(t->buf);
+  free(t->own);
   free(t);
 }

@@ -14,7 +14,22 @@ struct tx_stats {
   uint64_t files, dirs, links, bytes, skipped;
 };
 
+/* Where the archive comes from when another thread inflates it: chunks
+ * used in place. */
+struct tx_input {
+  /* The next chunk at *data, its length (at most TX_CHUNK_MAX); 0 at the
+   * end.  The chunk stays valid until the next call. */
+  size_t (*next)(void *ctx, const char **data);
+  /* The archive ended: give no chunk past the end of the gzip member. */
+  void (*stop)(void *ctx);
+  /* Stop reading for good: the struct gz is the caller's again. */
+  void (*settle)(void *ctx);
+  void *ctx;
+};
+#define TX_CHUNK_MAX (255 * 1024)
+
 struct tx_opts {
+  const struct tx_input *in; /* NULL: tar_extract reads g itself */
   int same_owner;        /* restore uid/gid (root only) */
   mode_t dirmode;        /* mode of directories created implicitly */
   struct series_file *series; /* NULL: no series */
