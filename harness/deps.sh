@@ -5,7 +5,8 @@
 #   harness/deps.sh list      print the package list
 set -eu
 
-# Build: compiler, libowfat, zlib, dietlibc for `make static`.
+# Build: compiler, libowfat, zlib, dietlibc for `make static`; ISA-L
+# (libisal-dev) for dltar's inflater, and its igzip (isal) as a bench peer.
 # Fuzz targets (`make fuzz`, tools/fuzz.mk): clang (Debian 12: clang-14) and
 # its libFuzzer/sanitizer runtime, libclang-rt-14-dev (only recommended by
 # clang-14, so named here).
@@ -17,7 +18,7 @@ set -eu
 # Plots: gnuplot-nox.  Micro-benchmarks: fio, postmark.
 # VM lab: qemu, debootstrap.
 # mkdataset tests and `make static`: time (max RSS), file, dpkg-dev (apt-get source).
-PACKAGES="build-essential make libowfat-dev zlib1g-dev dietlibc-dev
+PACKAGES="build-essential make libowfat-dev zlib1g-dev dietlibc-dev libisal-dev isal
 clang libclang-rt-14-dev
 bats shellcheck yamllint ansible-lint curl jq python3 git
 tar libarchive-tools pigz gzip nginx-light wrk hyperfine
