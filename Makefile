@@ -66,7 +66,8 @@ deps:
 deps-check:
 	@harness/deps.sh check || harness/deps.sh install
 
-# Every suite: C unit tests, the same under ASan+UBSan, bats, lint.
+# Every suite: C unit tests, the same under ASan+UBSan, a few seconds of each
+# fuzz target, bats (with the tools built under ASan+UBSan), lint.
 # The last line printed is "N passed, N failed[, N skipped]".
 test: all ctests asan-ctests asan-bins fuzz-build
 	@tests/run.sh
