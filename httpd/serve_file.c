@@ -1,6 +1,8 @@
 /* Answers one request: the file (or an error) as a response head in
  * c->out and a byte range of an open file, then sends them with sendfile
- * or from an mmap window, at most HTTPD_CHUNK file bytes per turn. */
+ * or from an mmap window, at most HTTPD_CHUNK file bytes per turn.  With
+ * sendfile, a body of at most HTTPD_INLINE bytes is read and goes out with
+ * the head in one writev. */
 #include "server.h"
 
 #include <errno.h>
@@ -240,6 +242,14 @@ int serve_send(struct server *s, struct conn *c) {
       if (fpart > c->end - c->off) fpart = (size_t)(c->end - c->off);
       if (fpart > budget) fpart = (size_t)budget;
       iov[k].iov_base = c->map + (c->off - c->map_off), iov[k++].iov_len = fpart;
+    } else if (head > 0 && c->off < c->end && c->end - c->off <= HTTPD_INLINE) {
+      /* A small body: read it and send it with the head in one writev,
+       * cheaper than a send and a sendfile of a few bytes. */
+      ssize_t r = pread(c->file_fd, s->inl, (size_t)(c->end - c->off), (off_t)c->off);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return -1; /* error, or the file shrank under us */
+      fpart = (size_t)r;
+      iov[k].iov_base = s->inl, iov[k++].iov_len = fpart;
     }
     ssize_t n;
     if (k == 0) {

@@ -13,6 +13,7 @@
 #define HTTPD_IN_SIZE (HTTP_MAX_HEAD + 1024)
 #define HTTPD_OUT_SIZE 2048
 #define HTTPD_CHUNK (1u << 20) /* file bytes per connection per turn */
+#define HTTPD_INLINE 4096      /* a body this small goes out with its head */
 #define HTTPD_MAX_LISTEN 8
 
 /* One process's counters; with -N they live in memory shared with the
@@ -75,6 +76,7 @@ struct server {
   struct logbuf *log;
   struct outfd err; /* stderr, for the counters */
   int wake[2];      /* the loop's self-pipe (loop.c) */
+  char inl[HTTPD_INLINE]; /* a small body, read to go out with its head */
 };
 
 /* conn.c */
