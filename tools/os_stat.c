@@ -8,6 +8,11 @@
 #include "compat.h"
 
 #ifdef __linux__
+/* The kernel's value (since 5.8); musl's headers do not name it. */
+#ifndef STATX_ATTR_MOUNT_ROOT
+#define STATX_ATTR_MOUNT_ROOT 0x00002000
+#endif
+
 int os_fd_id(int fd, uint64_t *dev, uint64_t *ino, int *mount_root) {
   struct statx sx;
   if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_INO, &sx) != 0) return -1;
