@@ -69,7 +69,7 @@ deps-check:
 # Every suite: C unit tests, the same under ASan+UBSan, a few seconds of each
 # fuzz target, bats (with the tools built under ASan+UBSan), lint.
 # The last line printed is "N passed, N failed[, N skipped]".
-test: all ctests asan-ctests asan-bins fuzz-build
+test: all ctests asan-ctests asan-bins fuzz-build cross-for-test
 	@tests/run.sh
 
 lint: deps-check

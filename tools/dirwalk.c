@@ -9,28 +9,21 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "compat.h"
+#include "os_dir.h"
+#include "os_stat.h"
 #include "printable.h"
 
-#define DENTS_BUF (64 * 1024)
-
-struct dirent64_k { /* the kernel's struct linux_dirent64 */
-  uint64_t d_ino;
-  int64_t d_off;
-  unsigned short d_reclen;
-  unsigned char d_type;
-  char d_name[];
-};
+#define DENTS_BUF OS_DIR_BUF
 
 struct frame {
   int fd;              /* -1 while closed (outside the descriptor window) */
   uint64_t dev, ino;   /* of this directory */
   uint64_t d_ino;      /* its inode number as the parent's entry lists it */
   char *name;          /* its name in the parent */
-  char *buf;           /* getdents64 data not yet handled, or NULL */
+  char *buf;           /* directory entries not yet handled (os_dir.h), or NULL */
   size_t len, pos;
   int restarted;       /* reread from the start: skip entries known to stay */
   int failed;          /* something below stays */
@@ -47,7 +40,7 @@ struct walk {
   size_t depth, cap;
   size_t lowest_open;  /* frames below this index have their fd closed */
   unsigned max_open;
-  char **pool;         /* spare getdents buffers */
+  char **pool;         /* spare directory buffers */
   size_t npool;
   uint64_t *skip;      /* open-addressing set of (dev ^ ino*K) keys that stay */
   size_t nskip, skipcap;
@@ -184,12 +177,7 @@ static void put_buf(struct walk *w, struct frame *f) {
 }
 
 static int stat_fd(int fd, uint64_t *dev, uint64_t *ino, int *mount_root) {
-  struct statx sx;
-  if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_INO, &sx) != 0) return -1;
-  *dev = ((uint64_t)sx.stx_dev_major << 32) | sx.stx_dev_minor;
-  *ino = sx.stx_ino;
-  *mount_root = (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) && (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
-  return 0;
+  return os_fd_id(fd, dev, ino, mount_root);
 }
 
 static void push(struct walk *w, int fd, uint64_t dev, uint64_t ino, uint64_t d_ino, const char *name) {
@@ -215,15 +203,11 @@ static void push(struct walk *w, int fd, uint64_t dev, uint64_t ino, uint64_t d_
 }
 
 /* Next entry of the top frame, or NULL at its end. */
-static struct dirent64_k *next_entry(struct walk *w, struct frame *f) {
+static int next_entry(struct walk *w, struct frame *f, struct os_dirent *d) {
   for (;;) {
-    if (f->buf && f->pos < f->len) {
-      struct dirent64_k *d = (struct dirent64_k *)(f->buf + f->pos);
-      f->pos += d->d_reclen;
-      return d;
-    }
+    if (f->buf && os_dir_next(f->buf, f->len, &f->pos, d)) return 1;
     if (f->buf == NULL) f->buf = get_buf(w);
-    long n = syscall(SYS_getdents64, f->fd, f->buf, DENTS_BUF);
+    long n = os_dir_read(f->fd, f->buf, DENTS_BUF);
     if (n <= 0) {
       if (n < 0) {
         fputs("rmtree: cannot read '", stderr);
@@ -233,7 +217,7 @@ static struct dirent64_k *next_entry(struct walk *w, struct frame *f) {
         f->failed = 1;
       }
       put_buf(w, f);
-      return NULL;
+      return 0;
     }
     f->len = (size_t)n;
     f->pos = 0;
@@ -281,17 +265,17 @@ static int pop(struct walk *w) {
 }
 
 /* One directory entry of the top frame. */
-static void handle_entry(struct walk *w, struct dirent64_k *d) {
+static void handle_entry(struct walk *w, const struct os_dirent *d) {
   struct frame *f = &w->st[w->depth - 1];
-  const char *name = d->d_name;
+  const char *name = d->name;
   if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) return;
-  if (f->restarted && skip_has(w, f->dev, d->d_ino)) return;
+  if (f->restarted && skip_has(w, f->dev, d->ino)) return;
   if ((++w->tick & 255) == 0 && w->o->tick) w->o->tick(w->o->tick_arg, w->c);
-  int isdir = d->d_type == DT_DIR;
-  if (d->d_type == DT_UNKNOWN) {
+  int isdir = d->type == DT_DIR;
+  if (d->type == DT_UNKNOWN) {
     struct stat st;
     if (fstatat(f->fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      if (errno != ENOENT) entry_failed(w, f, name, d->d_ino, errno);
+      if (errno != ENOENT) entry_failed(w, f, name, d->ino, errno);
       return;
     }
     isdir = S_ISDIR(st.st_mode);
@@ -303,7 +287,7 @@ static void handle_entry(struct walk *w, struct dirent64_k *d) {
     }
     if (errno == ENOENT) return;
     if (errno != EISDIR) {
-      entry_failed(w, f, name, d->d_ino, errno);
+      entry_failed(w, f, name, d->ino, errno);
       return;
     }
   }
@@ -311,16 +295,16 @@ static void handle_entry(struct walk *w, struct dirent64_k *d) {
   if (fd < 0) {
     if (errno == ENOTDIR || errno == ELOOP) { /* replaced by a non-directory meanwhile */
       if (unlinkat(f->fd, name, 0) == 0) w->c->files++;
-      else if (errno != ENOENT) entry_failed(w, f, name, d->d_ino, errno);
+      else if (errno != ENOENT) entry_failed(w, f, name, d->ino, errno);
     } else if (errno != ENOENT) {
-      entry_failed(w, f, name, d->d_ino, errno);
+      entry_failed(w, f, name, d->ino, errno);
     }
     return;
   }
   uint64_t dev, ino;
   int mount_root;
   if (stat_fd(fd, &dev, &ino, &mount_root) != 0) {
-    entry_failed(w, f, name, d->d_ino, errno);
+    entry_failed(w, f, name, d->ino, errno);
     close(fd);
     return;
   }
@@ -330,13 +314,13 @@ static void handle_entry(struct walk *w, struct dirent64_k *d) {
     fputs("' is a mount point, left alone (--cross-mounts to cross it)\n", stderr);
     w->c->errors++;
     f->failed = 1;
-    skip_add(w, f->dev, d->d_ino);
+    skip_add(w, f->dev, d->ino);
     close(fd);
     return;
   }
   /* the rest of this directory's buffer waits; an empty buffer goes back */
   if (f->buf && f->pos >= f->len) put_buf(w, f);
-  push(w, fd, dev, ino, d->d_ino, name);
+  push(w, fd, dev, ino, d->ino, name);
 }
 
 /* Split DIR into the parent to open and the last component. */
@@ -419,9 +403,9 @@ int rm_tree(const char *dir, const struct rm_opts *o, struct rm_counts *c) {
   rc = 0;
   while (w.depth > 0) {
     struct frame *f = &w.st[w.depth - 1];
-    struct dirent64_k *d = next_entry(&w, f);
-    if (d) {
-      handle_entry(&w, d);
+    struct os_dirent d;
+    if (next_entry(&w, f, &d)) {
+      handle_entry(&w, &d);
       continue;
     }
     if (w.depth == 1) break;

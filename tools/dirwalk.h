@@ -1,8 +1,9 @@
 /* The deletion engine of rmtree: depth-first, iterative, every directory
- * opened relative to its parent (openat, O_NOFOLLOW), read with
- * getdents64, emptied with unlinkat.  No recursion and no path-length
- * limit; descriptors are kept open for a window of levels only, deeper
- * levels are reopened through ".." (checked by device and inode). */
+ * opened relative to its parent (openat, O_NOFOLLOW), read in batches
+ * (getdents64 on Linux, getdents on the BSDs: os_dir.h), emptied with
+ * unlinkat.  No recursion and no path-length limit; descriptors are kept
+ * open for a window of levels only, deeper levels are reopened through
+ * ".." (checked by device and inode). */
 #ifndef SHOOTOUT_DIRWALK_H
 #define SHOOTOUT_DIRWALK_H
 

@@ -3,6 +3,8 @@
  * system calls, and set each beside what the system states. */
 #include "common.h"
 #include "fsdisco.h"
+#include "os_cache.h"
+#include "os_fs.h"
 #include "printable.h"
 
 #include <errmsg.h>
@@ -13,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
 /* Bytes from the command line or a path, escaped for a one-line message
@@ -36,7 +37,8 @@ static const char usage_text[] =
     "  -I BYTES        readahead test: initial sequential read (2m)\n"
     "  -D SECONDS      readahead test: pause after the initial read (1)\n"
     "  --buffered      write tests without O_SYNC\n"
-    "  --flush MODE    between iterations: drop (root: drop_caches, the default),\n"
+    "  --flush MODE    between iterations: drop (root: drop_caches, the default;\n"
+    "                  Linux only, remount with --flush-cmd elsewhere),\n"
     "                  fadvise (only the test file), none\n"
     "  --flush-cmd CMD run CMD (sh -c) between iterations instead\n"
     "  --out DIR       per-offset latencies: DIR/<test>.tsv (offset, min, median, each iteration)\n"
@@ -67,21 +69,16 @@ static int parse_size(const char *s, uint64_t *out) {
 int flush_caches(const struct disco_opts *o, int fd) {
   if (fd >= 0) {
     fdatasync(fd);
-    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    os_fadvise_dontneed(fd);
   }
   switch (o->flush) {
-  case FLUSH_DROP: {
-    sync();
-    int d = open("/proc/sys/vm/drop_caches", O_WRONLY);
-    if (d < 0 || write(d, "3\n", 2) != 2) {
+  case FLUSH_DROP:
+    if (os_drop_caches() != 0) {
       carp("cannot drop the page cache (/proc/sys/vm/drop_caches: ", strerror(errno),
            "): run as root, or use --flush fadvise or --flush none");
-      if (d >= 0) close(d);
       return -1;
     }
-    close(d);
     return 0;
-  }
   case FLUSH_CMD:
     if (system(o->flush_cmd) != 0) {
       carp("flush command failed: ", ESC(o->flush_cmd));
@@ -249,6 +246,9 @@ int main(int argc, char **argv) {
     snprintf(buf, sizeof buf, "%.0f", ci.step_ns);
     die(1, "the clock is too coarse: smallest step ", buf, " ns (--min-res to accept it)");
   }
+  if (o.flush == FLUSH_DROP && !OS_CAN_DROP_CACHES)
+    die(1, "this system has no drop_caches: remount the filesystem between iterations "
+           "(--flush-cmd 'umount MNT && mount MNT'), or --flush fadvise, --flush none");
   if (o.flush == FLUSH_DROP && geteuid() != 0)
     die(1, "dropping the page cache between iterations needs root (or --flush fadvise, --flush none)");
 
@@ -342,8 +342,8 @@ int main(int argc, char **argv) {
     struct cache_result cr;
     uint64_t size = o.size ? o.size : (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
     size = size / o.chunk * o.chunk;
-    struct statfs sf;
-    if (statfs(o.dir, &sf) == 0 && (uint64_t)sf.f_bavail * (uint64_t)sf.f_bsize < size + (size >> 4)) {
+    uint64_t avail_bytes;
+    if (os_fs_avail(o.dir, &avail_bytes) == 0 && avail_bytes < size + (size >> 4)) {
       snprintf(buf, sizeof buf, "%llu", (unsigned long long)size);
       carp("cache test skipped: a file of ", buf, " bytes does not fit (set -s)");
       rc = 1;
@@ -356,7 +356,7 @@ int main(int argc, char **argv) {
         snprintf(buf, sizeof buf, ">= %.0f MiB (whole file)", mb);
       else
         snprintf(buf, sizeof buf, "%.0f MiB", mb);
-      snprintf(says, sizeof says, "MemAvailable %.0f MiB (agree: +-25%%)", avail);
+      snprintf(says, sizeof says, OS_MEM_AVAILABLE_NAME " %.0f MiB (agree: +-25%%)", avail);
       line(&rep, "page cache", buf, says, agree);
       stat_f(&rep, "cache_MB", mb, "MB");
       stat_f(&rep, "cache_whole_file", cr.whole, "bool");

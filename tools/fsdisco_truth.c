@@ -1,7 +1,7 @@
 /* What the system itself states about a filesystem, to set beside what
  * fsdisco discovers: statfs, st_blksize, the mount table, the read-ahead
- * setting in sysfs, MemAvailable, and dumpe2fs / xfs_info / debugfs when
- * they are installed. */
+ * setting in sysfs, MemAvailable (through os_fs.h and os_cache.h), and
+ * dumpe2fs / xfs_info / debugfs when they are installed. */
 #include "fsdisco.h"
 
 #include <errno.h>
@@ -10,10 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "os_cache.h"
+#include "os_fs.h"
 
 /* Runs argv (no shell) and returns its stdout, NUL-terminated, or NULL. */
 static char *capture(char *const argv[]) {
@@ -77,67 +78,21 @@ static uint64_t number_after(const char *text, const char *key) {
   return strtoull(p, NULL, 10);
 }
 
-static uint64_t read_u64_file(const char *path) {
-  FILE *f = fopen(path, "r");
-  unsigned long long v = 0;
-  if (f == NULL) return 0;
-  if (fscanf(f, "%llu", &v) != 1) v = 0;
-  fclose(f);
-  return v;
-}
-
-/* The mount whose device is dev and whose mount point is the longest
- * prefix of dir: its mount point, type and source. */
-static void find_mount(const char *dir, dev_t dev, struct truth *t) {
-  char real[4096], line[8192];
-  if (realpath(dir, real) == NULL) return;
-  FILE *f = fopen("/proc/self/mountinfo", "r");
-  if (f == NULL) return;
-  size_t best = 0;
-  while (fgets(line, sizeof line, f)) {
-    unsigned ma, mi;
-    char mnt[4096], type[64], src[256];
-    char *sep = strstr(line, " - ");
-    if (sep == NULL || sscanf(line, "%*u %*u %u:%u %*s %4095s", &ma, &mi, mnt) != 3) continue;
-    if (sscanf(sep + 3, "%63s %255s", type, src) != 2) continue;
-    if (makedev(ma, mi) != dev) continue;
-    size_t l = strlen(mnt);
-    if (strncmp(real, mnt, l) != 0 || (real[l] != '/' && real[l] != '\0' && l > 1)) continue;
-    if (l >= best) {
-      best = l;
-      snprintf(t->mnt, sizeof t->mnt, "%s", mnt);
-      snprintf(t->fstype, sizeof t->fstype, "%s", type);
-      snprintf(t->device, sizeof t->device, "%s", src);
-    }
-  }
-  fclose(f);
-}
-
 void truth_gather(const char *dir, struct truth *t) {
-  struct statfs sf;
   struct stat st;
-  char path[512];
+  struct os_mount m;
   memset(t, 0, sizeof *t);
   t->extents = -1;
-  if (statfs(dir, &sf) == 0) t->f_bsize = (uint64_t)sf.f_bsize;
+  t->f_bsize = os_fs_bsize(dir);
   if (stat(dir, &st) != 0) return;
   t->st_blksize = (uint64_t)st.st_blksize;
-  find_mount(dir, st.st_dev, t);
-  /* The filesystem's backing device info holds the read-ahead it uses. */
-  snprintf(path, sizeof path, "/sys/class/bdi/%u:%u/read_ahead_kb", (unsigned)major(st.st_dev), (unsigned)minor(st.st_dev));
-  t->ra_kb = read_u64_file(path);
-  if (t->ra_kb == 0) {
-    snprintf(path, sizeof path, "/sys/dev/block/%u:%u/queue/read_ahead_kb", (unsigned)major(st.st_dev), (unsigned)minor(st.st_dev));
-    t->ra_kb = read_u64_file(path);
+  if (os_fs_mount(dir, &m) == 0) {
+    snprintf(t->mnt, sizeof t->mnt, "%s", m.mnt);
+    snprintf(t->fstype, sizeof t->fstype, "%s", m.fstype);
+    snprintf(t->device, sizeof t->device, "%s", m.device);
   }
-  FILE *f = fopen("/proc/meminfo", "r");
-  if (f) {
-    char line[256];
-    unsigned long long kb;
-    while (fgets(line, sizeof line, f))
-      if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) t->mem_available = kb * 1024;
-    fclose(f);
-  }
+  t->ra_kb = os_fs_readahead_kb(dir);
+  t->mem_available = os_mem_available();
   if (t->device[0] != '/') return;
   if (strncmp(t->fstype, "ext", 3) == 0) {
     char *argv[] = {"dumpe2fs", "-h", t->device, NULL};

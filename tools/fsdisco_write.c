@@ -5,6 +5,7 @@
  * kernel, does every later one, as the indirect block changes with each:
  * the latency steps up where the direct pointers end). */
 #include "fsdisco.h"
+#include "os_fs.h"
 #include "printable.h"
 
 #include <errmsg.h>
@@ -37,7 +38,7 @@ static int timed_writes(const struct disco_opts *o, uint64_t wsize, size_t n, do
   }
   /* The last iteration's unlink and allocations left bitmaps and inode
    * table blocks dirty: written now, not by the flusher thread while we time. */
-  if (syncfs(fd) != 0) {
+  if (os_fs_sync(fd) != 0) {
     carp("syncfs ", ESC(o->path), ": ", strerror(errno));
     close(fd);
     return -1;

@@ -10,6 +10,7 @@
 #include "common.h"
 #include "fixmath.h"
 #include "mkdataset.h"
+#include "os_proc.h"
 #include "printable.h"
 
 static void usage(FILE *f) {
@@ -43,9 +44,7 @@ static const char *find_profile(const char *arg, char *buf, size_t cap) {
     snprintf(buf, cap, "datasets/%.200s.profile", arg);
     if (access(buf, R_OK) == 0) return buf;
     char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-      exe[n] = '\0';
+    if (os_self_exe(exe, sizeof exe) == 0) {
       for (int up = 0; up < 2; up++) {
         char *slash = strrchr(exe, '/');
         if (slash) *slash = '\0';

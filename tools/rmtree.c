@@ -1,6 +1,7 @@
-/* rmtree: removes a directory tree with getdents64 and unlinkat, without
- * following symlinks, crossing mount points (unless asked) or limits on
- * depth and path length; prints one summary line. */
+/* rmtree: removes a directory tree with getdents64 (getdents on the
+ * BSDs) and unlinkat, without following symlinks, crossing mount points
+ * (unless asked) or limits on depth and path length; prints one summary
+ * line. */
 #include "common.h"
 #include "dirwalk.h"
 #include "printable.h"

@@ -7,8 +7,13 @@
 # separate file, /etc/apt/sources.list.d/shootout-deb-src.sources, made from
 # the deb entries of the system (needs root), followed by `apt-get update`.
 # Does nothing when OUT already holds both libraries.
+#   tools/static-libs.sh --fetch OUT
+# only fetches the two sources into OUT/src and prints their directories,
+# zlib's then libowfat's, one a line (tools/cross-libs.sh uses this).
 set -eu
 
+mode=build
+if [ "${1:-}" = --fetch ]; then mode=fetch; shift; fi
 out=${1:-build/static}
 case $out in /*) ;; *) out=$(pwd)/$out ;; esac
 src=$out/src
@@ -17,8 +22,10 @@ srcfile=/etc/apt/sources.list.d/shootout-deb-src.sources
 say() { printf 'static-libs: %s\n' "$*" >&2; }
 fail() { say "$*"; exit 1; }
 
-[ -f "$out/lib/libowfat.a" ] && [ -f "$out/lib/libz.a" ] && [ -f "$out/include/io.h" ] && exit 0
-command -v diet >/dev/null 2>&1 || fail "diet not found (install dietlibc-dev: make deps)"
+if [ "$mode" = build ]; then
+  [ -f "$out/lib/libowfat.a" ] && [ -f "$out/lib/libz.a" ] && [ -f "$out/include/io.h" ] && exit 0
+  command -v diet >/dev/null 2>&1 || fail "diet not found (install dietlibc-dev: make deps)"
+fi
 command -v dpkg-source >/dev/null 2>&1 || fail "dpkg-source not found (install dpkg-dev: make deps)"
 
 has_deb_src() {
@@ -58,7 +65,7 @@ apt_update() {
   apt-get -o DPkg::Lock::Timeout=300 -qq update >&2 || fail "apt-get update failed (no network?)"
 }
 
-mkdir -p "$src" "$out/lib" "$out/include"
+mkdir -p "$src"
 if ! has_deb_src; then
   add_deb_src
   apt_update
@@ -81,8 +88,14 @@ fetch() { # fetch PACKAGE : unpack its source under $src unless already there
   first_dir "$src/$1" || fail "no $1 source directory under $src"
 }
 
+mkdir -p "$out/lib" "$out/include"
 # zlib: the core files are all a static deflate/inflate user needs.
 zdir=$(fetch zlib)
+if [ "$mode" = fetch ]; then
+  odir=$(fetch libowfat)
+  printf '%s\n%s\n' "$zdir" "$odir"
+  exit 0
+fi
 say "building zlib from $zdir"
 mkdir -p "$out/obj/zlib"
 for c in adler32 crc32 deflate inflate inffast inftrees infback trees zutil compress uncompr; do

@@ -1,0 +1,83 @@
+#!/bin/sh
+# Builds the libraries that `make cross` links, for one target, with zig's
+# C compiler, from Debian's SOURCE packages (never vendored):
+#   tools/cross-libs.sh ZIG TARGET OUT
+#     -> OUT/lib/libowfat.a OUT/lib/libz.a OUT/include/ and OUT/zcc, the
+#        compiler wrapper (`zig cc -target TARGET`) the tools are built with.
+# The sources come from `tools/static-libs.sh --fetch` (apt-get source
+# zlib libowfat, adding a deb-src entry when apt has none) into
+# build/cross/src, shared by all targets; each target builds in its own
+# copy under OUT/src.  Does nothing when OUT already holds both libraries.
+set -eu
+
+[ $# -eq 3 ] || { echo "usage: tools/cross-libs.sh ZIG TARGET OUT" >&2; exit 2; }
+zig=$1 target=$2 out=$3
+case $out in /*) ;; *) out=$(pwd)/$out ;; esac
+case $zig in /*) ;; *) zig=$(pwd)/$zig ;; esac
+
+say() { printf 'cross-libs: %s: %s\n' "$target" "$*" >&2; }
+fail() { say "$*"; exit 1; }
+
+[ -x "$zig" ] || fail "no zig at $zig (run make deps)"
+mkdir -p "$out"
+# The wrapper every compile for this target goes through.  zig keeps its
+# cache next to the build, not in the home directory.
+cache=$(dirname "$out")/zig-cache
+cat >"$out/zcc.tmp" <<EOF
+#!/bin/sh
+ZIG_GLOBAL_CACHE_DIR=$cache ZIG_LOCAL_CACHE_DIR=$cache exec "$zig" cc -target $target "\$@"
+EOF
+chmod +x "$out/zcc.tmp"
+mv "$out/zcc.tmp" "$out/zcc"
+
+# A static musl binary carries no note naming its OS, so `file` would not
+# say "Linux": linked into the Linux targets' tools (through LDFLAGS, see
+# tools/cross.mk) is the ELF ABI tag glibc's start files carry (OS 0 =
+# Linux) with the oldest kernel the tools need: 4.11, for statx.
+case $target in
+  *-linux-*)
+    printf '%s\n' '.section .note.ABI-tag,"a",@note' '.balign 4' \
+      '.long 4, 16, 1' '.asciz "GNU"' '.long 0, 4, 11, 0' >"$out/abi-tag.s"
+    "$out/zcc" -c -o "$out/abi-tag.o" "$out/abi-tag.s" || fail "assembling the ABI tag failed"
+    ;;
+  *) ;;
+esac
+
+[ -f "$out/lib/libowfat.a" ] && [ -f "$out/lib/libz.a" ] && [ -f "$out/include/io.h" ] && exit 0
+
+dirs=$(tools/static-libs.sh --fetch "$(dirname "$out")") || fail "fetching the Debian sources failed"
+zsrc=$(printf '%s\n' "$dirs" | sed -n 1p)
+osrc=$(printf '%s\n' "$dirs" | sed -n 2p)
+if [ ! -d "$zsrc" ] || [ ! -d "$osrc" ]; then fail "no source directories from static-libs.sh --fetch"; fi
+mkdir -p "$out/lib" "$out/include" "$out/obj/zlib" "$out/src"
+
+say "building zlib from $zsrc"
+for c in adler32 crc32 deflate inflate inffast inftrees infback trees zutil compress uncompr; do
+  "$out/zcc" -O2 -w -DHAVE_UNISTD_H -c -o "$out/obj/zlib/$c.o" "$zsrc/$c.c" || fail "compiling zlib's $c.c failed"
+done
+rm -f "$out/lib/libz.a"
+ar rcs "$out/lib/libz.a" "$out"/obj/zlib/*.o
+cp "$zsrc/zlib.h" "$zsrc/zconf.h" "$out/include/"
+
+# libowfat's GNUmakefile runs every compile as `$(DIET) $(CC) ...` and
+# builds its helper `ent` with plain $(CC), which must run here: so CC
+# stays the host's gcc and DIET is a wrapper that drops that first word
+# and compiles for the target instead.  Its try*.c probes then find what
+# the target has (kqueue on the BSDs, epoll on Linux).
+odir=$out/src/libowfat
+rm -rf "$odir"
+cp -R "$osrc" "$odir"
+cat >"$out/zdiet" <<EOF
+#!/bin/sh
+shift
+exec "$out/zcc" "\$@"
+EOF
+chmod +x "$out/zdiet"
+say "building libowfat from $osrc"
+(cd "$odir" && make -f GNUmakefile -j2 DIET="$out/zdiet" CC=gcc libowfat.a >"$out/libowfat.log" 2>&1) ||
+  fail "building libowfat failed (see $out/libowfat.log)"
+cp "$odir/libowfat.a" "$out/lib/libowfat.a"
+for h in "$odir"/*.h; do
+  cp "$h" "$out/include/"
+done
+say "done: $out/lib/libowfat.a $out/lib/libz.a"

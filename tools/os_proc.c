@@ -1,0 +1,37 @@
+/* Process facts, per system (see os_proc.h). */
+#include "os_proc.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#if defined(__FreeBSD__) || defined(__NetBSD__)
+#include <sys/types.h>
+#include <sys/sysctl.h>
+#endif
+
+#include "compat.h"
+
+int os_self_exe(char *buf, size_t cap) {
+  if (cap < 2) return -1;
+#ifdef __linux__
+  ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
+  if (n <= 0 || (size_t)n >= cap - 1) return -1;
+  buf[n] = '\0';
+  return 0;
+#elif defined(__FreeBSD__) || defined(__NetBSD__)
+#ifdef __FreeBSD__
+  int mib[4] = {CTL_KERN, KERN_PROC, KERN_PROC_PATHNAME, -1};
+#else
+  int mib[4] = {CTL_KERN, KERN_PROC_ARGS, (int)getpid(), KERN_PROC_PATHNAME};
+#endif
+  size_t len = cap;
+  if (sysctl(mib, 4, buf, &len, NULL, 0) != 0 || len == 0 || len > cap) return -1;
+  buf[cap - 1] = '\0';
+  return buf[0] == '/' ? 0 : -1;
+#else
+  (void)buf;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
