@@ -18,6 +18,7 @@ set -eu
 # Plots: gnuplot-nox.  Micro-benchmarks: fio, postmark.
 # VM lab: qemu, debootstrap.
 # mkdataset tests and `make static`: time (max RSS), file, dpkg-dev (apt-get source).
+# `make cross`: python3-venv (zig comes from PyPI into build/venv).
 PACKAGES="build-essential make libowfat-dev zlib1g-dev dietlibc-dev libisal-dev isal
 clang libclang-rt-14-dev
 bats shellcheck yamllint ansible-lint curl jq python3 git
@@ -26,7 +27,7 @@ e2fsprogs xfsprogs btrfs-progs f2fs-tools jfsutils
 ansible-core ansible util-linux procps iproute2 psmisc
 gnuplot-nox fio postmark
 qemu-system-x86 qemu-utils debootstrap openssh-client
-time file dpkg-dev"
+time file dpkg-dev python3-venv"
 
 missing() {
   for p in $PACKAGES; do

@@ -2,10 +2,14 @@
 # built with zig's C compiler and the same -Wall -Wextra -Werror, into
 # bin/cross/<target>/.  zig comes from PyPI (ziglang, pinned) in a venv,
 # build/venv; libowfat and zlib are built for each target from Debian's
-# source packages by tools/cross-libs.sh into build/cross/<target>/.
+# source packages by tools/cross-libs.sh into CROSS_CACHE/<target>/.  They
+# and zig's own cache (musl for aarch64 alone takes minutes) live outside
+# the checkout, keyed by zig's version, so a fresh clone (CI) reuses them:
+# `rm -rf` that directory to rebuild them.
 ZIG_VERSION := 0.17.1
 CROSS_VENV := build/venv
 CROSS_ZIG := $(CROSS_VENV)/zig-$(ZIG_VERSION)
+CROSS_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/shootout/cross-zig$(ZIG_VERSION)
 CROSS_TARGETS := x86_64-freebsd x86_64-netbsd x86_64-openbsd aarch64-linux-musl
 CROSS_TOOLS := rmtree fsdisco mkdataset replay
 # Not yet portable (issue 14): built for Linux only, counted as skipped.
@@ -25,11 +29,11 @@ $(CROSS_ZIG):
 cross: $(addprefix cross-,$(CROSS_TARGETS))
 
 $(addprefix cross-,$(CROSS_TARGETS)): cross-%: $(CROSS_ZIG)
-	tools/cross-libs.sh $(CROSS_ZIG) $* build/cross/$*
+	tools/cross-libs.sh $(CROSS_ZIG) $* $(CROSS_CACHE)/$*
 	$(MAKE) --no-print-directory B=build/cross/$*/obj BIN=bin/cross/$* \
-	  CC=build/cross/$*/zcc OPT="-O2" \
-	  CPPFLAGS="-D_GNU_SOURCE -Itools -Ibuild/cross/$*/include" \
-	  LDFLAGS="-Lbuild/cross/$*/lib $(if $(findstring -linux-,$*),build/cross/$*/abi-tag.o)" LDLIBS="-lowfat -lz" \
+	  CC=$(CROSS_CACHE)/$*/zcc OPT="-O2" \
+	  CPPFLAGS="-D_GNU_SOURCE -Itools -I$(CROSS_CACHE)/$*/include" \
+	  LDFLAGS="-L$(CROSS_CACHE)/$*/lib $(if $(findstring -linux-,$*),$(CROSS_CACHE)/$*/abi-tag.o)" LDLIBS="-lowfat -lz" \
 	  $(addprefix bin/cross/$*/,$(CROSS_TOOLS))
 
 # For `make test`: build what builds (-k) and let the cross suite of
