@@ -90,17 +90,25 @@ ensure_dataset() {
   [ -s "$MANIFEST" ] && [ -s "$DS/layout.tar.gz" ] && return 0
   local profile=$SHOOTOUT_ROOT/datasets/$DATASET.profile tmp
   if [ ! -f "$profile" ]; then
-    fail "unknown DATASET=$DATASET: use one of $(find "$SHOOTOUT_ROOT/datasets" -maxdepth 1 -name '*.profile' -printf '%f ' 2>/dev/null | sed 's/\.profile//g')(datasets/*.profile)"
+    local names='' p
+    for p in "$SHOOTOUT_ROOT"/datasets/*.profile; do
+      [ -f "$p" ] || continue
+      p=${p##*/} names="$names${p%.profile} "
+    done
+    fail "unknown DATASET=$DATASET: use one of $names(datasets/*.profile)"
   fi
   need_tool mkdataset
   mkdir -p "$DATASETS_OUT" || fail "cannot create $DATASETS_OUT"
   tmp=$DATASETS_OUT/.$DATASET-$SEED.tmp.$$
   say "generating dataset $DATASET seed $SEED into $DS"
   run_tool mkdataset "$HARNESS_BIN/mkdataset" -p "$profile" -s "$SEED" -o "$tmp"
-  if ! mv -T "$tmp" "$DS" 2>/dev/null; then
+  # A rename, unless another run made DS meanwhile (then plain mv would move
+  # tmp into it: that copy is removed again).
+  if [ -e "$DS" ] || ! mv "$tmp" "$DS" 2>/dev/null; then
     rm -rf "$tmp"
     [ -s "$MANIFEST" ] || fail "cannot move the new dataset to $DS"
   fi
+  rm -rf "${DS:?}/${tmp##*/}"
 }
 
 # manifest_totals : sets DS_FILES and DS_BYTES (the final tree) from the manifest.
@@ -154,9 +162,9 @@ start_group() {
   local var=$1
   shift
   if [ "${KEEP_STDERR:-0}" = 1 ] && [ -t 2 ]; then
-    setsid "$@" </dev/null >>"$PHASE_LOG" &
+    os_setsid "$@" </dev/null >>"$PHASE_LOG" &
   else
-    setsid "$@" </dev/null >>"$PHASE_LOG" 2>&1 &
+    os_setsid "$@" </dev/null >>"$PHASE_LOG" 2>&1 &
   fi
   printf -v "$var" '%s' "$!"
   GROUPS_RUNNING+=("$!")
@@ -345,7 +353,7 @@ phase_end() {
 # note_boot_id : append "phase trial boot_id" to the run's boot_ids.tsv.
 note_boot_id() {
   local b
-  b=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null) || return 0
+  b=$(os_boot_id 2>/dev/null) || return 0
   printf '%s\t%s\t%s\n' "$CUR_PHASE" "$CUR_TRIAL" "$b" >>"$(run_dir)/boot_ids.tsv"
 }
 
@@ -448,7 +456,7 @@ serve_addr() {
     BIND_ADDR=127.0.0.1 CONNECT_ADDR=127.0.0.1
   else
     BIND_ADDR=${SERVE_BIND:-0.0.0.0}
-    CONNECT_ADDR=${SERVE_HOST:-$(hostname -I 2>/dev/null | awk '{ print $1 }')}
+    CONNECT_ADDR=${SERVE_HOST:-$(os_host_addr)}
     [ -n "$CONNECT_ADDR" ] || fail "cannot tell the address REPLAY_FROM=$REPLAY_FROM should connect to: set SERVE_HOST"
   fi
 }

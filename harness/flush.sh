@@ -1,6 +1,7 @@
 #!/bin/bash
 # harness/flush.sh METHOD : push the dataset out of the page cache of TARGET.
-#   drop     sync, then echo 3 > /proc/sys/vm/drop_caches (root)
+#   drop     sync, then drop the page cache (root; Linux only: its
+#            drop_caches, see harness/os/linux.sh)
 #   remount  umount TARGET and mount it again with the same source, type and
 #            options (root; refused on tmpfs, which would lose its data); if
 #            the mount fails the script retries and, failing that, says how
@@ -38,23 +39,18 @@ need_root() {
 
 drop() {
   need_root
-  sync
-  echo 3 >/proc/sys/vm/drop_caches 2>/dev/null ||
-    die "cannot write /proc/sys/vm/drop_caches (read-only /proc/sys in a container?): use FLUSH=remount or FLUSH=prime"
+  os_drop_caches || die "$OS_ERR"
 }
 
 # mount_back : mount TARGET again as it was (tries the full options, then
 # only the generic ones, then none).
-src='' fstype='' opts='' vfsopts='' backing='' unmounted=0
+src='' fstype='' opts='' vfsopts='' unmounted=0
 mount_back() {
   local how
   [ "$unmounted" = 1 ] || return 0
-  if [ -n "$backing" ]; then
-    src=$(losetup -f --show "$backing") || return 1
-  fi
   for how in "$opts" "$vfsopts" defaults; do
-    if mount -t "$fstype" -o "$how" "$src" "$TARGET" 2>/dev/null; then
-      unmounted=0
+    if os_mount "$fstype" "$how" "$src" "$TARGET"; then
+      src=$OS_SOURCE unmounted=0
       return 0
     fi
   done
@@ -63,20 +59,18 @@ mount_back() {
 
 remount() {
   need_root
-  mountpoint -q "$TARGET" || die "FLUSH=remount needs TARGET=$TARGET to be a mount point: use FLUSH=drop"
-  read -r fstype opts vfsopts src < <(findmnt -no FSTYPE,OPTIONS,VFS-OPTIONS,SOURCE -M "$TARGET")
+  os_is_mountpoint "$TARGET" || die "FLUSH=remount needs TARGET=$TARGET to be a mount point: use FLUSH=drop"
+  IFS=$'\t' read -r _ fstype opts vfsopts src _ < <(os_mount_of "$TARGET")
   case $fstype in
     tmpfs | ramfs) die "FLUSH=remount on $fstype would throw the data away: use FLUSH=drop" ;;
   esac
-  # A loop device set up by "mount -o loop" goes away on umount: set it up again.
-  if [ "${src#/dev/loop}" != "$src" ] &&
-    [ "$(cat "/sys/block/${src#/dev/}/loop/autoclear" 2>/dev/null)" = 1 ]; then
-    backing=$(losetup -nO BACK-FILE "$src" | sed 's/ *$//')
-  fi
+  # A loop device set up by "mount -o loop" goes away on umount: os_mount
+  # sets it up again.
+  os_remount_prepare "$TARGET" "$src"
   trap 'mount_back || echo "flush.sh: $TARGET is NOT mounted again: mount -t $fstype -o $opts $src $TARGET" >&2' EXIT
   trap 'exit 143' TERM INT HUP
   sync
-  umount "$TARGET" 2>/dev/null ||
+  os_umount "$TARGET" 2>/dev/null ||
     die "umount $TARGET failed (busy?): stop what uses it (fuser -vm $TARGET) or use FLUSH=drop"
   unmounted=1
   mount_back || die "cannot mount $src on $TARGET again (type $fstype, options $opts): mount it by hand"
@@ -86,7 +80,7 @@ remount() {
 prime() {
   local gb=${PRIME_GB:-} dir=${PRIME_DIR:-$TARGET} mb avail file
   if [ -z "$gb" ]; then
-    gb=$(awk '/^MemTotal:/ { printf "%.3f", 2 * $2 / 1048576 }' /proc/meminfo)
+    gb=$(os_memory | awk '{ printf "%.3f", 2 * $1 / 1048576 }')
   fi
   mb=$(awk -v g="$gb" 'BEGIN { if (g !~ /^[0-9]*\.?[0-9]+$/) exit 1; printf "%d", g * 1024 + 0.5 }') ||
     die "PRIME_GB=$gb is not a number of GB"
@@ -95,20 +89,20 @@ prime() {
   case $dir/ in
     "$TARGET"/data/*) die "PRIME_DIR=$dir is inside TARGET/data: name another directory" ;;
   esac
-  avail=$(stat -f -c '%a %S' "$dir" | awk '{ printf "%d", $1 * $2 / 1048576 }')
+  avail=$(os_fs_space "$dir" | awk '{ printf "%d", $3 * $4 / 1048576 }')
   [ "$avail" -gt "$mb" ] ||
     die "$dir has $avail MB free but priming writes $mb MB: set PRIME_DIR to a filesystem with room or lower PRIME_GB"
   file=$dir/.shootout-prime.$$
   trap 'rm -f "$file"' EXIT
   trap 'exit 143' TERM INT HUP
-  dd if=/dev/zero of="$file" bs=1M count="$mb" status=none 2>&1 || die "writing $mb MB to $file failed"
+  os_write_zeros "$file" "$mb" 2>&1 || die "writing $mb MB to $file failed"
   rm -f "$file"
   trap - EXIT
 }
 
 reboot_check() {
   local now last
-  now=$(cat /proc/sys/kernel/random/boot_id) || die "cannot read /proc/sys/kernel/random/boot_id"
+  now=$(os_boot_id) || die "cannot read the boot id (harness/os/$OS_ID.sh: os_boot_id)"
   f=$(run_dir)/boot_ids.tsv
   last=$(awk -F '\t' 'END { print $3 }' "$f" 2>/dev/null)
   [ -n "$last" ] ||

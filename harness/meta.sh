@@ -1,8 +1,8 @@
 #!/bin/bash
 # harness/meta.sh OUT : write the run's meta.json (CONTRACTS.md's keys) to OUT:
 # what is needed to reproduce the run and to label a plot, gathered from this
-# host (uname, /etc/os-release, findmnt, /proc/cpuinfo, /proc/meminfo, the
-# tools' --version, git describe).  Environment: TARGET (required), RUN_ID,
+# host (uname, /etc/os-release, the mount table, CPU and memory as the
+# adapter harness/os/<os>.sh reads them, the tools' --version, git describe).  Environment: TARGET (required), RUN_ID,
 # HOST, VARIANT, DATASET, SEED, FLUSH, FS, MKFS_OPTS (Ansible passes the last
 # two; FS defaults to the mounted type), GIT_COMMIT (when not a checkout).
 # Strings are escaped by jq.  The file is written whole or not at all.
@@ -12,6 +12,8 @@ out=$1
 SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$SHOOTOUT_ROOT/harness/lib.sh"
+# shellcheck source=SCRIPTDIR/os.sh
+. "$SHOOTOUT_ROOT/harness/os.sh"
 : "${TARGET:?TARGET is not set}"
 command -v jq >/dev/null || die "jq is missing: run 'make deps'"
 HARNESS_BIN=${HARNESS_BIN:-$SHOOTOUT_ROOT/bin}
@@ -23,15 +25,16 @@ osr() { # osr KEY : a value of /etc/os-release
   (. /etc/os-release && eval "printf '%s' \"\${$1:-}\"")
 }
 
-mnt=$(findmnt -no FSTYPE,OPTIONS,SOURCE -T "$TARGET" 2>/dev/null | head -n 1)
-read -r m_fstype m_opts m_source _ <<<"$mnt" || true
+m_fstype='' m_opts='' m_source=''
+tdir=$(cd "$TARGET" 2>/dev/null && pwd -P) || tdir=$TARGET
+IFS=$'\t' read -r _ m_fstype m_opts _ m_source _ < <(os_mount_of "$tdir" 2>/dev/null) || true
 device=${m_source:-none}
 [ -b "${device%%\[*}" ] || device=none
 
 # VIRT (the VM lab passes tcg or kvm) wins: systemd-detect-virt says "qemu"
 # for a TCG guest, which reads as hardware-assisted to most people.
 virt=${VIRT:-}
-[ -n "$virt" ] || virt=$(systemd-detect-virt 2>/dev/null || true)
+[ -n "$virt" ] || virt=$(os_virt)
 [ -n "$virt" ] || virt=none
 
 git_commit=${GIT_COMMIT:-}
@@ -52,15 +55,15 @@ if [ -r "$dstxt" ]; then
     | map(select(length >= 2) | {(.[0]): (.[1] | (tonumber? // .))}) | add // {}' "$dstxt")
 fi
 
-cpu=$(awk -F ': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+IFS=$'\t' read -r cpus cpu < <(os_cpuinfo) || true
 [ -n "$cpu" ] || cpu=$(uname -p)
+mem_kb=$(os_memory | awk '{ print $1 }')
 tmp=$out.tmp.$$
 jq -n \
   --arg run_id "$(run_id)" --arg host "$HOST" --arg variant "$VARIANT" \
   --arg os "$(osr ID)" --arg os_version "$(osr VERSION_ID)" --arg os_name "$(osr PRETTY_NAME)" \
   --arg kernel "$(uname -r)" --arg arch "$(uname -m)" --arg cpu "$cpu" \
-  --argjson cpus "$(grep -c '^processor' /proc/cpuinfo)" \
-  --argjson mem_kb "$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)" \
+  --argjson cpus "${cpus:-0}" --argjson mem_kb "${mem_kb:-0}" \
   --arg fs "${FS:-${m_fstype:-unknown}}" --arg mkfs_opts "${MKFS_OPTS:-}" \
   --arg mount_opts "${m_opts:-}" --arg device "$device" --arg target "$TARGET" \
   --arg dataset "$DATASET" --arg seed "$SEED" --arg flush "${FLUSH:-drop}" \

@@ -42,8 +42,7 @@ micro_flush() {
   if [ -x "$SHOOTOUT_ROOT/harness/flush.sh" ]; then
     TARGET=$TARGET "$SHOOTOUT_ROOT/harness/flush.sh" drop
   elif [ "$(id -u)" -eq 0 ]; then
-    sync
-    echo 3 >/proc/sys/vm/drop_caches
+    os_drop_caches
   else
     sync
     [ -n "${MICRO_FLUSH_WARNED:-}" ] ||
@@ -54,7 +53,7 @@ micro_flush() {
 }
 
 mem_bytes() {
-  awk '/^MemTotal:/ { printf "%.0f\n", $2 * 1024 }' /proc/meminfo
+  os_memory | awk '{ printf "%.0f\n", $1 * 1024 }'
 }
 
 to_bytes() {
@@ -74,8 +73,5 @@ free_bytes() {
 }
 
 direct_ok() {
-  dd if=/dev/zero of="$1/.direct-probe" bs=4096 count=1 oflag=direct 2>/dev/null
-  rc=$?
-  rm -f "$1/.direct-probe"
-  return $rc
+  os_direct_ok "$1"
 }

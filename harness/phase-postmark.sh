@@ -62,7 +62,7 @@ for c in $configs; do
   done
   micro_flush
   printf '%s: %s files, %s transactions, %s instance(s)\n' "$(basename "$0")" "$files" "$trans" "$procs" >&2
-  t0=$(date +%s.%N)
+  t0=$(os_now)
   pids=
   i=1
   while [ "$i" -le "$procs" ]; do
@@ -73,7 +73,7 @@ for c in $configs; do
   done
   failed=0
   for p in $pids; do wait "$p" || failed=1; done
-  t1=$(date +%s.%N)
+  t1=$(os_now)
   [ "$failed" = 0 ] || die "postmark failed (see $raw/$prefix.p*.out)"
   reports=
   i=1

@@ -26,7 +26,7 @@ human() {
 # inodes, where the filesystem counts them) free.
 check_space() {
   local dir=$1 need=$2 files=${3:-0} avail bsize ifree itotal
-  read -r avail bsize ifree itotal < <(stat -f -c '%a %S %d %c' "$dir")
+  read -r _ _ avail bsize itotal ifree < <(os_fs_space "$dir")
   avail=$((avail * bsize))
   if [ "$avail" -lt "$need" ]; then
     problem "$dir has $(human "$avail") free but DATASET=$DATASET needs about $(human "$need"): use a bigger filesystem or a smaller DATASET"

@@ -4,7 +4,7 @@
 #
 #   sampler.sh -o SERIES -t TARGET [-s TOOL_SERIES [-d] | -m statfs | -m none]
 #              [-F FILES] [-B BYTES] [-R REQUESTS] [-L LABEL] [-p PID] [-i SECS]
-#   sampler.sh --device TARGET     print TARGET's /proc/diskstats name, or none
+#   sampler.sh --device TARGET     print the name of TARGET's disk, or none
 #
 # Metrics (per sample):
 #   tool_bytes tool_files requests  the tool's progress so far: the last values
@@ -12,11 +12,16 @@
 #                 counts, summed, as replay writes them; while it has none
 #                 yet, as without -s), or how much TARGET's used space
 #                 and inodes moved since the start (-m statfs, the default)
-#   dirty_kb writeback_kb           Dirty and Writeback of /proc/meminfo
+#   dirty_kb writeback_kb           Dirty and Writeback of Linux's meminfo
+#                 (FreeBSD: writeback only, as vfs.runningbufspace)
 #   sectors_read sectors_written io_ms   of TARGET's block device during the
-#                 interval (/proc/diskstats); left out when TARGET has no
+#                 interval (Linux diskstats, FreeBSD devstat; NetBSD and
+#                 OpenBSD: io_ms only); left out when TARGET has no
 #                 device (tmpfs)
-#   cpu_busy_pct cpu_iowait_pct     of all CPUs during the interval (/proc/stat)
+#   cpu_busy_pct cpu_iowait_pct     of all CPUs during the interval (Linux
+#                 /proc/stat, BSD kern.cp_time; the BSDs count no iowait)
+# What each system reads is in harness/os/<os>.sh; a figure the system does
+# not have is left out.
 # -F/-B/-R give the totals: on a terminal the sampler then shows progress
 # (done, rate, ETA) on stderr; it is quiet otherwise.  It stops on TERM or
 # INT (after a last sample), or when process PID (-p) has gone.
@@ -26,23 +31,13 @@ usage() {
   sed -n '2,/^set -eu/{/^set -eu/d;s/^# \{0,1\}//;p}' "$0"
 }
 
-# disk_of TARGET : the diskstats name of the block device holding TARGET.
+SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+# shellcheck source=harness/os.sh
+. "$SHOOTOUT_ROOT/harness/os.sh"
+
+# disk_of TARGET : the name of the disk holding TARGET, or none.
 disk_of() {
-  local t=$1 mm maj min src
-  mm=$(findmnt -no MAJ:MIN -T "$t" 2>/dev/null | head -n 1 | tr -d ' ')
-  maj=${mm%%:*} min=${mm##*:}
-  if [ -z "$mm" ] || [ "$maj" = 0 ]; then
-    # No device of its own (tmpfs, overlay, btrfs subvolumes): try SOURCE.
-    src=$(findmnt -no SOURCE -T "$t" 2>/dev/null | head -n 1)
-    src=${src%%\[*}
-    if [ -b "$src" ]; then
-      maj=$((0x$(stat -L -c %t "$src"))) min=$((0x$(stat -L -c %T "$src")))
-    else
-      echo none
-      return 0
-    fi
-  fi
-  awk -v a="$maj" -v b="$min" '$1 == a && $2 == b { print $3; f = 1; exit } END { if (!f) print "none" }' /proc/diskstats
+  os_disk_of "$1"
 }
 
 if [ "${1:-}" = --device ]; then
@@ -93,38 +88,22 @@ now_ms() {
 }
 
 read_cpu() {
-  local _c u n s i w q sq st
-  read -r _c u n s i w q sq st _ </proc/stat
-  CPU_TOTAL=$((u + n + s + i + w + q + sq + st)) CPU_IDLE=$i CPU_WAIT=$w
+  read -r CPU_TOTAL CPU_IDLE CPU_WAIT < <(os_cpu 2>/dev/null || echo 0 0 -1)
 }
 
 read_disk() {
-  local name f6 f10 f13 _x
   DISK_R=0 DISK_W=0 DISK_IO=0
   [ "$disk" = none ] && return 0
-  # major minor name reads merged SECTORS_READ ms writes merged SECTORS_WRITTEN ms in-flight IO_MS ...
-  while read -r _x _x name _x _x f6 _x _x _x f10 _x _x f13 _x; do
-    if [ "$name" = "$disk" ]; then
-      DISK_R=$f6 DISK_W=$f10 DISK_IO=$f13
-      return 0
-    fi
-  done </proc/diskstats
+  read -r DISK_R DISK_W DISK_IO < <(os_disk "$disk" 2>/dev/null || echo 0 0 0)
 }
 
 read_mem() {
-  local k v _u
-  DIRTY=0 WRITEBACK=0
-  while read -r k v _u; do
-    case $k in
-      Dirty:) DIRTY=$v ;;
-      Writeback:) WRITEBACK=$v; return 0 ;;
-    esac
-  done </proc/meminfo
+  read -r _ _ DIRTY WRITEBACK < <(os_memory 2>/dev/null || echo 0 0 0 0)
 }
 
 read_statfs() {
   local blocks free bsize files ffree
-  read -r blocks free bsize files ffree < <(stat -f -c '%b %f %S %c %d' "$target" 2>/dev/null || echo 0 0 0 0 0)
+  read -r blocks free _ bsize files ffree < <(os_fs_space "$target" 2>/dev/null || echo 0 0 0 0 0 0)
   USED_BYTES=$(((blocks - free) * bsize)) USED_FILES=$((files - ffree))
 }
 
@@ -200,17 +179,19 @@ sample() {
   emit requests "$P_REQS"
   emit dirty_kb "$DIRTY"
   emit writeback_kb "$WRITEBACK"
+  # A counter the system does not have reads -1: no figure.
   if [ "$disk" != none ]; then
-    emit sectors_read $((DISK_R - PREV_R))
-    emit sectors_written $((DISK_W - PREV_W))
-    emit io_ms $((DISK_IO - PREV_IO))
+    [ "$DISK_R" -lt 0 ] || emit sectors_read $((DISK_R - PREV_R))
+    [ "$DISK_W" -lt 0 ] || emit sectors_written $((DISK_W - PREV_W))
+    [ "$DISK_IO" -lt 0 ] || emit io_ms $((DISK_IO - PREV_IO))
   fi
   dt=$((CPU_TOTAL - PREV_TOTAL))
-  dw=$((CPU_WAIT - PREV_WAIT))
+  dw=0
+  [ "$CPU_WAIT" -lt 0 ] || dw=$((CPU_WAIT - PREV_WAIT))
   dio=$((dt - (CPU_IDLE - PREV_IDLE) - dw))
   if [ "$dt" -gt 0 ]; then
     emit cpu_busy_pct $((100 * dio / dt))
-    emit cpu_iowait_pct $((100 * dw / dt))
+    [ "$CPU_WAIT" -lt 0 ] || emit cpu_iowait_pct $((100 * dw / dt))
   fi
   PREV_R=$DISK_R PREV_W=$DISK_W PREV_IO=$DISK_IO
   PREV_TOTAL=$CPU_TOTAL PREV_IDLE=$CPU_IDLE PREV_WAIT=$CPU_WAIT

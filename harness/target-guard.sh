@@ -19,6 +19,9 @@
 #                       /run /sbin /sys /usr.  Sets GUARD_DIR to DIR resolved;
 #                       returns 1 with TARGET_REFUSAL otherwise.
 
+# shellcheck source=harness/os.sh
+. "$SHOOTOUT_ROOT/harness/os.sh"
+
 guard_dir() {
   TARGET_REFUSAL=
   if [ ! -d "$2" ]; then
@@ -57,7 +60,7 @@ target_guard() {
     return 1
   fi
   guard_dir TARGET "$TARGET" || return 1
-  if [ "${ALLOW_NONMOUNT:-0}" != 1 ] && ! mountpoint -q "$GUARD_DIR"; then
+  if [ "${ALLOW_NONMOUNT:-0}" != 1 ] && ! os_is_mountpoint "$GUARD_DIR"; then
     TARGET_REFUSAL="TARGET=$TARGET is not a mount point (set ALLOW_NONMOUNT=1 to use a plain directory): mount the filesystem under test there"
     return 1
   fi

@@ -1,0 +1,212 @@
+# shellcheck shell=sh disable=SC2034
+# harness/os/linux.sh: the Linux adapter (see harness/os/README.md): /proc,
+# util-linux (mountpoint, losetup) and GNU coreutils flags live here and
+# nowhere else in the harness.  POSIX sh, sourced by harness/os.sh.
+
+OS_NAME=Linux
+
+# ---- mounts --------------------------------------------------------------
+
+os_mount_table() {
+  cat /proc/self/mountinfo
+}
+
+# os_parse_mount DIR < mountinfo : "MOUNTPOINT FSTYPE OPTIONS VFS-OPTIONS
+# SOURCE MAJ:MIN" (tab-separated) of the mount holding the absolute, resolved
+# DIR: the longest mount point above it, the last one mounted there.
+# OPTIONS are the mount's options followed by its superblock's (as findmnt's
+# OPTIONS column); \040 and the like are decoded.
+os_parse_mount() {
+  awk -v dir="$1" '
+    function unesc(s,   out, i, c) {
+      out = ""
+      for (i = 1; i <= length(s); i++) {
+        c = substr(s, i, 1)
+        if (c == "\\" && substr(s, i + 1, 3) ~ /^[0-7][0-7][0-7]$/) {
+          out = out sprintf("%c", (substr(s, i + 1, 1) * 64) + (substr(s, i + 2, 1) * 8) + substr(s, i + 3, 1))
+          i += 3
+        } else out = out c
+      }
+      return out
+    }
+    function under(d, m) { return m == "/" || d == m || index(d, m "/") == 1 }
+    {
+      for (s = 7; s <= NF && $s != "-"; s++) ;
+      if (s > NF) next
+      mp = unesc($5)
+      if (!under(dir, mp) || length(mp) < best) next
+      best = length(mp)
+      opts = $6; n = split($(s + 3), fo, ",")
+      for (i = 1; i <= n; i++)
+        if (fo[i] != "rw" && fo[i] != "ro" && index("," opts ",", "," fo[i] ",") == 0) opts = opts "," fo[i]
+      line = mp "\t" $(s + 1) "\t" opts "\t" $6 "\t" unesc($(s + 2)) "\t" $3
+    }
+    END { if (line != "") print line; else exit 1 }'
+}
+
+# os_mount_of DIR : os_parse_mount of this system's table.
+os_mount_of() {
+  os_mount_table | os_parse_mount "$1"
+}
+
+# os_is_mountpoint DIR : DIR is a mount point.
+os_is_mountpoint() {
+  mountpoint -q "$1"
+}
+
+# os_remount_prepare DIR SOURCE : before umount: note in OS_BACKING the file behind
+# a loop device that goes away on umount ("mount -o loop"), so os_mount can
+# set it up again.
+os_remount_prepare() {
+  OS_BACKING=
+  case $2 in /dev/loop*) ;; *) return 0 ;; esac
+  if [ "$(cat "/sys/block/${2#/dev/}/loop/autoclear" 2>/dev/null)" = 1 ]; then
+    OS_BACKING=$(losetup -nO BACK-FILE "$2" | sed 's/ *$//')
+  fi
+}
+
+# os_mount FSTYPE OPTIONS SOURCE DIR : mount; with OS_BACKING set, SOURCE is
+# a new loop device of that file (OS_SOURCE holds the source used).
+os_mount() {
+  OS_SOURCE=$3
+  if [ -n "${OS_BACKING:-}" ]; then
+    OS_SOURCE=$(losetup -f --show "$OS_BACKING") || return 1
+  fi
+  if mount -t "$1" -o "$2" "$OS_SOURCE" "$4" 2>/dev/null; then
+    OS_BACKING=
+    return 0
+  fi
+  [ -z "${OS_BACKING:-}" ] || losetup -d "$OS_SOURCE" 2>/dev/null
+  return 1
+}
+
+os_umount() {
+  umount "$1"
+}
+
+# ---- caches --------------------------------------------------------------
+
+# os_drop_caches : write back and drop the page cache (root); OS_ERR says
+# why not.
+os_drop_caches() {
+  sync
+  echo 3 >/proc/sys/vm/drop_caches 2>/dev/null && return 0
+  OS_ERR="cannot write /proc/sys/vm/drop_caches (read-only /proc/sys in a container?): use FLUSH=remount or FLUSH=prime"
+  return 1
+}
+
+# os_write_zeros FILE MB : MB MiB of zeros into FILE, quietly.
+os_write_zeros() {
+  dd if=/dev/zero of="$1" bs=1M count="$2" status=none
+}
+
+# os_direct_ok DIR : DIR's filesystem takes O_DIRECT writes.
+os_direct_ok() {
+  dd if=/dev/zero of="$1/.direct-probe" bs=4096 count=1 oflag=direct 2>/dev/null
+  set -- $? "$1"
+  rm -f "$2/.direct-probe"
+  return "$1"
+}
+
+# ---- boot, memory, CPU, disk --------------------------------------------
+
+# os_boot_id : a string that changes with every boot.
+os_boot_id() {
+  os_parse_boot_id </proc/sys/kernel/random/boot_id
+}
+os_parse_boot_id() {
+  awk 'NF { print $1; f = 1; exit } END { exit !f }'
+}
+
+# os_parse_memory < /proc/meminfo : "TOTAL_KB CACHED_KB DIRTY_KB
+# WRITEBACK_KB" (-1: unknown).
+os_parse_memory() {
+  awk '{ v[$1] = $2 }
+    END { printf "%d %d %d %d\n", ("MemTotal:" in v) ? v["MemTotal:"] : -1, ("Cached:" in v) ? v["Cached:"] : -1,
+      ("Dirty:" in v) ? v["Dirty:"] : -1, ("Writeback:" in v) ? v["Writeback:"] : -1 }'
+}
+os_memory() {
+  os_parse_memory </proc/meminfo
+}
+
+# os_parse_cpu < /proc/stat : "TOTAL IDLE IOWAIT" ticks of all CPUs since
+# boot (IOWAIT -1 where the system does not count it).
+os_parse_cpu() {
+  awk '$1 == "cpu" { printf "%.0f %.0f %.0f\n", $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $5, $6; exit }'
+}
+os_cpu() {
+  os_parse_cpu </proc/stat
+}
+
+# os_disk_of DIR : the name of the disk holding DIR for os_disk, or none
+# (tmpfs, overlay, a network filesystem).
+os_disk_of() {
+  set -- "$(os_mount_of "$1" 2>/dev/null)"
+  _mm=$(printf '%s\n' "$1" | awk -F '\t' '{ print $6 }')
+  _src=$(printf '%s\n' "$1" | awk -F '\t' '{ print $5 }')
+  if [ -z "$_mm" ] || [ "${_mm%%:*}" = 0 ]; then
+    # No device of its own (tmpfs, overlay, btrfs subvolumes): try SOURCE.
+    if [ -n "$_src" ] && [ -b "$_src" ]; then
+      _mm=$((0x$(stat -L -c %t "$_src"))):$((0x$(stat -L -c %T "$_src")))
+    else
+      echo none
+      return 0
+    fi
+  fi
+  os_parse_disk_name "$_mm" </proc/diskstats
+}
+# os_parse_disk_name MAJ:MIN < /proc/diskstats : that device's name, or none.
+os_parse_disk_name() {
+  awk -v mm="$1" 'BEGIN { split(mm, a, ":") }
+    $1 == a[1] && $2 == a[2] { print $3; f = 1; exit } END { if (!f) print "none" }'
+}
+
+# os_parse_disk DISK < /proc/diskstats : "SECTORS_READ SECTORS_WRITTEN IO_MS"
+# of DISK since boot (512-byte sectors; 0 0 0 when absent).
+os_parse_disk() {
+  awk -v d="$1" '$3 == d { print $6, $10, $13; f = 1; exit } END { if (!f) print 0, 0, 0 }'
+}
+os_disk() {
+  os_parse_disk "$1" </proc/diskstats
+}
+
+# ---- filesystem space ----------------------------------------------------
+
+# os_fs_space DIR : "BLOCKS FREE AVAIL BSIZE FILES FFREE" of DIR's
+# filesystem (FILES 0 where it does not count inodes).
+os_fs_space() {
+  stat -f -c '%b %f %a %S %c %d' "$1"
+}
+
+# ---- processes, time, network -------------------------------------------
+
+# os_setsid CMD... : exec CMD as the leader of a new session (run it in the
+# background: $! is then the process group to stop).
+os_setsid() {
+  exec setsid "$@"
+}
+
+# os_now : seconds since the epoch, with a fraction.
+os_now() {
+  date +%s.%N
+}
+
+# os_host_addr : this host's first address (for a replay from elsewhere).
+os_host_addr() {
+  hostname -I 2>/dev/null | awk '{ print $1 }'
+}
+
+# ---- meta.json -----------------------------------------------------------
+
+# os_parse_cpuinfo < /proc/cpuinfo : "COUNT<TAB>MODEL".
+os_parse_cpuinfo() {
+  awk -F ': *' '/^processor/ { n++ } /^model name/ && m == "" { m = $2 } END { printf "%d\t%s\n", n, m }'
+}
+os_cpuinfo() {
+  os_parse_cpuinfo </proc/cpuinfo
+}
+
+# os_virt : the hypervisor, or none.
+os_virt() {
+  systemd-detect-virt 2>/dev/null || true
+}

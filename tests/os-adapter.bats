@@ -1,0 +1,172 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2016 # the adapters and the lint get unexpanded text
+# The harness's per-OS adapters (harness/os/<os>.sh): each os_parse_*
+# function against what that system's command prints (tests/fixtures/os/,
+# sources in its README), and the lint that keeps OS-specific calls in the
+# Linux adapter.
+
+ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+FIX=$ROOT/tests/fixtures/os
+
+# on OS FUNCTION ARGS... < INPUT : run FUNCTION of OS's adapter.
+on() {
+  local os=$1
+  shift
+  SHOOTOUT_ROOT=$ROOT SHOOTOUT_OS=$os sh -c '. "$SHOOTOUT_ROOT/harness/os.sh"; "$@"' sh "$@"
+}
+
+# ---- Linux ------------------------------------------------------------------
+
+@test "linux: memory from meminfo: total, cached, dirty, writeback in KB" {
+  want=$(awk '/^MemTotal:/ { t = $2 } /^Cached:/ { c = $2 } /^Dirty:/ { d = $2 } /^Writeback:/ { w = $2 }
+    END { print t, c, d, w }' "$FIX/linux/meminfo")
+  [ "$(on linux os_parse_memory <"$FIX/linux/meminfo")" = "$want" ]
+  [ "$(printf 'MemTotal: 100 kB\n' | on linux os_parse_memory)" = "100 -1 -1 -1" ]
+}
+
+@test "linux: CPU ticks from /proc/stat: total, idle, iowait of the cpu line" {
+  [ "$(on linux os_parse_cpu <"$FIX/linux/stat")" = "491767 239387 5397" ]
+}
+
+@test "linux: a disk's sectors read, written and ms busy from diskstats; a missing one reads 0" {
+  [ "$(on linux os_parse_disk vda <"$FIX/linux/diskstats")" = "20183426 8328312 93564" ]
+  [ "$(on linux os_parse_disk loop1 <"$FIX/linux/diskstats")" = "441848 2085770 10072" ]
+  [ "$(on linux os_parse_disk sdz <"$FIX/linux/diskstats")" = "0 0 0" ]
+  [ "$(on linux os_parse_disk_name 7:1 <"$FIX/linux/diskstats")" = loop1 ]
+  [ "$(on linux os_parse_disk_name 0:45 <"$FIX/linux/diskstats")" = none ]
+}
+
+@test "linux: the mount holding a path, from mountinfo: longest mount point, options merged as findmnt shows them" {
+  run on linux os_parse_mount "/mnt/bench one/data/x" <"$FIX/linux/mountinfo"
+  [ "$status" -eq 0 ]
+  [ "$output" = "$(printf '/mnt/bench one\text4\trw,relatime,stripe=4\trw,relatime\t/dev/loop0\t7:0')" ]
+  run on linux os_parse_mount "/mnt/bench one/inner" <"$FIX/linux/mountinfo"
+  [ "$output" = "$(printf '/mnt/bench one/inner\txfs\trw,noatime,attr2,inode64\trw,noatime\t/dev/loop1\t7:1')" ]
+  run on linux os_parse_mount /mnt/tmpx <"$FIX/linux/mountinfo"
+  [ "$(cut -f 1,2 <<<"$output")" = "$(printf '/\text4')" ]
+}
+
+@test "linux: the boot id and the CPU facts of meta.json" {
+  [ "$(on linux os_parse_boot_id <"$FIX/linux/boot_id")" = "$(cat "$FIX/linux/boot_id")" ]
+  run on linux os_parse_cpuinfo <"$FIX/linux/cpuinfo"
+  [ "$(cut -f 1 <<<"$output")" = "$(grep -c '^processor' "$FIX/linux/cpuinfo")" ]
+  [ -n "$(cut -f 2 <<<"$output")" ]
+}
+
+@test "linux: the live adapter agrees with findmnt and mountpoint on this host" {
+  [ "$(uname -s)" = Linux ] || skip "not Linux"
+  command -v findmnt >/dev/null || skip "no findmnt"
+  read -r fs opts src < <(findmnt -no FSTYPE,OPTIONS,SOURCE -T /)
+  [ "$(on linux os_mount_of / | cut -f 2,3,5)" = "$(printf '%s\t%s\t%s' "$fs" "$opts" "${src%%\[*}")" ]
+  on linux os_is_mountpoint /
+  [ "$(on linux os_boot_id)" = "$(cat /proc/sys/kernel/random/boot_id)" ]
+}
+
+# ---- FreeBSD ----------------------------------------------------------------
+
+@test "freebsd: kern.boottime gives the boot's seconds" {
+  [ "$(on freebsd os_parse_boot_id <"$FIX/freebsd/sysctl-boottime")" = 1716802441 ]
+}
+
+@test "freebsd: kern.cp_time: total and idle ticks, no iowait" {
+  [ "$(on freebsd os_parse_cpu <"$FIX/freebsd/sysctl-cp_time")" = "53499448 51227364 -1" ]
+}
+
+@test "freebsd: memory from sysctl: physmem, inactive pages as the cache, writeback from runningbufspace" {
+  [ "$(on freebsd os_parse_memory <"$FIX/freebsd/sysctl-memory")" = "8335952 1048576 -1 1024" ]
+}
+
+@test "freebsd: iostat -x -I totals as sectors read, written and ms busy" {
+  [ "$(on freebsd os_parse_disk ada0 <"$FIX/freebsd/iostat-xI")" = "11470111 4459530 533200" ]
+  [ "$(on freebsd os_parse_disk da9 <"$FIX/freebsd/iostat-xI")" = "0 0 0" ]
+}
+
+@test "freebsd: mount -p: the mount holding a path, blanks decoded, its disk" {
+  run on freebsd os_parse_mount "/mnt/bench one/data" <"$FIX/freebsd/mount-p"
+  [ "$output" = "$(printf '/mnt/bench one\tufs\trw,noatime\trw,noatime\t/dev/ada1p1\t-')" ]
+  run on freebsd os_parse_mount /usr/home/me <"$FIX/freebsd/mount-p"
+  [ "$(cut -f 2,5 <<<"$output")" = "$(printf 'zfs\tzroot/usr/home')" ]
+  [ "$(echo /dev/ada1p1 | on freebsd os_parse_disk_name)" = ada1 ]
+  [ "$(echo /dev/md0 | on freebsd os_parse_disk_name)" = md0 ]
+  [ "$(echo zroot/usr/home | on freebsd os_parse_disk_name)" = none ]
+}
+
+@test "freebsd: df -k -i: blocks, free, available, block size, inodes" {
+  [ "$(on freebsd os_parse_df <"$FIX/freebsd/df-ki")" = "20307196 19072628 17447056 1024 2618686 2608665" ]
+}
+
+@test "freebsd: no drop_caches: FLUSH=drop says what to use instead" {
+  run on freebsd eval 'os_drop_caches || { echo "$OS_ERR"; exit 1; }'
+  [ "$status" -eq 1 ]
+  [[ $output == *"FLUSH=remount or FLUSH=prime"* ]]
+}
+
+# ---- NetBSD -----------------------------------------------------------------
+
+@test "netbsd: kern.boottime, kern.cp_time (named fields)" {
+  [ "$(on netbsd os_parse_boot_id <"$FIX/netbsd/sysctl-boottime")" = 1716802441 ]
+  [ "$(on netbsd os_parse_cpu <"$FIX/netbsd/sysctl-cp_time")" = "53499448 51227364 -1" ]
+}
+
+@test "netbsd: memory from hw.physmem64 and vmstat -s's cached file pages" {
+  [ "$(on netbsd os_parse_memory <"$FIX/netbsd/memory")" = "4194304 524288 -1 -1" ]
+}
+
+@test "netbsd: iostat -D -I: the seconds busy; reads and writes are not told apart" {
+  [ "$(on netbsd os_parse_disk wd0 <"$FIX/netbsd/iostat-DI")" = "-1 -1 321250" ]
+}
+
+@test "netbsd: mount: the mount holding a path, flags mount -o takes back" {
+  run on netbsd os_parse_mount /mnt/bench/data <"$FIX/netbsd/mount"
+  [ "$output" = "$(printf '/mnt/bench\tffs\tlog,noatime,local\tlog,noatime\t/dev/wd1e\t-')" ]
+  [ "$(echo /dev/wd1e | on netbsd os_parse_disk_name)" = wd1 ]
+  [ "$(on netbsd os_parse_df <"$FIX/netbsd/df-ki")" = "20307196 19072628 17447056 1024 2618686 2608665" ]
+}
+
+# ---- OpenBSD ----------------------------------------------------------------
+
+@test "openbsd: kern.boottime, kern.cp_time (comma-separated, with spin)" {
+  [ "$(on openbsd os_parse_boot_id <"$FIX/openbsd/sysctl-boottime")" = 1716802441 ]
+  [ "$(on openbsd os_parse_cpu <"$FIX/openbsd/sysctl-cp_time")" = "53500349 51227364 -1" ]
+}
+
+@test "openbsd: memory size from hw.physmem; the rest unknown" {
+  [ "$(on openbsd os_parse_memory <"$FIX/openbsd/sysctl-physmem")" = "4177408 -1 -1 -1" ]
+}
+
+@test "openbsd: iostat -D -I and mount: seconds busy, the mount, its flags" {
+  [ "$(on openbsd os_parse_disk sd0 <"$FIX/openbsd/iostat-DI")" = "-1 -1 45500" ]
+  run on openbsd os_parse_mount /mnt/bench <"$FIX/openbsd/mount"
+  [ "$output" = "$(printf '/mnt/bench\tffs\tlocal,noatime,softdep\tnoatime,softdep\t/dev/sd1a\t-')" ]
+  run on openbsd os_parse_mount /usr/local <"$FIX/openbsd/mount"
+  [ "$(cut -f 1,4 <<<"$output")" = "$(printf '/usr\tnodev,wxallowed')" ]
+  # Over the reserve, df shows a negative Avail: nothing is available.
+  [ "$(on openbsd os_parse_df <"$FIX/openbsd/df-ki" | cut -d ' ' -f 3)" = 0 ]
+}
+
+@test "an unknown system is refused with one line naming the adapters" {
+  run on SunOS os_boot_id
+  [ "$status" -eq 1 ]
+  [[ $output == *"no adapter for SunOS"* ]]
+}
+
+# ---- the lint ---------------------------------------------------------------
+
+@test "lint: the harness outside harness/os/linux.sh uses no /proc, util-linux or GNU-only call" {
+  run "$ROOT/harness/os/lint.sh" "$ROOT"/harness/phase-*.sh "$ROOT"/harness/{sampler,meta,flush,common,micro-lib,preflight,target-guard,lib,shootout,os}.sh
+  [ "$status" -eq 0 ]
+  [ -z "$output" ]
+}
+
+@test "lint: each kind of Linux-only call is caught with its file and line" {
+  f=$BATS_TEST_TMPDIR/phase-bad.sh
+  printf '%s\n' '#!/bin/sh' '# a comment about /proc/meminfo is fine' 'awk 1 /proc/meminfo' 'mountpoint -q "$T"' \
+    'stat -f -c %a "$T"' 'find . -name x -printf %f' 'mv -T a b' 'setsid cmd &' 'date +%s.%N' \
+    'dd if=/dev/zero of=f status=none' 'hostname -I' 'cat /sys/block/x' >"$f"
+  run "$ROOT/harness/os/lint.sh" "$f"
+  [ "$status" -eq 1 ]
+  [ "${#lines[@]}" -eq 10 ]
+  [[ ${lines[0]} == "$f:3: reads /proc"* ]]
+  [[ ${lines[1]} == "$f:4: util-linux command"* ]]
+  [[ ${lines[9]} == "$f:12: reads /sys"* ]]
+}
