@@ -3,7 +3,7 @@ each linked to its SVG) and a Markdown summary, from the charts just made."""
 import html
 import os
 
-from resultslib import fmt_value, stats
+from resultslib import SPREAD_MAX, TOOL_BUSY, fmt_value, proof, proof_text, stats
 
 META_COLUMNS = [("os", "OS"), ("kernel", "kernel"), ("arch", "arch"), ("virt", "virt"), ("fs", "fs"),
                 ("mkfs_opts", "mkfs options"), ("mount_opts", "mount options"), ("cpu", "CPU"),
@@ -20,7 +20,8 @@ th,td{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}
 td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f0f0f0}
 figure{margin:1em 0}img{max-width:100%;height:auto;border:1px solid #eee}
 .note{background:#fff3cd;border:1px solid #e0c060;padding:.5em 1em}
-.fail{color:#a00000}caption{text-align:left;font-weight:bold;padding:2px 0}"""
+.fail{color:#a00000}caption{text-align:left;font-weight:bold;padding:2px 0}
+small{color:#555}.flag{color:#a00000;font-weight:bold}"""
 HOW_TO_READ = (
     "Each bar is the median over the trials of one host and variant; the black whisker spans the lowest "
     "to the highest trial, so bars whose whiskers overlap are not clearly different. Bars are grouped by "
@@ -30,6 +31,13 @@ HOW_TO_READ = (
     "The time series show, per second, the tool's throughput and the disk's writes (left axis, MB/s) "
     "with the page cache's Dirty and Writeback (shaded, right axis, MB): a tool running far ahead of "
     "the disk while Dirty fills, then stalling while it drains, is the 'pump and dump' pattern.")
+PROOF = (
+    "Beside each figure: 'tool N core' is the CPU time (user + sys) of the busiest of our tools in that "
+    "phase (dltar, httpd, replay, rmtree) over the phase's wall time, median over trials (tool_cpu_share); "
+    "above %.1f of a core it is marked tool-bound: the tool, not the filesystem, may be the limit. "
+    "'spread' is (max - min) / median over the trials, shown from 3 trials on and marked noisy above %.1f%%. "
+    "'resident before' is the share of a sample of the dataset's pages still in the page cache just "
+    "before a cold phase (resident_pct; a requested flush fails the phase above 1%%)." % (TOOL_BUSY, SPREAD_MAX))
 
 
 def e(s):
@@ -80,6 +88,29 @@ def cell(v, phase, metric):
     return fmt_value(med, v.unit(phase, metric)) if n else "-"
 
 
+def proof_html(p):
+    """The proof of a figure as HTML, flags in red."""
+    parts = []
+    if p["tool"] is not None:
+        parts.append("tool %.2f core%s" % (p["tool"], " <span class=\"flag\">tool-bound</span>" if p["tool_bound"] else ""))
+    if p["spread"] is not None:
+        parts.append("spread %.1f%%%s" % (p["spread"], " <span class=\"flag\">noisy</span>" if p["noisy"] else ""))
+    if p["resident"] is not None:
+        parts.append("%.1f%% resident before" % p["resident"])
+    return "<br><small>%s</small>" % "; ".join(parts) if parts else ""
+
+
+def cell_html(v, phase, metric):
+    text = cell(v, phase, metric)
+    return e(text) + (proof_html(proof(v, phase, metric)) if text != "-" else "")
+
+
+def cell_md(v, phase, metric):
+    text = cell(v, phase, metric)
+    why = proof_text(proof(v, phase, metric)) if text != "-" else ""
+    return "%s (%s)" % (text, why) if why else text
+
+
 def label(v, multi):
     return "%s%s / %s" % (v.run + " / " if multi else "", v.host, v.name)
 
@@ -105,8 +136,9 @@ def write(runs, charts, out):
              % "".join("<th>%s</th>" % e(t) for t, _p, _m in SUMMARY))
     for v in allv:
         h.append("<tr><td>%s</td>%s</tr>" % (e(label(v, multi)), "".join(
-            "<td class=\"n\">%s</td>" % e(cell(v, p, m)) for _t, p, m in SUMMARY)))
+            "<td class=\"n\">%s</td>" % cell_html(v, p, m) for _t, p, m in SUMMARY)))
     h.append("</table><p>Times in minutes:seconds (seconds below 100 s), serve in requests/s, net in MB/s.</p>")
+    h.append("<p>%s</p>" % e(PROOF))
     fails = failure_notes(runs)
     h.append("<h2 id=\"failures\">Notes on failed variants</h2>")
     if fails:
@@ -138,11 +170,15 @@ def caption(c):
 
 def number_table(c, multi):
     rows = ["<table><caption>%s %s (%s)</caption><tr><th>host / variant</th><th>fs</th><th>trials</th>"
-            "<th>median</th><th>min</th><th>max</th></tr>" % (e(c["phase"]), e(c["metric"]), e(c["unit"]))]
+            "<th>median</th><th>min</th><th>max</th><th>spread</th><th>tool CPU</th></tr>"
+            % (e(c["phase"]), e(c["metric"]), e(c["unit"]))]
     for v, n, med, lo, hi in c["table"]:
-        rows.append("<tr><td>%s</td><td>%s</td><td class=\"n\">%d</td>%s</tr>" % (
+        p = proof(v, c["phase"], c["metric"])
+        sp = "-" if p["spread"] is None else "%.1f%%%s" % (p["spread"], " <span class=\"flag\">noisy</span>" if p["noisy"] else "")
+        tool = "-" if p["tool"] is None else "%.2f core%s" % (p["tool"], " <span class=\"flag\">tool-bound</span>" if p["tool_bound"] else "")
+        rows.append("<tr><td>%s</td><td>%s</td><td class=\"n\">%d</td>%s<td class=\"n\">%s</td><td class=\"n\">%s</td></tr>" % (
             e(label(v, multi)), e(v.fs), n, "".join("<td class=\"n\">%s</td>" % e(fmt_value(x, c["unit"]))
-                                                    for x in (med, lo, hi))))
+                                                    for x in (med, lo, hi)), sp, tool))
     rows.append("</table>")
     return "\n".join(rows)
 
@@ -158,7 +194,8 @@ def write_markdown(runs, figs, fails, notes, out):
     md += ["", "Medians over trials (times in minutes:seconds, serve in requests/s, net in MB/s):", ""]
     md.append("| host / variant | %s |" % " | ".join(t for t, _p, _m in SUMMARY))
     md.append("| --- |" + " ---: |" * len(SUMMARY))
-    md += ["| %s | %s |" % (mdc(label(v, multi)), " | ".join(cell(v, p, m) for _t, p, m in SUMMARY)) for v in allv]
+    md += ["| %s | %s |" % (mdc(label(v, multi)), " | ".join(mdc(cell_md(v, p, m)) for _t, p, m in SUMMARY)) for v in allv]
+    md += ["", PROOF]
     if fails:
         md += ["", "Failed variants:", ""] + ["- **%s**: %s" % (mdc(label(v, multi)), mdc(t)) for v, t in fails]
     md += ["", "Charts:", ""] + ["- [%s](%s.png) ([SVG](%s.svg))" % (c["title"], c["name"], c["name"]) for c in figs]

@@ -246,3 +246,40 @@ def rates(points, scale=1.0):
             continue
         out.append((b[0], ((b[1] - a[1]) if cumulative else b[1]) / dt * scale))
     return out
+
+
+# The proof that the tools are not what is measured (see the README).
+SPREAD_MAX = 3.5  # percent: a figure whose trials spread wider is marked noisy
+TOOL_BUSY = 0.5  # of one core: a phase whose busiest tool used more is marked
+
+
+def spread(vals):
+    """(max - min) / median in percent over three or more trials, else None."""
+    n, med, lo, hi = stats(vals)
+    if n < 3 or not med:
+        return None
+    return (hi - lo) / abs(med) * 100
+
+
+def proof(v, phase, metric):
+    """What backs one figure: {"tool": median tool_cpu_share or None,
+    "tool_bound": bool, "spread": percent or None, "noisy": bool,
+    "resident": median resident_pct or None}."""
+    tool = stats(v.values(phase, "tool_cpu_share"))[1]
+    sp = spread(v.values(phase, metric))
+    res = stats(v.values(phase, "resident_pct"))[1]
+    return {"tool": tool, "tool_bound": tool is not None and tool > TOOL_BUSY,
+            "spread": sp, "noisy": sp is not None and sp > SPREAD_MAX, "resident": res}
+
+
+def proof_text(p):
+    """The proof of one figure as short words, e.g. "tool 0.62 core: tool-bound;
+    spread 4.1%: noisy" ("" when nothing backs it)."""
+    parts = []
+    if p["tool"] is not None:
+        parts.append("tool %.2f core%s" % (p["tool"], ": tool-bound" if p["tool_bound"] else ""))
+    if p["spread"] is not None:
+        parts.append("spread %.1f%%%s" % (p["spread"], ": noisy" if p["noisy"] else ""))
+    if p["resident"] is not None:
+        parts.append("%.1f%% resident before" % p["resident"])
+    return "; ".join(parts)

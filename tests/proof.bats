@@ -1,0 +1,223 @@
+#!/usr/bin/env bats
+# Proof that the tools are not what is measured (issue 19): bin/resident,
+# the records tool_cpu_share and resident_pct of a shootout, the cold check
+# that fails a phase whose flush did not flush, and the report's spread and
+# tool-bound marks.
+# shellcheck disable=SC2030,SC2031
+load helpers
+
+setup() {
+  T=$BATS_TEST_TMPDIR
+  export RESULTS=$T/results HOST=testhost VARIANT=v1 SHOOTOUT_ROOT=$ROOT HARNESS_BIN=$BIN
+  unset RUN_ID TARGET DATASET SEED SOURCE FLUSH TRIALS PORT TRIAL
+  HOLDER=''
+}
+
+teardown() {
+  if [ -n "$HOLDER" ]; then
+    kill "$HOLDER" 2>/dev/null || true
+    wait_for_exit "$HOLDER" 10 || true
+  fi
+  if pkill -TERM -f -- "$T/" 2>/dev/null; then
+    for _ in $(seq 50); do pgrep -f -- "$T/" >/dev/null || break; sleep 0.1; done
+    pkill -KILL -f -- "$T/" 2>/dev/null || true
+  fi
+}
+
+# hold FILE... : a background process maps the files and locks them in
+# memory (mlockall), so that no flush can push them out, until it is killed;
+# returns when they are locked.
+hold() {
+  printf '%s\n' "$@" >"$T/held.list"
+  python3 -c '
+import ctypes, mmap, os, sys, time
+maps = []
+for path in open(sys.argv[1]).read().split("\n"):
+    if path and os.path.getsize(path) > 0:
+        with open(path, "rb") as f:
+            maps.append(mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ))
+if ctypes.CDLL(None, use_errno=True).mlockall(1) != 0:
+    sys.exit("mlockall: %s" % os.strerror(ctypes.get_errno()))
+open(sys.argv[2], "w").write("locked\n")
+while True:
+    time.sleep(60)
+' "$T/held.list" "$T/held.ok" 3>&- &
+  HOLDER=$!
+  wait_for_file "$T/held.ok" 20
+}
+
+# pct OUTPUT : resident_pct of resident's output.
+pct() {
+  printf '%s\n' "$1" | awk -F '\t' '$1 == "resident_pct" { print $2 }'
+}
+
+records_of() {
+  awk -F '\t' -v p="$2" -v m="$3" '$1 == p && $3 == m { print $4 }' "$1/records.tsv"
+}
+
+the_run() {
+  find "$RESULTS" -mindepth 3 -maxdepth 3 -type d -path "*/$HOST/$VARIANT"
+}
+
+require_tools() {
+  local t
+  for t in mkdataset dltar httpd replay rmtree; do
+    [ -x "$BIN/$t" ] || skip "bin/$t is not built"
+  done
+}
+
+# ---- bin/resident ----------------------------------------------------------
+
+@test "resident: -h, and a bad option or a missing directory is one line and a non-zero exit" {
+  run "$BIN/resident" -h
+  [ "$status" -eq 0 ]
+  [[ $output == "usage: resident [-n N] [-s SEED] [DIR]"* ]]
+  run "$BIN/resident" -n 0 "$T"
+  [ "$status" -eq 2 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ $output == "resident: -n wants a number above 0, not '0'" ]]
+  run "$BIN/resident" "$T/nosuch"
+  [ "$status" -eq 1 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ $output == "resident: cannot open directory $T/nosuch: No such file or directory" ]]
+  run "$BIN/resident" "$T"
+  [ "$status" -eq 1 ]
+  [[ $output == "resident: no regular file to look at" ]]
+}
+
+@test "resident: files in the page cache read 100%, after drop_caches 0%; -n samples, stdin lists" {
+  require_root
+  mkdir -p "$T/d/sub"
+  for i in 1 2 3 4 5 6; do head -c $((i * 50000)) /dev/urandom >"$T/d/sub/f$i"; done
+  : >"$T/d/empty"
+  head -c 1000 /dev/urandom >"$T/d/.hidden"
+  # Locked in memory: another process's drop_caches cannot race this check.
+  hold "$T"/d/sub/f*
+  run "$BIN/resident" "$T/d"
+  [ "$status" -eq 0 ]
+  echo "$output"
+  [ "$(pct "$output")" = 100.00 ]
+  [[ $output == *$'files\t7\tcount'* ]]
+  [[ $output == *$'pages\t'"$(( (50000 + 4095) / 4096 + (100000 + 4095) / 4096 + (150000 + 4095) / 4096 + (200000 + 4095) / 4096 + (250000 + 4095) / 4096 + (300000 + 4095) / 4096 ))"$'\tcount'* ]]
+  run "$BIN/resident" -n 3 -s 5 "$T/d"
+  [[ $output == *$'files\t3\tcount'* ]]
+  kill "$HOLDER"
+  wait_for_exit "$HOLDER" 10
+  HOLDER=''
+  sync
+  echo 3 >/proc/sys/vm/drop_caches
+  run bash -c 'printf "%s\n" "$1"/sub/f* | "$2" -' _ "$T/d" "$BIN/resident"
+  [ "$status" -eq 0 ]
+  [[ $output == *$'files\t6\tcount'* ]]
+  [ "$(pct "$output")" = 0.00 ]
+}
+
+# ---- the harness's records -------------------------------------------------
+
+@test "phases: tool_cpu_share for every tool's phase, resident_pct before each cold serve" {
+  require_tools
+  mkdir -p "$T/target"
+  export TARGET=$T/target ALLOW_NONMOUNT=1 DATASET=tiny FLUSH=none SERVE_PROCS="1 2" NET_PROCS=1 NET_COUNT=100
+  for p in untar untar2 serve net delete; do
+    run "$ROOT/harness/phase-$p.sh"
+    echo "$output"
+    [ "$status" -eq 0 ]
+  done
+  d=$(the_run)
+  for p in untar untar2 serve-cold-1 serve-warm-1 serve-cold-2 serve-warm-2 net-1 delete; do
+    v=$(records_of "$d" "$p" tool_cpu_share)
+    [ -n "$v" ] || { echo "no tool_cpu_share for $p"; false; }
+    awk -v v="$v" 'BEGIN { exit !(v >= 0 && v < 64) }'
+  done
+  # the busiest tool is named: httpd and replay in serve, dltar in untar
+  [ -n "$(records_of "$d" serve-warm-1 cpu_share_httpd)" ]
+  [ -n "$(records_of "$d" serve-warm-1 cpu_share_replay)" ]
+  [ -n "$(records_of "$d" untar cpu_share_dltar)" ]
+  [ -n "$(records_of "$d" delete cpu_share_rmtree)" ]
+  for p in serve-cold-1 serve-cold-2; do
+    [ -n "$(records_of "$d" "$p" resident_pct)" ] || { echo "no resident_pct for $p"; false; }
+    [ "$(records_of "$d" "$p" resident_files)" -gt 0 ]
+  done
+  [ -z "$(records_of "$d" serve-warm-1 resident_pct)" ]
+}
+
+@test "a requested flush that leaves the dataset in the page cache fails the cold phase; FLUSH=none only records it" {
+  require_tools
+  require_root
+  mkdir -p "$T/target"
+  export TARGET=$T/target ALLOW_NONMOUNT=1 DATASET=tiny SERVE_PROCS=1
+  make -C "$ROOT" -s phase-untar
+  make -C "$ROOT" -s phase-untar2
+  mapfile -t files < <(find "$T/target/data" -type f ! -name '.*')
+  hold "${files[@]}"
+  # drop_caches cannot drop pages that are locked: the flush did not flush.
+  run make -C "$ROOT" -s phase-serve FLUSH=drop
+  echo "$output"
+  [ "$status" -ne 0 ]
+  [[ $output == *"serve-cold-1: 100.00% of "*" dataset files' pages are still in the page cache after FLUSH=drop (more than 1%): the flush did not flush, so this phase would not be cold"* ]]
+  d=$(the_run)
+  [ "$(records_of "$d" serve-cold-1 resident_pct)" = 100.00 ]
+  [ "$(records_of "$d" serve-cold-1 status)" = 1 ]
+  grep -q 'the flush did not flush' "$d/failures.tsv"
+  [ -z "$(records_of "$d" serve-cold-1 rps)" ]
+  # FLUSH=none asks for no flush: the figure is recorded, the phase runs.
+  run make -C "$ROOT" -s phase-serve FLUSH=none
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$(records_of "$d" serve-cold-1 resident_pct | tail -n 1)" = 100.00 ]
+  [ "$(records_of "$d" serve-warm-1 status)" = 0 ]
+}
+
+# ---- the report ------------------------------------------------------------
+
+# crafted_run DIR : three trials of untar (one tool-bound phase, a noisy and a
+# steady figure) in results layout.
+crafted_run() {
+  local d=$1/crafted/h1/ext4
+  mkdir -p "$d"
+  printf '{"fs": "ext4", "flush": "drop"}\n' >"$d/meta.json"
+  {
+    printf 'phase\ttrial\tmetric\tvalue\tunit\n'
+    for t in 1 2 3; do
+      printf 'untar\t%s\twall_s\t%s\ts\n' "$t" "$((100 + t))"
+      printf 'untar\t%s\ttool_cpu_share\t0.8%s\tfraction\n' "$t" "$((2 * t - 2))"
+      printf 'untar\t%s\tstatus\t0\texit\n' "$t"
+      printf 'serve-cold-1\t%s\trps\t%s\treq/s\n' "$t" "$((1000 + t))"
+      printf 'serve-cold-1\t%s\ttool_cpu_share\t0.10\tfraction\n' "$t"
+      printf 'serve-cold-1\t%s\tresident_pct\t0.00\t%%\n' "$t"
+      printf 'serve-cold-1\t%s\tstatus\t0\texit\n' "$t"
+    done
+  } >"$d/records.tsv"
+}
+
+@test "report: beside each figure its spread over trials and the tool's CPU share, flagged" {
+  require_cmd gnuplot python3
+  crafted_run "$T/res"
+  run make -C "$ROOT" --no-print-directory report RESULTS="$T/res" RUN=crafted OUT="$T/out"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  # untar: 101..103 s, spread (103 - 101) / 102 = 2.0%, tool 0.82 core: tool-bound
+  grep -q '| h1 / ext4 | 1:42 (tool 0.82 core: tool-bound; spread 2.0%) |' "$T/out/summary.md"
+  # serve-cold-1: 1001..1003 req/s, spread 0.2%, tool 0.10: not flagged
+  grep -q '1,002 (tool 0.10 core; spread 0.2%; 0.0% resident before)' "$T/out/summary.md"
+  grep -q 'tool 0.82 core <span class="flag">tool-bound</span>' "$T/out/index.html"
+  grep -q '<th>spread</th><th>tool CPU</th>' "$T/out/index.html"
+  grep -q 'the tool, not the filesystem, may be the limit' "$T/out/index.html"
+  # a spread above 3.5% is marked noisy
+  sed -i 's/^untar\t3\twall_s\t103/untar\t3\twall_s\t120/' "$T/res/crafted/h1/ext4/records.tsv"
+  run make -C "$ROOT" --no-print-directory report RESULTS="$T/res" RUN=crafted OUT="$T/out"
+  [ "$status" -eq 0 ]
+  grep -q 'spread 18.6%: noisy' "$T/out/summary.md"
+  grep -q 'spread 18.6% <span class="flag">noisy</span>' "$T/out/index.html"
+}
+
+@test "report: fewer than three trials show no spread" {
+  require_cmd gnuplot python3
+  crafted_run "$T/res"
+  sed -i '/^[a-z0-9-]*\t3\t/d' "$T/res/crafted/h1/ext4/records.tsv"
+  run make -C "$ROOT" --no-print-directory report RESULTS="$T/res" RUN=crafted OUT="$T/out"
+  [ "$status" -eq 0 ]
+  grep -q '| h1 / ext4 | 1:42 (tool 0.81 core: tool-bound) |' "$T/out/summary.md"
+  run grep -c 'spread [0-9]' "$T/out/summary.md"
+  [ "$output" = 0 ]
+}
