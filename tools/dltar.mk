@@ -3,8 +3,11 @@
 # else zlib; `make DLTAR_INFLATE=zlib` forces zlib, `make dltar-zlib` builds
 # that variant as build/zlib/bin/dltar without touching bin/dltar.  `make
 # static` (dietlibc) uses zlib: no ISA-L is built for it.
+# (The '#' comes from a variable: inside $(shell ...) make 4.3 and later
+# keep a backslash before it, older ones take a bare one for a comment.)
+dltar_hash := \#
 ifeq ($(origin DLTAR_INFLATE),undefined)
-DLTAR_INFLATE := $(if $(findstring diet,$(CC)),zlib,$(shell echo '\#include <isa-l/igzip_lib.h>' \
+DLTAR_INFLATE := $(if $(findstring diet,$(CC)),zlib,$(shell echo '$(dltar_hash)include <isa-l/igzip_lib.h>' \
   | $(CC) -E -x c - >/dev/null 2>&1 && echo isal || echo zlib))
 endif
 BINS += dltar
