@@ -538,6 +538,19 @@ for _ in range(100):
   [[ "$output" == *"--threads N"* ]]
 }
 
+@test "build: the inflater is zlib when the compiler finds no ISA-L header (cross, static)" {
+  # a make rule printing the choice (make, not the shell, expands it)
+  local show
+  # shellcheck disable=SC2016
+  show='dltar-inflater: ; @echo $(DLTAR_INFLATE)'
+  # a compiler that preprocesses but sees no ISA-L header, as zig's for a BSD
+  run make -s --no-print-directory -C "$ROOT" CC='cc -nostdinc' --eval "$show" dltar-inflater
+  [ "$status" -eq 0 ]
+  [ "$output" = zlib ]
+  run make -s --no-print-directory -C "$ROOT" CC='diet gcc' --eval "$show" dltar-inflater
+  [ "$output" = zlib ]
+}
+
 # cut FILE OFFSET OUT: OUT is FILE in two gzip members split at OFFSET.
 two_members() {
   python3 -c 'import gzip, sys

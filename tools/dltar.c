@@ -13,6 +13,7 @@
 #include "common.h"
 #include "gunzip_stream.h"
 #include "http_get.h"
+#include "os_cache.h"
 #include "pipeline.h"
 #include "printable.h"
 #include "tar_extract.h"
@@ -75,7 +76,7 @@ static void open_source(struct source *s, const char *arg, const char *shown, do
   } else {
     s->fd = open(arg, O_RDONLY | O_CLOEXEC);
     if (s->fd < 0) diesys(1, "cannot open ", shown);
-    (void)posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    (void)os_fadvise_sequential(s->fd); /* a hint; none on OpenBSD */
     struct stat sb;
     if (fstat(s->fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
       void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, s->fd, 0);

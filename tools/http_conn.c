@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h> /* struct timeval: NetBSD's sys/socket.h does not bring it */
 #include <unistd.h>
 
 #include "common.h"

@@ -26,6 +26,19 @@ int os_fadvise_dontneed(int fd) {
 #endif
 }
 
+int os_fadvise_sequential(int fd) {
+#ifdef __OpenBSD__
+  (void)fd;
+  errno = ENOSYS;
+  return -1;
+#else
+  int e = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  if (e == 0) return 0;
+  errno = e;
+  return -1;
+#endif
+}
+
 #ifdef __linux__
 int os_drop_caches(void) {
   sync();

@@ -7,8 +7,9 @@
  *           (its cache goes with the unmount); free memory is
  *           sysconf(_SC_AVPHYS_PAGES) (FreeBSD: vm.stats.vm.v_free_count),
  *           which unlike MemAvailable leaves out reclaimable cache.
- * Dropping one file's cached pages: posix_fadvise(POSIX_FADV_DONTNEED),
- * which OpenBSD lacks (there it does nothing). */
+ * Dropping one file's cached pages, or asking for read-ahead on a file
+ * read from start to end: posix_fadvise(POSIX_FADV_DONTNEED, _SEQUENTIAL),
+ * which OpenBSD lacks (there they do nothing). */
 #ifndef SHOOTOUT_OS_CACHE_H
 #define SHOOTOUT_OS_CACHE_H
 
@@ -28,6 +29,9 @@ int os_drop_caches(void);
 /* Asks the system to forget FD's cached pages (after fdatasync).  0, or
  * -1 with errno set (ENOSYS on OpenBSD). */
 int os_fadvise_dontneed(int fd);
+/* Tells the system FD will be read sequentially (more read-ahead).  0, or
+ * -1 with errno set (ENOSYS on OpenBSD); a hint, callers may ignore it. */
+int os_fadvise_sequential(int fd);
 /* Memory available for the page cache in bytes, 0 unknown. */
 uint64_t os_mem_available(void);
 

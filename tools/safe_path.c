@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "os_open.h"
+
 static const char *SYMLINK_WAY = "path goes through a symlink";
 
 /* The next component of *p that is not "." (skipping slashes): its start,
@@ -122,18 +124,14 @@ void sp_close(struct sp_dirs *d) { truncate_to(d, 0); }
  * create it first.  Sets *why for a symlink. */
 static int open_dir(int dirfd, const char *name, int create, mode_t mode, const char **why) {
   for (int tries = 0; tries < 2; tries++) {
-    int fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = os_open_dir_at(dirfd, name);
     if (fd >= 0) return fd;
     int e = errno;
     if (e == ENOENT && create && tries == 0) {
       if (mkdirat(dirfd, name, mode) != 0 && errno != EEXIST) return -1;
       continue;
     }
-    if (e == ENOTDIR || e == ELOOP) {
-      struct stat st;
-      if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-        *why = SYMLINK_WAY;
-    }
+    if (e == ELOOP) *why = SYMLINK_WAY; /* os_open_dir_at: NAME is a symlink */
     errno = e;
     return -1;
   }

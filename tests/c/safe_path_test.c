@@ -1,4 +1,5 @@
 /* Unit tests of tools/safe_path.c: names, symlink targets, the fd chain. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "os_open.h"
 #include "safe_path.h"
 
 static int norm_is(const char *in, const char *want) {
@@ -78,6 +80,27 @@ int main(void) {
   if (w >= 0 && w != root) close(w);
   CHECK(sp_walk(root, "nope/x", &leaf, &why) == -1, "walk does not create");
   CHECK(fstatat(root, "nope", &st, 0) == -1, "nothing was created by walk");
+
+  /* os_open_dir_at (tools/os_open.c), the OS layer under the chain */
+  CHECK(symlinkat("a", root, "lnka") == 0, "make a symlink to a directory");
+  errno = 0;
+  CHECK(os_open_dir_at(root, "lnka") == -1 && errno == ELOOP, "symlink to a directory: ELOOP, not followed");
+  why = NULL;
+  CHECK(sp_parent(d, "lnka/file", &leaf, &why) == -1 && why && strstr(why, "symlink"),
+        "the chain names the symlink on the way");
+  int pl = openat(root, "plain", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  CHECK(pl >= 0 && close(pl) == 0, "make a file");
+  errno = 0;
+  CHECK(os_open_dir_at(root, "plain") == -1 && errno == ENOTDIR, "a file: ENOTDIR");
+  errno = 0;
+  CHECK(os_open_dir_at(root, "a/b") == -1 && errno == EINVAL, "a name with '/' is refused");
+  int od = os_open_dir_at(root, "a");
+  CHECK(od >= 0 && (fcntl(od, F_GETFD) & FD_CLOEXEC), "a directory opens, close-on-exec");
+  CHECK(od >= 0 && fstatat(od, "b", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode),
+        "its fd serves the *at calls");
+  int mf = od >= 0 ? openat(od, "made", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644) : -1;
+  CHECK(mf >= 0 && close(mf) == 0 && fstatat(root, "a/made", &st, 0) == 0, "files are created through it");
+  if (od >= 0) close(od);
 
   /* sp_entry_ok: a symlink copied elsewhere (a hard link to it) */
   CHECK(symlinkat("../../x", root, "a/b/up") == 0 && symlinkat("/etc/passwd", root, "abs") == 0,
