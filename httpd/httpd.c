@@ -2,13 +2,11 @@
  * privileges and limits; then one event loop, or -N of them. */
 #include "server.h"
 
-#include <arpa/inet.h>
 #include <errmsg.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
-#include <netinet/in.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +29,8 @@ static const char usage_text[] =
     "  -i ADDR    listen on this IPv4 or IPv6 address (repeatable; default ::,\n"
     "             dual-stack, or 0.0.0.0 where IPv6 is missing)\n"
     "  -p PORT    TCP port (default 8000)\n"
-    "  -N PROCS   fork PROCS processes sharing the listening sockets (default 1)\n"
+    "  -N PROCS   fork PROCS processes, each with its own listening sockets\n"
+    "             (SO_REUSEPORT; shared where it is missing) (default 1)\n"
     "  -m MODE    sendfile (default) or mmap: how file bytes are sent\n"
     "  -q         no access log\n"
     "  -t SECS    idle and stall timeout per connection (default 30)\n"
@@ -40,45 +39,6 @@ static const char usage_text[] =
     "  -L         follow symlinks that point out of ROOT\n"
     "  --stats FILE  write the counters as metric/value/unit lines at exit\n"
     "  -h, --version\n";
-
-static int listen_on(const char *addr, unsigned port, int any6) {
-  char a[64];
-  size_t n = strlen(addr);
-  if (n >= sizeof a) return -2;
-  if (addr[0] == '[' && n > 2 && addr[n - 1] == ']') addr++, n -= 2;
-  memcpy(a, addr, n);
-  a[n] = '\0';
-  struct sockaddr_storage ss;
-  socklen_t sl;
-  memset(&ss, 0, sizeof ss);
-  struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-  struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-  if (inet_pton(AF_INET6, a, &s6->sin6_addr) == 1) {
-    s6->sin6_family = AF_INET6;
-    s6->sin6_port = htons((uint16_t)port);
-    sl = sizeof *s6;
-  } else if (inet_pton(AF_INET, a, &s4->sin_addr) == 1) {
-    s4->sin_family = AF_INET;
-    s4->sin_port = htons((uint16_t)port);
-    sl = sizeof *s4;
-  } else {
-    return -2;
-  }
-  int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd < 0) return -1;
-  int one = 1, zero = 0;
-  if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0) goto fail;
-  if (ss.ss_family == AF_INET6 &&
-      setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, any6 ? &zero : &one, sizeof one) != 0)
-    goto fail;
-  if (bind(fd, (struct sockaddr *)&ss, sl) != 0 || listen(fd, 1024) != 0) goto fail;
-  return fd;
-fail:;
-  int e = errno;
-  close(fd);
-  errno = e;
-  return -1;
-}
 
 static void drop_privileges(const char *user) {
   char e[256];
@@ -160,22 +120,28 @@ int main(int argc, char **argv) {
   s.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (s.rootfd < 0) diesys(1, "ROOT ", SHOWN(e, root));
 
+  /* Before the sockets: with -N there may be one per address and child. */
+  s.max_conns = raise_nofile(naddr > 0 ? naddr : 1);
   char ps[8];
   snprintf(ps, sizeof ps, "%u", (unsigned)port);
+  struct listeners ls;
+  memset(&ls, 0, sizeof ls);
+  int shared = procs == 1;
   if (naddr == 0) {
-    s.lfd[0] = listen_on("::", (unsigned)port, 1);
-    if (s.lfd[0] < 0 && (errno == EAFNOSUPPORT || errno == EADDRNOTAVAIL))
-      s.lfd[0] = listen_on("0.0.0.0", (unsigned)port, 0);
-    if (s.lfd[0] < 0) diesys(1, "cannot listen on [::]:", ps);
-    s.nlisten = 1;
+    int fd = listen_add(&ls, "::", (unsigned)port, 1, shared);
+    if (fd < 0 && (errno == EAFNOSUPPORT || errno == EADDRNOTAVAIL))
+      fd = listen_add(&ls, "0.0.0.0", (unsigned)port, 0, shared);
+    if (fd < 0) diesys(1, "cannot listen on [::]:", ps);
   }
   for (int i = 0; i < naddr; i++) {
-    int fd = listen_on(addrs[i], (unsigned)port, strcmp(addrs[i], "::") == 0);
+    int fd = listen_add(&ls, addrs[i], (unsigned)port, strcmp(addrs[i], "::") == 0, shared);
     if (fd == -2) die(1, "-i: not an IPv4 or IPv6 address: ", SHOWN(e, addrs[i]));
     if (fd < 0) diesys(1, "cannot listen on ", SHOWN(e, addrs[i]), " port ", ps);
-    s.lfd[s.nlisten++] = fd;
   }
-  s.max_conns = raise_nofile(s.nlisten);
+  if (!shared) listen_groups(&ls, (unsigned)procs);
+  s.ls = &ls;
+  s.nlisten = ls.n;
+  memcpy(s.lfd, ls.fd, sizeof s.lfd);
   /* Before -u: /proc/self/fd may not be ours to open after it. */
   outfd_open(&s.err, 2);
   if (!s.quiet) {
@@ -190,5 +156,6 @@ int main(int argc, char **argv) {
   if (s.log != NULL) outfd_close(&s.log->out);
   outfd_close(&s.err);
   free(s.log);
+  listen_free(&ls);
   return rc;
 }

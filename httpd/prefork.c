@@ -1,7 +1,9 @@
 /* -N PROCS: the listening sockets are already bound; fork PROCS children
- * that all accept on them, restart a child that dies, report the summed
- * counters (kept in shared memory, one slot per child) on SIGUSR1, and stop
- * every child on SIGTERM/SIGINT. */
+ * that accept on them (each on its own SO_REUSEPORT set where there is one,
+ * listen.c; a restarted child gets the same set back, and the parent never
+ * closes one, which would drop the connections queued on it), restart a
+ * child that dies, report the summed counters (kept in shared memory, one
+ * slot per child) on SIGUSR1, and stop every child on SIGTERM/SIGINT. */
 #include "server.h"
 
 #include <errno.h>
@@ -38,8 +40,8 @@ struct child {
   double started;
 };
 
-static pid_t spawn(struct server *s, struct counters *slot, const sigset_t *mask,
-                   pid_t parent) {
+static pid_t spawn(struct server *s, struct counters *slot, unsigned k,
+                   const sigset_t *mask, pid_t parent) {
   pid_t pid = fork();
   if (pid != 0) return pid;
 #ifdef __linux__
@@ -52,6 +54,7 @@ static pid_t spawn(struct server *s, struct counters *slot, const sigset_t *mask
   loop_signals(0);
   sigprocmask(SIG_SETMASK, mask, NULL);
   if (getppid() != parent) _exit(0); /* the parent died before prctl */
+  listen_keep(s->ls, k, s->lfd);
   slot->pid = getpid();
   s->ctr = slot;
   int rc = server_loop(s);
@@ -129,7 +132,7 @@ int prefork_run(struct server *s, unsigned n, const char *stats_path) {
   pid_t parent = getpid();
   int rc = 0, quick_deaths = 0;
   for (unsigned i = 0; i < n; i++) {
-    kids[i].pid = spawn(s, &slots[i], &old, parent);
+    kids[i].pid = spawn(s, &slots[i], i, &old, parent);
     kids[i].started = now_mono();
     if (kids[i].pid < 0) {
       say(s, "httpd: fork: %s", strerror(errno));
@@ -164,7 +167,7 @@ int prefork_run(struct server *s, unsigned n, const char *stats_path) {
           p_term = 1, rc = 1;
           break;
         }
-        kids[i].pid = spawn(s, &slots[i], &old, parent);
+        kids[i].pid = spawn(s, &slots[i], i, &old, parent);
         kids[i].started = now_mono();
         if (kids[i].pid < 0) {
           say(s, "httpd: fork: %s", strerror(errno));

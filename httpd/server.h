@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -56,6 +57,22 @@ struct logbuf {
   char buf[65536];
 };
 
+/* The listening sockets (listen.c): fd[i] for address i; with -N and
+ * SO_REUSEPORT, `groups` sets of them, all[g * n + i] for address i of
+ * group g (group 0 is fd[]), child k keeping group k % groups. */
+struct laddr {
+  struct sockaddr_storage ss;
+  socklen_t sl;
+  int any6;
+};
+struct listeners {
+  int n;
+  int fd[HTTPD_MAX_LISTEN], reuse[HTTPD_MAX_LISTEN];
+  struct laddr addr[HTTPD_MAX_LISTEN];
+  unsigned groups;
+  int *all; /* NULL: one group, fd[] */
+};
+
 struct server {
   /* configuration */
   int rootfd, follow, use_mmap, quiet;
@@ -63,6 +80,7 @@ struct server {
   unsigned max_requests;
   int lfd[HTTPD_MAX_LISTEN];
   int nlisten;
+  struct listeners *ls; /* -N: every child's sockets; each keeps its own */
   size_t max_conns;
   /* state */
   size_t nconns;
@@ -79,6 +97,18 @@ struct server {
   char inl[HTTPD_INLINE]; /* a small body, read to go out with its head */
 };
 
+/* listen.c */
+/* Binds and listens on ADDR (IPv4, IPv6, [IPv6]) port PORT, IPV6_V6ONLY off
+ * when any6; unless shared, with SO_REUSEPORT where it balances, after a
+ * plain bind that tells a port in use.  The fd, -1 with errno, -2 not an
+ * address. */
+int listen_add(struct listeners *l, const char *addr, unsigned port, int any6, int shared);
+/* Up to n groups of sockets (fewer when descriptors run out; one where
+ * SO_REUSEPORT is missing). */
+void listen_groups(struct listeners *l, unsigned n);
+/* In child k: its group's fds into lfd[], every other group's closed. */
+void listen_keep(struct listeners *l, unsigned child, int *lfd);
+void listen_free(struct listeners *l);
 /* conn.c */
 void conn_accept(struct server *s, int lfd);
 void conn_run(struct server *s, struct conn *c);
