@@ -23,6 +23,8 @@ TRIALS=${TRIALS:-1}
 SERVE_PROCS=${SERVE_PROCS:-1 32}
 REPLAY_CONC=${REPLAY_CONC:-100}
 REPLAY_KEEPALIVE=${REPLAY_KEEPALIVE:-10}
+REPLAY_COUNT=${REPLAY_COUNT:-10000}
+PRELOAD=${PRELOAD:-}
 REPLAY_FROM=${REPLAY_FROM:-}
 ALLOW_NONMOUNT=${ALLOW_NONMOUNT:-0}
 DATASETS_OUT=${DATASETS_OUT:-$SHOOTOUT_ROOT/datasets/out}
@@ -226,15 +228,16 @@ free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
-# port_busy PORT : something listens on 127.0.0.1:PORT.
+# port_busy PORT [ADDR] : something listens on ADDR (127.0.0.1):PORT.
 port_busy() {
-  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+  (exec 3<>"/dev/tcp/${2:-127.0.0.1}/$1") 2>/dev/null
 }
 
-# wait_port PORT PID : until PORT answers (10 s), failing if PID has died.
+# wait_port PORT PID [ADDR] : until ADDR:PORT answers (10 s), failing if PID
+# has died.
 wait_port() {
   local i=0
-  until port_busy "$1"; do
+  until port_busy "$1" "${3:-127.0.0.1}"; do
     kill -0 "$2" 2>/dev/null || return 1
     i=$((i + 1))
     [ "$i" -lt 200 ] || return 1
@@ -243,9 +246,11 @@ wait_port() {
 }
 
 # start_httpd ROOT PROCS [ADDR] : bin/httpd -q -N PROCS on a free port (or
-# PORT), in its own group.  Sets HTTPD_PORT and HTTPD_GROUP.
+# PORT), in its own group.  Sets HTTPD_PORT and HTTPD_GROUP.  An IPv6 ADDR
+# is probed at ::1 (a wildcard ::) or at itself.
 start_httpd() {
-  local root=$1 procs=$2 addr=${3:-127.0.0.1} try
+  local root=$1 procs=$2 addr=${3:-127.0.0.1} try probe=127.0.0.1
+  case $addr in :: | '[::]') probe=::1 ;; *:*) probe=$addr ;; esac
   need_tool httpd
   for try in 1 2 3; do
     HTTPD_PORT=${PORT:-$(free_port)}
@@ -254,7 +259,7 @@ start_httpd() {
     printf '%s\thttpd\t%s\n' "$CUR_PHASE" "$HTTPD_STATS" >>"$WORK/tool-cpu.tsv"
     start_group HTTPD_GROUP "$HARNESS_BIN/httpd" -q -N "$procs" -r "$root" -i "$addr" -p "$HTTPD_PORT" \
       --stats "$HTTPD_STATS"
-    wait_port "$HTTPD_PORT" "$HTTPD_GROUP" && return 0
+    wait_port "$HTTPD_PORT" "$HTTPD_GROUP" "$probe" && return 0
     stop_group "$HTTPD_GROUP"
     [ -z "${PORT:-}" ] || break
     say "httpd did not come up on port $HTTPD_PORT (try $try)"
@@ -449,6 +454,22 @@ replay_check() {
   [ "${answered:-0}" != 0 ] ||
     fail "replay exited $TOOL_RC without answers: $(grep -v '^[[:space:]]*$' "$WORK/replay.err" 2>/dev/null | tail -n 1)"
   printf '%s: warning: %s of %s requests failed (see %s)\n' "$1" "$(stat_value "$WORK/$1.stats" failed)" "$answered" "$PHASE_LOG" >&2
+}
+
+# replay_list_args : the replay options of a replay of the dataset's request
+# list into REPLAY_ARGS: -u @requests.txt -M @manifest.tsv, and -n
+# REPLAY_COUNT (its first N lines; 0 = the whole list).  REPLAY_TOTAL is the
+# number of requests that makes.
+replay_list_args() {
+  local lines
+  case $REPLAY_COUNT in '' | *[!0-9]*) fail "REPLAY_COUNT=$REPLAY_COUNT: want a number of requests (0 = the whole list)" ;; esac
+  lines=$(grep -c . "$REQUESTS") || true
+  REPLAY_ARGS=(-u "@$REQUESTS" -M "@$MANIFEST")
+  REPLAY_TOTAL=$lines
+  if [ "$REPLAY_COUNT" -gt 0 ]; then
+    REPLAY_ARGS+=(-n "$REPLAY_COUNT")
+    [ "$REPLAY_COUNT" -ge "$lines" ] || REPLAY_TOTAL=$REPLAY_COUNT
+  fi
 }
 
 # remote_cleanup : remove the replay's directory on REPLAY_FROM.

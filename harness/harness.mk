@@ -3,8 +3,9 @@
 HARNESS_VARS := TARGET DATASET SEED SOURCE FLUSH TRIALS VARIANT RUN_ID RESULTS \
   SERVE_PROCS REPLAY_CONC REPLAY_KEEPALIVE REPLAY_FROM PRIME_GB ALLOW_NONMOUNT \
   PRIME_DIR NET_PROCS NET_COUNT NET_CONC NET_KEEPALIVE NET_SIZE PORT TRIAL \
-  HOST FS MKFS_OPTS SSH REPLAY_BIN SERVE_HOST SERVE_BIND
-HARNESS_PHASES := phase-untar phase-untar2 phase-serve phase-net phase-delete phase-flush
+  HOST FS MKFS_OPTS SSH REPLAY_BIN SERVE_HOST SERVE_BIND REPLAY_COUNT PRELOAD \
+  PRELOAD_PROCS SERVE_HOST6 SERVE_BIND6
+HARNESS_PHASES := phase-untar phase-untar2 phase-serve phase-preload phase-net phase-delete phase-flush
 
 # shell-quote a value for the recipe's command line
 harness_q = '$(subst ','\'',$(1))'

@@ -4,7 +4,8 @@
 # host (uname, /etc/os-release, the mount table, CPU and memory as the
 # adapter harness/os/<os>.sh reads them, the tools' --version, git describe).  Environment: TARGET (required), RUN_ID,
 # HOST, VARIANT, DATASET, SEED, FLUSH, FS, MKFS_OPTS (Ansible passes the last
-# two; FS defaults to the mounted type), GIT_COMMIT (when not a checkout).
+# two; FS defaults to the mounted type), GIT_COMMIT (when not a checkout),
+# REPLAY_COUNT, REPLAY_CONC, REPLAY_KEEPALIVE, PRELOAD (the serve settings).
 # Strings are escaped by jq.  The file is written whole or not at all.
 set -eu
 [ $# -eq 1 ] || { echo "usage: meta.sh OUT" >&2; exit 2; }
@@ -69,10 +70,13 @@ jq -n \
   --arg dataset "$DATASET" --arg seed "$SEED" --arg flush "${FLUSH:-drop}" \
   --argjson tools "$tools" --argjson dataset_info "$ds_info" --arg git_commit "$git_commit" \
   --arg start_time "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg virt "$virt" \
+  --arg replay_count "${REPLAY_COUNT:-10000}" --arg replay_conc "${REPLAY_CONC:-100}" \
+  --arg replay_keepalive "${REPLAY_KEEPALIVE:-10}" --arg preload "${PRELOAD:-}" \
   '{run_id: $run_id, host: $host, os: $os, os_version: $os_version, os_name: $os_name,
     kernel: $kernel, arch: $arch, cpu: $cpu, cpus: $cpus, mem_kb: $mem_kb, fs: $fs,
     mkfs_opts: $mkfs_opts, mount_opts: $mount_opts, device: $device, target: $target,
     dataset: $dataset, seed: ($seed | tonumber? // $seed), dataset_info: $dataset_info, flush: $flush,
     tools: $tools, git_commit: $git_commit, start_time: $start_time, variant: $variant,
-    virt: $virt}' >"$tmp"
+    virt: $virt, replay_count: ($replay_count | tonumber? // $replay_count), replay_conc: $replay_conc,
+    replay_keepalive: ($replay_keepalive | tonumber? // $replay_keepalive), preload: $preload}' >"$tmp"
 mv -f "$tmp" "$out"

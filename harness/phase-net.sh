@@ -2,9 +2,13 @@
 # harness/phase-net.sh : the network-stack test: one ~11 KB file (NET_SIZE
 # bytes, default 11264) fetched NET_COUNT times (default 50000) over NET_CONC
 # connections (50) with NET_KEEPALIVE requests each (10), with NET_PROCS
-# server processes (default "1 4").  Records net-PROCS: replay's figures
-# (rps, mbps, ...), status.  The file lives in TARGET/data/.net while the
-# phase runs.
+# server processes (default "1 4"), over IPv4 and then over IPv6 (httpd on
+# ::1; with REPLAY_FROM on SERVE_BIND6, default ::, the client connecting to
+# SERVE_HOST6).  Records net-PROCS and net-PROCS-v6: replay's figures (rps,
+# mbps, ...), status.  Where the host has no IPv6 (os_has_ipv6 of the
+# adapter), or REPLAY_FROM is set without SERVE_HOST6, net-PROCS-v6 records
+# "status skipped" and the reason as "skip_reason TEXT text".  The file
+# lives in TARGET/data/.net while the phase runs.
 set -eu
 SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -20,7 +24,7 @@ NET_SIZE=${NET_SIZE:-11264}
 names=()
 for p in $NET_PROCS; do
   case $p in '' | *[!0-9]* | 0) die "NET_PROCS='$NET_PROCS': want numbers of processes like '1 4'" ;; esac
-  names+=("net-$p")
+  names+=("net-$p" "net-$p-v6")
 done
 [ ${#names[@]} -gt 0 ] || die "NET_PROCS is empty: want numbers of processes like '1 4'"
 case $NET_COUNT$NET_SIZE in *[!0-9]*) die "NET_COUNT and NET_SIZE want numbers" ;; esac
@@ -43,15 +47,36 @@ PHASE_CLEANUP+=" net_cleanup"
 mkdir -p "$netdir"
 head -c "$NET_SIZE" /dev/urandom >"$netdir/file.jpg"
 SAMPLER_TOTAL=$NET_COUNT
+v6_reason=$(os_has_ipv6) && v6_reason=''
+if [ -z "$v6_reason" ] && [ -n "$REPLAY_FROM" ] && [ -z "${SERVE_HOST6:-}" ]; then
+  v6_reason="REPLAY_FROM=$REPLAY_FROM: set SERVE_HOST6 to this host's IPv6 address for the IPv6 net phases"
+fi
 for p in $NET_PROCS; do
-  CUR_PHASE=net-$p
-  start_httpd "$netdir" "$p" "$BIND_ADDR"
-  say "replay /file.jpg $NET_COUNT times, $NET_CONC connections, $NET_KEEPALIVE per connection, httpd -N $p"
-  replay_run "$CUR_PHASE" "$CONNECT_ADDR:$HTTPD_PORT" -c "$NET_CONC" -k "$NET_KEEPALIVE" -U /file.jpg -n "$NET_COUNT"
-  stop_group "$HTTPD_GROUP"
-  record_stats "$CUR_PHASE" "$CUR_TRIAL" "$WORK/$CUR_PHASE.stats"
-  record "$CUR_PHASE" "$CUR_TRIAL" status 0 exit
-  say "$(stat_value "$WORK/$CUR_PHASE.stats" mbps) MB/s, $(stat_value "$WORK/$CUR_PHASE.stats" rps) req/s"
+  for ip in 4 6; do
+    if [ "$ip" = 4 ]; then
+      CUR_PHASE=net-$p bind=$BIND_ADDR connect=$CONNECT_ADDR
+    else
+      CUR_PHASE=net-$p-v6
+      if [ -n "$v6_reason" ]; then
+        record "$CUR_PHASE" "$CUR_TRIAL" status skipped exit
+        record "$CUR_PHASE" "$CUR_TRIAL" skip_reason "no IPv6: $v6_reason" text
+        printf '%s: skipped, no IPv6: %s\n' "$CUR_PHASE" "$v6_reason" >&2
+        continue
+      fi
+      if [ -z "$REPLAY_FROM" ]; then
+        bind=::1 connect='[::1]'
+      else
+        bind=${SERVE_BIND6:-::} connect="[$SERVE_HOST6]"
+      fi
+    fi
+    start_httpd "$netdir" "$p" "$bind"
+    say "replay /file.jpg $NET_COUNT times over IPv$ip, $NET_CONC connections, $NET_KEEPALIVE per connection, httpd -N $p"
+    replay_run "$CUR_PHASE" "$connect:$HTTPD_PORT" -c "$NET_CONC" -k "$NET_KEEPALIVE" -U /file.jpg -n "$NET_COUNT"
+    stop_group "$HTTPD_GROUP"
+    record_stats "$CUR_PHASE" "$CUR_TRIAL" "$WORK/$CUR_PHASE.stats"
+    record "$CUR_PHASE" "$CUR_TRIAL" status 0 exit
+    say "$(stat_value "$WORK/$CUR_PHASE.stats" mbps) MB/s, $(stat_value "$WORK/$CUR_PHASE.stats" rps) req/s"
+  done
 done
 PHASE_CLEANUP=''
 net_cleanup

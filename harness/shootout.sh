@@ -1,7 +1,8 @@
 #!/bin/bash
 # harness/shootout.sh : every phase in order for one variant, in a NEW run
 # (unless RUN_ID names one): untar, untar2, flush, serve (which flushes
-# before each cold replay), net, delete.  TRIALS=N repeats the cycle; each
+# before each cold replay), preload (only with PRELOAD=dirs: flush, walk the
+# directories, serve once), net, delete.  TRIALS=N repeats the cycle; each
 # cycle's records carry the next trial number.  Stops at the first failed
 # phase (recorded by the phase) and exits non-zero.
 set -eu
@@ -13,6 +14,12 @@ SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 
 TRIALS=${TRIALS:-1}
 FLUSH=${FLUSH:-drop}
+PRELOAD=${PRELOAD:-}
+case $PRELOAD in
+  '') phases='untar untar2 flush serve net delete' ;;
+  dirs) phases='untar untar2 flush serve preload net delete' ;;
+  *) die "PRELOAD=$PRELOAD: leave it unset, or 'dirs' (walk the directories before one more cold serve)" ;;
+esac
 case $TRIALS in '' | *[!0-9]* | 0) die "TRIALS=$TRIALS: want a number of cycles (1, 2, ...)" ;; esac
 [ "$FLUSH" != reboot ] ||
   die "FLUSH=reboot needs Ansible to reboot between phases: run the playbook, or use FLUSH=drop, remount, prime or none"
@@ -27,7 +34,7 @@ trap '[ -z "$child" ] || kill -TERM "$child" 2>/dev/null; wait "$child" 2>/dev/n
 trap '[ -z "$child" ] || kill -TERM "$child" 2>/dev/null; wait "$child" 2>/dev/null; exit 130' INT
 
 for trial in $(seq 1 "$TRIALS"); do
-  for phase in untar untar2 flush serve net delete; do
+  for phase in $phases; do
     [ -t 2 ] && printf 'shootout: run %s, cycle %s/%s: %s\n' "$RUN_ID" "$trial" "$TRIALS" "$phase" >&2
     "$SHOOTOUT_ROOT/harness/phase-$phase.sh" &
     child=$!

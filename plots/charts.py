@@ -4,6 +4,7 @@ the chart's own values (title, ranges, tics, labels) and loads one of the
 drawing templates in plots/ (bars.gp, pairs.gp, series.gp)."""
 import math
 import os
+import re
 import subprocess
 
 from resultslib import Error, fmt_time, fmt_value, rates, series_table, stats
@@ -25,10 +26,24 @@ BAR_CHARTS = [
     ("serve-warm-32", "serve-warm-32", "rps", "serve, warm cache, 32 server processes (requests/s, higher is better)", "warm"),
     ("net-1", "net-1", "mbps", "network: one 11 KB file over and over, 1 server process (MB/s, higher is better)", "net"),
     ("net-4", "net-4", "mbps", "network: one 11 KB file over and over, 4 server processes (MB/s, higher is better)", "net"),
+    ("net-1-v6", "net-1-v6", "mbps", "network over IPv6: one 11 KB file over and over, 1 server process (MB/s, higher is better)", "net"),
+    ("net-4-v6", "net-4-v6", "mbps", "network over IPv6: one 11 KB file over and over, 4 server processes (MB/s, higher is better)", "net"),
+    ("preload-dirs", "preload-dirs", "wall_s", "preload: find -type d over the cold tree, directories into the cache (time, lower is better)", "preload"),
     ("delete", "delete", "wall_s", "delete every file (time, lower is better)", "delete"),
 ]
-# Phases without a chart of their own above get one of their first metric
-# found in this list.
+# Phases without a chart of their own above: those whose name matches a
+# pattern here get its metric, title and scale group (serve at another
+# REPLAY_CONC, serve after preloading, net with other NET_PROCS) ...
+PATTERN_CHARTS = [
+    (r"^serve-cold-(\d+)-c(\d+)$", "rps", "serve, cold cache, {0} server processes, {1} connections (requests/s, higher is better)", "cold"),
+    (r"^serve-warm-(\d+)-c(\d+)$", "rps", "serve, warm cache, {0} server processes, {1} connections (requests/s, higher is better)", "warm"),
+    (r"^serve-dirwarm-(\d+)$", "rps", "serve, cold cache with the directories preloaded, {0} server processes (requests/s, higher is better)", "cold"),
+    (r"^serve-cold-(\d+)$", "rps", "serve, cold cache, {0} server processes (requests/s, higher is better)", "cold"),
+    (r"^serve-warm-(\d+)$", "rps", "serve, warm cache, {0} server processes (requests/s, higher is better)", "warm"),
+    (r"^net-(\d+)-v6$", "mbps", "network over IPv6: one 11 KB file over and over, {0} server processes (MB/s, higher is better)", "net"),
+    (r"^net-(\d+)$", "mbps", "network: one 11 KB file over and over, {0} server processes (MB/s, higher is better)", "net"),
+]
+# ... the others one of their first metric found in this list.
 GENERIC_METRICS = ["wall_s", "rps", "mbps", "iops", "ops_s", "tps", "files_s"]
 # (chart name, title, [(panel title, scale group, [(phase, metric, legend)])])
 PAIR_CHARTS = [
@@ -37,7 +52,16 @@ PAIR_CHARTS = [
       ("warm cache", "warm", [("serve-warm-1", "rps", "1 process"), ("serve-warm-32", "rps", "32 processes")])]),
     ("net-1-vs-4", "network: 1 | 4 server processes (MB/s)",
      [("one 11 KB file, 50 connections", "net", [("net-1", "mbps", "1 process"), ("net-4", "mbps", "4 processes")])]),
+    ("net-v4-vs-v6", "network: IPv4 | IPv6, 1 | 4 server processes (MB/s)",
+     [("1 server process", "net", [("net-1", "mbps", "IPv4"), ("net-1-v6", "mbps", "IPv6")]),
+      ("4 server processes", "net", [("net-4", "mbps", "IPv4"), ("net-4-v6", "mbps", "IPv6")])]),
+    ("serve-cold-vs-dirwarm", "serve, cold cache: as flushed | directories preloaded, 1 server process (requests/s)",
+     [("cold cache, 1 process", "cold", [("serve-cold-1", "rps", "as flushed"),
+                                         ("serve-dirwarm-1", "rps", "directories preloaded")])]),
 ]
+# Pair charts drawn only when both of their legends have data (a run without
+# IPv6 or without preloading would draw the same bars as another chart).
+NEED_BOTH = {"net-v4-vs-v6", "serve-cold-vs-dirwarm"}
 PAIR_COLORS = ["#56B4E9", "#0072B2"]
 UNIT_LABEL = {"s": "seconds", "req/s": "requests per second", "MB/s": "MB per second"}
 
@@ -157,6 +181,16 @@ def bar_rows(layout, phase, metric, shift=0.0, color=None):
     return (rows, table, unit) if any_data else None
 
 
+def pattern_spec(phase, layout):
+    """The chart spec of PHASE from PATTERN_CHARTS (None: no pattern, or no
+    variant has that metric)."""
+    for pattern, metric, title, group in PATTERN_CHARTS:
+        m = re.match(pattern, phase)
+        if m and any(v.values(phase, metric) for _x, v in layout.slots):
+            return (phase, phase, metric, title.format(*m.groups()).replace(" 1 server processes", " 1 server process"), group)
+    return None
+
+
 def write_dat(path, rows):
     with open(path, "w", encoding="utf-8") as f:
         f.write("# x median min max colour label value_label trials failures\n")
@@ -193,6 +227,10 @@ class Renderer:
         for _x, v in self.layout.slots:
             phases += [p for p in v.phases() if p not in phases and p not in known]
         for p in phases:
+            pat = pattern_spec(p, self.layout)
+            if pat:
+                specs.append(pat)
+                continue
             for m in GENERIC_METRICS:
                 if any(v.values(p, m) for _x, v in self.layout.slots):
                     specs.append((p if m in ("wall_s", "rps") else p + "-" + m, p, m,
@@ -236,6 +274,11 @@ class Renderer:
 
     def pair_chart(self, name, title, panels):
         setups, files, table, used = [], [], [], []
+        if name in NEED_BOTH:
+            for j in range(2):
+                if not any(v.values(members[j][0], members[j][1]) for _t, _g, members in panels
+                           for _x, v in self.layout.slots):
+                    return
         for i, (ptitle, group, members) in enumerate(panels):
             prow, unit = [], ""
             for j, (phase, metric, _legend) in enumerate(members):

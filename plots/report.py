@@ -8,6 +8,7 @@ from resultslib import SPREAD_MAX, TOOL_BUSY, fmt_value, proof, proof_text, stat
 META_COLUMNS = [("os", "OS"), ("kernel", "kernel"), ("arch", "arch"), ("virt", "virt"), ("fs", "fs"),
                 ("mkfs_opts", "mkfs options"), ("mount_opts", "mount options"), ("cpu", "CPU"),
                 ("mem_kb", "memory"), ("device", "device"), ("dataset", "dataset"), ("flush", "flush"),
+                ("replay", "replay"),
                 ("tools", "tools"), ("git_commit", "commit"), ("start_time", "start")]
 # (column title, phase, metric) of the summary table.
 SUMMARY = [("untar", "untar", "wall_s"), ("untar2", "untar2", "wall_s"), ("untar2 sync", "untar2", "sync_s"),
@@ -57,9 +58,91 @@ def meta_value(v, key):
             return ""
     if key == "dataset":
         return "%s%s" % (m.get("dataset", ""), ", seed %s" % m["seed"] if "seed" in m else "")
+    if key == "replay":
+        return replay_settings(m)
     if key == "tools" and isinstance(m.get("tools"), dict):
         return ", ".join("%s %s" % kv for kv in sorted(m["tools"].items()))
     return str(m.get(key, ""))
+
+
+def replay_settings(m):
+    """The serve phases' replay settings of a meta.json: REPLAY_COUNT,
+    REPLAY_CONC, REPLAY_KEEPALIVE, PRELOAD ("" for a run from before them)."""
+    if "replay_count" not in m:
+        return ""
+    try:
+        n = int(m["replay_count"])
+    except (TypeError, ValueError):
+        n = -1
+    out = ["first {:,} requests".format(n) if n > 0 else "whole request list" if n == 0 else str(m["replay_count"])]
+    if m.get("replay_conc"):
+        out.append("%s connections" % " | ".join(str(m["replay_conc"]).split()))
+    if m.get("replay_keepalive"):
+        out.append("%s per connection" % m["replay_keepalive"])
+    if m.get("preload"):
+        out.append("preload %s" % m["preload"])
+    return ", ".join(out)
+
+
+# The replay phases' table: (phase prefix, rate metric) and the error counts
+# shown next to the rate.
+REPLAY_PHASES = [("serve-", "rps"), ("net-", "mbps"), ("preload-", "wall_s")]
+REPLAY_COUNTS = [("requests", "requests"), ("failed", "failed"), ("resets", "resets"),
+                 ("retries", "retries"), ("timeouts", "timeouts"), ("conc", "connections")]
+
+
+def replay_rows(v):
+    """[(phase, trials, rate text, [count texts], note)] of the serve, net
+    and preload phases of variant V, in record order; a skipped phase has
+    its reason as the note."""
+    rows = []
+    skipped = {p: r for p, _t, r in v.skips}
+    for phase in v.phases():
+        metric = next((m for pre, m in REPLAY_PHASES if phase.startswith(pre)), None)
+        if metric is None:
+            continue
+        n, med, _lo, _hi = stats(v.values(phase, metric))
+        if not n and phase in skipped:
+            rows.append((phase, 0, "-", ["-"] * len(REPLAY_COUNTS), "skipped: " + skipped[phase]))
+            continue
+        unit = v.unit(phase, metric)
+        rate = ("%s %s" % (fmt_value(med, unit), unit) if unit != "s" else fmt_value(med, unit)) if n else "-"
+        counts = []
+        for m, _t in REPLAY_COUNTS:
+            cn, cmed, _a, _b = stats(v.values(phase, m))
+            counts.append(fmt_value(cmed, "count") if cn else "-")
+        if phase.startswith("preload-") and v.values(phase, "dirs"):
+            counts[0] = "%s dirs" % fmt_value(stats(v.values(phase, "dirs"))[1], "count")
+        failed = sum(1 for f in v.failures if f[0] == phase)
+        rows.append((phase, n, rate, counts, "%d failed" % failed if failed else ""))
+    return rows
+
+
+def replay_table_html(runs):
+    multi = len(runs) > 1
+    h = ["<h2 id=\"replays\">Serve, preload and network phases (medians over trials)</h2>",
+         "<table><tr><th>host / variant</th><th>phase</th><th>trials</th><th>rate (or time)</th>%s<th>note</th></tr>"
+         % "".join("<th>%s</th>" % e(t) for _m, t in REPLAY_COUNTS)]
+    for v in variants(runs):
+        for phase, n, rate, counts, note in replay_rows(v):
+            h.append("<tr><td>%s</td><td>%s</td><td class=\"n\">%d</td><td class=\"n\">%s</td>%s<td%s>%s</td></tr>" % (
+                e(label(v, multi)), e(phase), n, e(rate), "".join("<td class=\"n\">%s</td>" % e(c) for c in counts),
+                " class=\"fail\"" if note.endswith("failed") else "", e(note)))
+    h.append("</table><p>Resets: connections the server reset or closed early; retries: requests tried again "
+             "after that (up to replay's -r); failed: requests that did not succeed in the end; "
+             "connections: REPLAY_CONC of that phase. A skipped phase says why (e.g. no IPv6).</p>")
+    return h
+
+
+def replay_table_md(runs):
+    multi = len(runs) > 1
+    md = ["", "Serve, preload and network phases (medians over trials):", "",
+          "| host / variant | phase | trials | rate (or time) | %s | note |" % " | ".join(t for _m, t in REPLAY_COUNTS),
+          "| --- | --- | ---: | ---: |" + " ---: |" * len(REPLAY_COUNTS) + " --- |"]
+    for v in variants(runs):
+        for phase, n, rate, counts, note in replay_rows(v):
+            md.append("| %s | %s | %d | %s | %s | %s |" % (mdc(label(v, multi)), phase, n, rate, " | ".join(counts), mdc(note)))
+    return md
 
 
 def variants(runs):
@@ -139,6 +222,7 @@ def write(runs, charts, out):
             "<td class=\"n\">%s</td>" % cell_html(v, p, m) for _t, p, m in SUMMARY)))
     h.append("</table><p>Times in minutes:seconds (seconds below 100 s), serve in requests/s, net in MB/s.</p>")
     h.append("<p>%s</p>" % e(PROOF))
+    h += replay_table_html(runs)
     fails = failure_notes(runs)
     h.append("<h2 id=\"failures\">Notes on failed variants</h2>")
     if fails:
@@ -196,6 +280,7 @@ def write_markdown(runs, figs, fails, notes, out):
     md.append("| --- |" + " ---: |" * len(SUMMARY))
     md += ["| %s | %s |" % (mdc(label(v, multi)), " | ".join(mdc(cell_md(v, p, m)) for _t, p, m in SUMMARY)) for v in allv]
     md += ["", PROOF]
+    md += replay_table_md(runs)
     if fails:
         md += ["", "Failed variants:", ""] + ["- **%s**: %s" % (mdc(label(v, multi)), mdc(t)) for v, t in fails]
     md += ["", "Charts:", ""] + ["- [%s](%s.png) ([SVG](%s.svg))" % (c["title"], c["name"], c["name"]) for c in figs]

@@ -39,6 +39,7 @@ class Variant:
         self.meta = {}
         self.records = []  # (phase, trial, metric, value, unit)
         self.failures = []  # (phase, trial, message)
+        self.skips = []  # (phase, trial, reason): phases the host could not run (no IPv6, ...)
         self._load()
 
     def _load(self):
@@ -72,15 +73,20 @@ class Variant:
 
     def _find_failures(self):
         """A failed phase is a record `PHASE TRIAL status N exit` with N != 0
-        (or a non-numeric status other than ok), with the error line in an
+        (or a non-numeric status other than ok and skipped: a phase the host
+        could not run, its reason in `PHASE TRIAL skip_reason TEXT text`,
+        is not a failure), with the error line in an
         optional `PHASE TRIAL error MESSAGE text` record; a variant can also
         carry "status": "failed" and "error" in its meta.json."""
         errors = {}
         for p, t, m, v, u in self.records:
             if m == "error":
                 errors[(p, t)] = v if num(v) is None else u
+        reasons = {(p, t): v for p, t, m, v, _u in self.records if m == "skip_reason"}
         for p, t, m, v, u in self.records:
-            if m == "status" and v.strip().lower() not in ("0", "ok", "0.0"):
+            if m == "status" and v.strip().lower() == "skipped":
+                self.skips.append((p, t, reasons.get((p, t), "skipped")))
+            elif m == "status" and v.strip().lower() not in ("0", "ok", "0.0"):
                 self.failures.append((p, t, errors.pop((p, t), "status %s" % v)))
         for (p, t), msg in sorted(errors.items()):
             self.failures.append((p, t, msg))

@@ -355,15 +355,38 @@ fake_dataset() {
 
 # ---- end to end --------------------------------------------------------------
 
-# check_shootout RUNDIR : every record of every phase, with sane values.
+# have_ipv6 : this host can serve on ::1 (the adapter's check).
+have_ipv6() {
+  sh -c '. "$SHOOTOUT_ROOT/harness/os.sh"; os_has_ipv6' >/dev/null
+}
+
+# check_v6 RUNDIR PHASE : PHASE ran (status 0), or, where this host has no
+# IPv6, was skipped with the reason.
+check_v6() {
+  if have_ipv6; then
+    [ "$(records_of "$1" "$2" status)" = 0 ] || { echo "$2: no status 0"; false; }
+  else
+    [ "$(records_of "$1" "$2" status)" = skipped ]
+    [[ $(records_of "$1" "$2" skip_reason) == "no IPv6: "* ]]
+  fi
+}
+
+# check_shootout RUNDIR [SERVE-PHASES...] : every record of every phase, with
+# sane values; the serve phases (default: of SERVE_PROCS "1 32") made
+# WANT_REQUESTS requests each (default: the whole request list).
 check_shootout() {
-  local d=$1 ds=$ROOT/datasets/out/tiny-1 files p m v
+  local d=$1 ds=$ROOT/datasets/out/tiny-1 files p m v serves
+  shift
+  serves=("$@")
+  [ ${#serves[@]} -gt 0 ] || serves=(serve-cold-1 serve-warm-1 serve-cold-32 serve-warm-32)
   files=$(grep -vc '^#' "$ds/manifest.tsv")
   jq -e . "$d/meta.json" >/dev/null
   [ ! -e "$d/failures.tsv" ] || { cat "$d/failures.tsv"; false; }
-  for p in untar untar2 flush serve-cold-1 serve-warm-1 serve-cold-32 serve-warm-32 net-1 net-4 delete; do
+  for p in untar untar2 flush "${serves[@]}" net-1 net-4 delete; do
     [ "$(records_of "$d" "$p" status)" = 0 ] || { echo "$p: no status 0"; false; }
   done
+  check_v6 "$d" net-1-v6
+  check_v6 "$d" net-4-v6
   for p in untar untar2; do
     for m in files dirs bytes wall_s user_s sys_s mbps files_per_s sync_s; do
       v=$(records_of "$d" "$p" "$m")
@@ -375,8 +398,8 @@ check_shootout() {
   # The first tarball holds the layout; both together make the manifest's tree.
   [ "$(records_of "$d" untar files)" -le "$files" ]
   [ "$(records_of "$d" delete files)" -eq "$files" ]
-  for p in serve-cold-1 serve-warm-1 serve-cold-32 serve-warm-32; do
-    [ "$(records_of "$d" "$p" requests)" -eq "$(grep -c . "$ds/requests.txt")" ]
+  for p in "${serves[@]}"; do
+    [ "$(records_of "$d" "$p" requests)" -eq "${WANT_REQUESTS:-$(grep -c . "$ds/requests.txt")}" ]
     [ "$(records_of "$d" "$p" failed)" -eq 0 ]
     awk -v v="$(records_of "$d" "$p" rps)" 'BEGIN { exit !(v > 0) }'
     [ -s "$d/series/$p-1.tsv" ]
@@ -389,14 +412,19 @@ check_shootout() {
   for m in files dirs wall_s sync_s; do [ -n "$(records_of "$d" delete "$m")" ]; done
 }
 
-# tiny_shootout TARGET FLUSH : make shootout with the tiny dataset must pass
-# check_shootout; sets d to its run directory.
+# tiny_shootout TARGET FLUSH [VAR=VALUE...] : make shootout with the tiny
+# dataset must pass check_shootout (of SERVES, when set); sets d to its run
+# directory.
 tiny_shootout() {
-  run make -C "$ROOT" -s shootout TARGET="$1" DATASET=tiny FLUSH="$2" NET_COUNT=500
+  local target=$1 flush=$2
+  shift 2
+  run make -C "$ROOT" -s shootout TARGET="$target" DATASET=tiny FLUSH="$flush" NET_COUNT=500 "$@"
   echo "$output"
   [ "$status" -eq 0 ]
   d=$(the_run)
-  check_shootout "$d"
+  local serves
+  read -r -d '' -a serves <<<"${SERVES:-}" || true
+  check_shootout "$d" "${serves[@]}"
 }
 
 @test "make shootout DATASET=tiny on a loop-mounted ext4: every record of every phase" {
@@ -415,8 +443,16 @@ tiny_shootout() {
   require_tools
   require_cmd jq
   tmpfs_at 256m
-  tiny_shootout "$TMPFS" drop
+  # The first with the method's extras: 1500 of the 2000 requests, a second
+  # concurrency, the directories preloaded before one more cold serve.
+  SERVES="serve-cold-1 serve-warm-1 serve-cold-32 serve-warm-32 serve-cold-1-c20 serve-warm-1-c20
+    serve-cold-32-c20 serve-warm-32-c20 serve-dirwarm-1" WANT_REQUESTS=1500 \
+    tiny_shootout "$TMPFS" drop REPLAY_COUNT=1500 REPLAY_CONC="100 20" PRELOAD=dirs
   [ "$(jq -r .device "$d/meta.json")" = none ]
+  [ "$(jq -r .replay_count "$d/meta.json")" = 1500 ]
+  [ "$(records_of "$d" serve-cold-32-c20 conc)" = 20 ]
+  [ "$(records_of "$d" preload-dirs status)" = 0 ]
+  [ "$(records_of "$d" preload-dirs dirs)" -gt "$(records_of "$d" untar dirs)" ]
   run make -C "$ROOT" -s shootout TARGET="$TMPFS" DATASET=tiny FLUSH=none SERVE_PROCS=1 NET_PROCS=1 NET_COUNT=100 TRIALS=2
   [ "$status" -eq 0 ]
   [ "$(find "$RESULTS" -mindepth 1 -maxdepth 1 -type d | wc -l)" -eq 2 ]
@@ -456,7 +492,7 @@ tiny_shootout() {
   cp -r "$ROOT/datasets/out/tiny-1" "$T/ds/long-1"
   for _ in $(seq 200); do cat "$ROOT/datasets/out/tiny-1/requests.txt"; done >"$T/ds/long-1/requests.txt"
   DATASETS_OUT=$T/ds setsid make -C "$ROOT" -s phase-serve TARGET="$MNT" DATASET=long FLUSH=remount \
-    SERVE_PROCS=4 REPLAY_CONC=2 REPLAY_KEEPALIVE=1 >"$T/out" 2>&1 3>&- &
+    SERVE_PROCS=4 REPLAY_CONC=2 REPLAY_KEEPALIVE=1 REPLAY_COUNT=0 >"$T/out" 2>&1 3>&- &
   mk=$!
   d=$(the_run)
   wait_for_file "$d/series/serve-cold-4-1.tsv" 60
@@ -477,6 +513,80 @@ tiny_shootout() {
   [ "$(records_of "$d" serve-cold-4 status)" = 1 ]
   grep -q 'interrupted by SIGTERM' "$d/failures.tsv"
   make -C "$ROOT" -s phase-delete TARGET="$MNT"
+}
+
+@test "REPLAY_COUNT bounds every replay; a REPLAY_CONC list is a serve phase per value; preload-dirs times its walk, then serves" {
+  require_tools
+  mkdir -p "$T/target"
+  export ALLOW_NONMOUNT=1
+  make -C "$ROOT" -s phase-untar TARGET="$T/target" DATASET=tiny
+  make -C "$ROOT" -s phase-untar2 TARGET="$T/target" DATASET=tiny
+  make -C "$ROOT" -s phase-serve TARGET="$T/target" DATASET=tiny FLUSH=none SERVE_PROCS=1 \
+    REPLAY_CONC="30 7" REPLAY_COUNT=300
+  make -C "$ROOT" -s phase-preload TARGET="$T/target" DATASET=tiny FLUSH=none SERVE_PROCS="2 5" \
+    REPLAY_CONC="30 7" REPLAY_COUNT=250
+  d=$(the_run)
+  [ ! -e "$d/failures.tsv" ] || { cat "$d/failures.tsv"; false; }
+  for p in serve-cold-1 serve-warm-1 serve-cold-1-c7 serve-warm-1-c7; do
+    [ "$(records_of "$d" "$p" status)" = 0 ] || { echo "$p: no status 0"; false; }
+    [ "$(records_of "$d" "$p" requests)" -eq 300 ] || { echo "$p: not 300 requests"; false; }
+    [ "$(records_of "$d" "$p" failed)" -eq 0 ]
+    [ -n "$(records_of "$d" "$p" resets)" ] && [ -n "$(records_of "$d" "$p" retries)" ]
+  done
+  [ "$(records_of "$d" serve-cold-1 conc)" = 30 ] && [ "$(records_of "$d" serve-warm-1-c7 conc)" = 7 ]
+  # No other serve record names than these four.
+  [ "$(awk -F '\t' '$1 ~ /^serve-(cold|warm)/ { print $1 }' "$d/records.tsv" | sort -u | wc -l)" -eq 4 ]
+  # The walk: timed, every directory of the tree; the serve after it, with
+  # the first of SERVE_PROCS and of REPLAY_CONC.
+  [ "$(records_of "$d" preload-dirs status)" = 0 ]
+  awk -v v="$(records_of "$d" preload-dirs wall_s)" 'BEGIN { exit !(v > 0) }'
+  [ "$(records_of "$d" preload-dirs dirs)" -eq "$(find "$T/target/data" -type d | wc -l)" ]
+  [ "$(records_of "$d" serve-dirwarm-2 status)" = 0 ]
+  [ "$(records_of "$d" serve-dirwarm-2 requests)" -eq 250 ]
+  [ "$(records_of "$d" serve-dirwarm-2 conc)" = 30 ]
+  [ -s "$d/series/preload-dirs-1.tsv" ] && [ -s "$d/series/serve-dirwarm-2-1.tsv" ]
+  # Bad values are one line each.
+  export TARGET=$T/target DATASET=tiny FLUSH=none
+  run env REPLAY_CONC="100 x" "$ROOT/harness/phase-serve.sh"
+  [ "$status" -ne 0 ] && [ "$output" = "phase-serve.sh: REPLAY_CONC='100 x': want numbers of connections like '100' or '100 20'" ]
+  run env REPLAY_COUNT=lots "$ROOT/harness/phase-serve.sh"
+  [ "$status" -ne 0 ] && [[ $output == *"REPLAY_COUNT=lots: want a number of requests (0 = the whole list)" ]]
+  run env PRELOAD=files "$ROOT/harness/shootout.sh"
+  [ "$status" -ne 0 ] && [[ $output == "shootout.sh: PRELOAD=files: leave it unset, or 'dirs'"* ]]
+}
+
+@test "net: the IPv6 phases move their bytes over ::1; without IPv6 they are skipped with the reason" {
+  require_tools
+  mkdir -p "$T/target"
+  export ALLOW_NONMOUNT=1
+  if have_ipv6; then
+    make -C "$ROOT" -s phase-net TARGET="$T/target" NET_PROCS="1 2" NET_COUNT=300 NET_SIZE=1000
+    d=$(the_run)
+    for p in net-1 net-1-v6 net-2 net-2-v6; do
+      [ "$(records_of "$d" "$p" status)" = 0 ] || { echo "$p: no status 0"; false; }
+      [ "$(records_of "$d" "$p" requests)" -eq 300 ]
+      [ "$(records_of "$d" "$p" bytes)" -eq 300000 ]
+      [ "$(records_of "$d" "$p" failed)" -eq 0 ]
+    done
+    grep -q 'replay .* \[::1\]:[0-9]*$' "$d/logs/net-1-1.log"
+  fi
+  # A host without IPv6: a network namespace with it switched off.
+  require_root
+  require_cmd unshare ip sysctl
+  unshare -n true 2>/dev/null || skip "cannot make a network namespace here"
+  rm -rf "$RESULTS"
+  # shellcheck disable=SC2016 # the inner shell expands $1 and $2
+  run unshare -n sh -c 'ip link set lo up && sysctl -qw net.ipv6.conf.all.disable_ipv6=1 &&
+    make -C "$1" -s phase-net TARGET="$2" NET_PROCS=1 NET_COUNT=100 NET_SIZE=1000' sh "$ROOT" "$T/target"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output == *"net-1-v6: skipped, no IPv6: IPv6 is disabled (net.ipv6.conf.all.disable_ipv6=1)"* ]]
+  d=$(the_run)
+  [ "$(records_of "$d" net-1 status)" = 0 ] && [ "$(records_of "$d" net-1 bytes)" -eq 100000 ]
+  [ "$(records_of "$d" net-1-v6 status)" = skipped ]
+  [ "$(records_of "$d" net-1-v6 skip_reason)" = "no IPv6: IPv6 is disabled (net.ipv6.conf.all.disable_ipv6=1)" ]
+  [ -z "$(records_of "$d" net-1-v6 requests)" ]
+  [ ! -e "$d/failures.tsv" ]
 }
 
 # resident FILE... : pages of the files in the page cache, summed.

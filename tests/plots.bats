@@ -126,3 +126,53 @@ PY
   done
   [ "$(du -sk results/example | cut -f1)" -lt 1024 ]
 }
+
+# method_run DIR : a run of two variants with the method's extra phases:
+# IPv4 and IPv6 net, a second REPLAY_CONC, preloaded directories; the second
+# variant's host has no IPv6.
+method_run() {
+  local a=$1/r1/h1/ext4 b=$1/r1/h1/xfs t p
+  mkdir -p "$a" "$b"
+  printf '{"run_id":"r1","host":"h1","fs":"ext4","os":"debian","replay_count":10000,"replay_conc":"100 20","replay_keepalive":10,"preload":"dirs"}\n' >"$a/meta.json"
+  printf '{"run_id":"r1","host":"h1","fs":"xfs","os":"debian","replay_count":0,"replay_conc":"100","replay_keepalive":10}\n' >"$b/meta.json"
+  {
+    printf 'phase\ttrial\tmetric\tvalue\tunit\n'
+    for t in 1 2; do
+      for p in net-1:60 net-1-v6:53 net-4:61 net-4-v6:58; do
+        printf '%s\t%s\tmbps\t%s\tMB/s\n%s\t%s\tstatus\t0\texit\n' "${p%:*}" "$t" "${p#*:}" "${p%:*}" "$t"
+      done
+      printf 'serve-cold-1\t%s\trps\t34\treq/s\nserve-cold-1\t%s\tresets\t7000%s\tcount\nserve-cold-1\t%s\tretries\t7100%s\tcount\n' "$t" "$t" "$t" "$t" "$t"
+      printf 'serve-cold-1-c20\t%s\trps\t33\treq/s\nserve-cold-1-c20\t%s\tresets\t0\tcount\nserve-cold-1-c20\t%s\tconc\t20\tcount\n' "$t" "$t" "$t"
+      printf 'preload-dirs\t%s\twall_s\t260\ts\npreload-dirs\t%s\tdirs\t4097\tcount\n' "$t" "$t"
+      printf 'serve-dirwarm-1\t%s\trps\t69\treq/s\nserve-dirwarm-1\t%s\twall_s\t145\ts\n' "$t" "$t"
+    done
+  } >"$a/records.tsv"
+  printf 'phase\ttrial\tmetric\tvalue\tunit\nnet-1\t1\tmbps\t84\tMB/s\nnet-1\t1\tstatus\t0\texit\nnet-1-v6\t1\tstatus\tskipped\texit\nnet-1-v6\t1\tskip_reason\tno IPv6: no ::1 on lo0\ttext\n' >"$b/records.tsv"
+}
+
+@test "plots and report: IPv4 against IPv6, REPLAY_CONC and preload phases; resets and retries next to the rates" {
+  method_run "$BATS_TEST_TMPDIR/res"
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=r1 OUT="$OUT"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  for c in net-v4-vs-v6 net-1-v6 net-4-v6 serve-cold-1-c20 serve-dirwarm-1 preload-dirs serve-cold-vs-dirwarm; do
+    [ -s "$OUT/$c.png" ] || { echo "missing $c.png"; false; }
+  done
+  # v4 and v6 on one scale, the other concurrency and the preloaded serve on the cold one
+  [ "$(yrange "$OUT/net-1.gp")" = "$(yrange "$OUT/net-4-v6.gp")" ]
+  grep -qF "$(yrange "$OUT/net-1.gp")" "$OUT/net-v4-vs-v6.gp"
+  [ "$(yrange "$OUT/serve-cold-1.gp")" = "$(yrange "$OUT/serve-cold-1-c20.gp")" ]
+  [ "$(yrange "$OUT/serve-cold-1.gp")" = "$(yrange "$OUT/serve-dirwarm-1.gp")" ]
+  grep -q '"IPv4", "IPv6"' "$OUT/net-v4-vs-v6.gp"
+  # the table of replays: rate, resets and retries side by side; the walk's time
+  grep -q '^| h1 / ext4 | serve-cold-1 | 2 | 34 req/s | - | - | 70,002 | 71,002 | - | - |  |$' "$OUT/summary.md"
+  grep -q '^| h1 / ext4 | serve-cold-1-c20 | 2 | 33 req/s | - | - | 0 | - | - | 20 |  |$' "$OUT/summary.md"
+  grep -q '^| h1 / ext4 | preload-dirs | 2 | 4:20 | 4,097 dirs |' "$OUT/summary.md"
+  grep -q '<th>resets</th><th>retries</th>' "$OUT/index.html"
+  # a skipped phase is a reason, not a failure
+  grep -q '^| h1 / xfs | net-1-v6 | 0 | - | .* | skipped: no IPv6: no ::1 on lo0 |$' "$OUT/summary.md"
+  grep -q 'No variant failed' "$OUT/index.html"
+  # the run's replay settings
+  grep -q 'first 10,000 requests, 100 | 20 connections, 10 per connection, preload dirs' "$OUT/index.html"
+  grep -q 'whole request list, 100 connections' "$OUT/index.html"
+}

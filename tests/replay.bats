@@ -159,6 +159,25 @@ metric() { # metric NAME FILE
   [ "$(metric connections "$T/s1.tsv")" -ge 400 ]
 }
 
+@test "replay: -u LIST -n N replays only the first N paths; -n 0 with -u is refused" {
+  make_site
+  start_nginx
+  run "$BIN/replay" -c 4 -k 10 -u "$T/requests.txt" -n 37 -M "$T/manifest.tsv" --stats "$T/s.tsv" "127.0.0.1:$PORT"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$(metric requests "$T/s.tsv")" -eq 37 ]
+  # the bytes of exactly the first 37 lines
+  want=$(head -n 37 "$T/requests.txt" | while read -r u; do stat -c %s "$T/www$u"; done | awk '{ s += $1 } END { print s }')
+  [ "$(metric bytes "$T/s.tsv")" -eq "$want" ]
+  # more than the list holds: the whole list, once
+  run "$BIN/replay" -c 4 -u "$T/requests.txt" -n 100000 --stats "$T/all.tsv" "127.0.0.1:$PORT"
+  [ "$status" -eq 0 ]
+  [ "$(metric requests "$T/all.tsv")" -eq 400 ]
+  run "$BIN/replay" -u "$T/requests.txt" -n 0 "127.0.0.1:$PORT"
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"-n 0 with -u"* ]]
+}
+
 @test "replay: a wrong size in the manifest and a missing file are failures" {
   make_site
   start_nginx

@@ -15,7 +15,7 @@
 
 static void usage(FILE *f) {
   fputs("usage: replay [-c CONC] [-k PER_CONN] [-P DEPTH] [-r RETRIES] [-t SECS] [-T SECS]\n"
-        "              [-M manifest.tsv] [-u URLFILE | -U PATH -n COUNT]\n"
+        "              [-M manifest.tsv] [-u URLFILE [-n COUNT] | -U PATH -n COUNT]\n"
         "              [--stats FILE] [--series FILE] HOST:PORT\n"
         "  -c CONC       connections in parallel (default 100)\n"
         "  -k PER_CONN   requests per keep-alive connection (default 10; 1 = no keep-alive)\n"
@@ -27,6 +27,7 @@ static void usage(FILE *f) {
         "                fails as 'deadline exceeded', not retried (default 120)\n"
         "  -M FILE       check each body's size against the dataset manifest\n"
         "  -u FILE       the URL paths to request, one a line ('-' = standard input)\n"
+        "  -n N          with -u: only the first N paths of the list (all if fewer)\n"
         "  -U PATH -n N  request PATH N times instead\n"
         "  --stats FILE  write the figures as metric<TAB>value<TAB>unit lines\n"
         "  --series FILE write per-second requests, bytes and errors\n"
@@ -110,7 +111,7 @@ static void parse_args(int argc, char **argv, struct run *r, struct opts *o) {
   o->target = argv[optind];
   if (!!o->urlfile == !!o->path) die(2, "give either -u URLFILE or -U PATH -n COUNT (see -h)");
   if (o->path && !o->have_count) die(2, "-U PATH needs -n COUNT");
-  if (o->urlfile && o->have_count) die(2, "-n goes with -U, not with -u");
+  if (o->urlfile && o->have_count && o->count == 0) die(2, "-n 0 with -u: give at least 1 (or leave -n out for the whole list)");
   if (o->path && !url_path_ok(o->path, strlen(o->path)))
     die(2, "-U: not a URL path (must start with '/', no blanks): ", ESC(e, o->path));
 }
@@ -169,6 +170,7 @@ int main(int argc, char **argv) {
     if (urllist_load(&urls, o.urlfile, err, sizeof err) != 0) die(2, ESC(e1, o.urlfile), ": ", ESC(e2, err));
     r->urls = &urls;
     r->total = urls.n;
+    if (o.have_count && o.count < urls.n) r->total = (size_t)o.count;
   } else {
     r->single = o.path;
     r->single_len = strlen(o.path);

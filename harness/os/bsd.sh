@@ -101,6 +101,25 @@ os_host_addr() {
   ifconfig 2>/dev/null | os_parse_ifconfig
 }
 
+# os_parse_lo_inet6 < `ifconfig lo0` : it has the IPv6 address ::1
+# ("inet6 ::1 prefixlen 128", "inet6 ::1%lo0 ..." on some versions).
+os_parse_lo_inet6() {
+  awk '$1 == "inet6" && ($2 == "::1" || $2 ~ /^::1%/) { f = 1 } END { exit !f }'
+}
+
+# os_has_ipv6 : the host can serve on ::1; otherwise prints why not and
+# returns 1.
+os_has_ipv6() {
+  if ! ifconfig lo0 >/dev/null 2>&1; then
+    echo "no loopback interface lo0"
+    return 1
+  fi
+  if ! ifconfig lo0 | os_parse_lo_inet6; then
+    echo "no ::1 on lo0 (a kernel without INET6, or IPv6 switched off)"
+    return 1
+  fi
+}
+
 # os_cpuinfo : "COUNT<TAB>MODEL".
 os_cpuinfo() {
   printf '%s\t%s\n' "$(sysctl -n hw.ncpu)" "$(sysctl -n hw.model)"

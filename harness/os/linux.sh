@@ -196,6 +196,25 @@ os_host_addr() {
   hostname -I 2>/dev/null | awk '{ print $1 }'
 }
 
+# os_has_ipv6 : the host can serve on the IPv6 loopback ::1; otherwise
+# prints why not (one line) and returns 1.
+os_has_ipv6() {
+  if [ ! -e /proc/net/if_inet6 ]; then
+    echo "the kernel has no IPv6 (no /proc/net/if_inet6)"
+    return 1
+  fi
+  for _c in all lo; do
+    if [ "$(cat "/proc/sys/net/ipv6/conf/$_c/disable_ipv6" 2>/dev/null)" = 1 ]; then
+      echo "IPv6 is disabled (net.ipv6.conf.$_c.disable_ipv6=1)"
+      return 1
+    fi
+  done
+  if ! awk '$1 == "00000000000000000000000000000001" { f = 1 } END { exit !f }' /proc/net/if_inet6; then
+    echo "no ::1 on the loopback interface"
+    return 1
+  fi
+}
+
 # ---- meta.json -----------------------------------------------------------
 
 # os_parse_cpuinfo < /proc/cpuinfo : "COUNT<TAB>MODEL".

@@ -1,0 +1,67 @@
+#!/bin/bash
+# harness/phase-preload.sh : the cost and the gain of preloading the
+# directories.  Flush the cache (FLUSH), walk TARGET/data with
+# `find DATA -type d` (PRELOAD=dirs, the default here and the only kind:
+# directories into the cache, not the files), timed; then start bin/httpd -q
+# -N PRELOAD_PROCS (default: the first of SERVE_PROCS) and replay the first
+# REPLAY_COUNT lines of requests.txt once (the first REPLAY_CONC value,
+# REPLAY_KEEPALIVE) on that cache.  make shootout runs it after serve when
+# PRELOAD=dirs.
+# Records preload-dirs: wall_s, dirs (the directories walked, TARGET/data
+# included), status; serve-dirwarm-PROCS: replay's figures as serve's, conc,
+# status.
+set -eu
+SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$SHOOTOUT_ROOT/harness/lib.sh"
+# shellcheck source=SCRIPTDIR/common.sh
+. "$SHOOTOUT_ROOT/harness/common.sh"
+
+PRELOAD=${PRELOAD:-dirs}
+[ "$PRELOAD" = dirs ] || die "PRELOAD=$PRELOAD: the one kind of preloading is 'dirs' (the directories, not the files)"
+read -r first_procs _ <<<"$SERVE_PROCS"
+PRELOAD_PROCS=${PRELOAD_PROCS:-${first_procs:-1}}
+case $PRELOAD_PROCS in *[!0-9]* | 0 | '') die "PRELOAD_PROCS='$PRELOAD_PROCS': want one number of server processes" ;; esac
+read -r conc _ <<<"$REPLAY_CONC"
+case ${conc:-x} in *[!0-9]* | 0) die "REPLAY_CONC='$REPLAY_CONC': want numbers of connections like '100' or '100 20'" ;; esac
+serve=serve-dirwarm-$PRELOAD_PROCS
+
+phase_begin preload-dirs preload-dirs "$serve"
+ensure_dataset
+if ! data_owned || data_empty; then
+  fail "$DATA holds no extraction of the harness: run make phase-untar and phase-untar2 first"
+fi
+case $FLUSH in drop | remount) check_root "FLUSH=$FLUSH" ;; esac
+check_nofile $((conc + 256))
+check_port
+preflight_done
+need_tool httpd replay
+serve_addr
+replay_list_args
+
+say "flush ($FLUSH)"
+run_tool flush "$HARNESS/flush.sh" "$FLUSH"
+CUR_PHASE=preload-dirs
+check_cold "$FLUSH"
+start_sampler preload-dirs -m none
+say "find $DATA -type d"
+t0=$(now_s)
+# shellcheck disable=SC2016 # the inner shell expands $1 and $2
+run_tool preload sh -c 'find "$1" -type d -print >"$2"' preload "$DATA" "$WORK/dirs"
+wall=$(since "$t0")
+stop_sampler
+record preload-dirs "$CUR_TRIAL" wall_s "$wall" s
+record preload-dirs "$CUR_TRIAL" dirs "$(wc -l <"$WORK/dirs" | tr -d ' ')" count
+record preload-dirs "$CUR_TRIAL" status 0 exit
+say "walked $(wc -l <"$WORK/dirs" | tr -d ' ') directories in $wall s"
+
+CUR_PHASE=$serve
+SAMPLER_TOTAL=$REPLAY_TOTAL
+start_httpd "$DATA" "$PRELOAD_PROCS" "$BIND_ADDR"
+say "replay $SAMPLER_TOTAL requests, $conc connections, $REPLAY_KEEPALIVE per connection (directories cached)"
+replay_run "$serve" "$CONNECT_ADDR:$HTTPD_PORT" -c "$conc" -k "$REPLAY_KEEPALIVE" "${REPLAY_ARGS[@]}"
+stop_group "$HTTPD_GROUP"
+record_stats "$serve" "$CUR_TRIAL" "$WORK/$serve.stats"
+record "$serve" "$CUR_TRIAL" conc "$conc" count
+phase_end "$serve"
+say "$(stat_value "$WORK/$serve.stats" rps) req/s, $(stat_value "$WORK/$serve.stats" failed) failed"
