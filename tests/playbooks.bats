@@ -116,6 +116,56 @@ loopdev() {
   [ "$status" -eq 1 ]
 }
 
+@test "render.yml: each BSD installs its packages and builds with gmake, or gets the make cross binaries, and runs the phases with gmake" {
+  require_cmd ansible-playbook python3
+  {
+    printf 'all:\n  vars:\n    shootout_role: server\n    shootout_flush: remount\n  hosts:\n'
+    for os in FreeBSD NetBSD OpenBSD; do
+      dev=/dev/ada1 fs=ufs
+      [ "$os" = FreeBSD ] || dev=/dev/wd1a fs=ffs
+      for how in build cross; do
+        printf '    %s-%s:\n      shootout_render_system: %s\n      shootout_render_os_family: %s\n' "${os,,}" "$how" "$os" "$os"
+        printf '      shootout_variants: [{name: v, fs: %s, device: %s}]\n' "$fs" "$dev"
+        [ "$how" = build ] || printf '      shootout_use_cross_binaries: true\n'
+      done
+    done
+  } >"$tmp/inv.yml"
+  run ansible-playbook --check -i "$tmp/inv.yml" "$PB/render.yml" -e "shootout_render_out=$tmp/plan.yml" \
+    -e ansible_host=host.invalid
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  # One line per host: what it installs, how it gets the tools, how it runs the phases.
+  run python3 -c '
+import sys, yaml
+for h in yaml.safe_load(open(sys.argv[1])):
+    print(h["host"], "|", h["become_method"], "|", h["package_command"], *h["packages"], "|", *h["build_packages"],
+          "|", h["tools"], "|", " ; ".join(h["tools_commands"] + h["tools_fallback"]), "|", " ; ".join(h["phase_runs"]))
+' "$tmp/plan.yml"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  echo "$output"
+  local line
+  for os in freebsd netbsd openbsd; do
+    for how in build cross; do
+      line=$(grep "^$os-$how |" <<<"$output")
+      case $os in
+        freebsd) [[ $line == *"| sudo | pkg install -y gmake bash jq python3 curl git |"* ]] ;;
+        netbsd) [[ $line == *"| sudo | pkgin -y install gmake bash jq python311 curl git |"* ]] ;;
+        openbsd) [[ $line == *"| doas | pkg_add -I gmake bash jq python%3 curl git |"* ]] ;;
+      esac
+      if [ "$how" = build ]; then
+        [[ $line == *"| libowfat | build |"* ]]
+        [[ $line == *"libowfat  (what is missing) ; "*"LDFLAGS=-L/usr/"*" gmake -C /var/tmp/shootout/src -o deps-check all ; "* ]]
+        [[ $line == *"cannot be installed or the build fails: ; make -C CONTROL_CHECKOUT cross-x86_64-$os"* ]]
+        [[ $line == *"| gmake -C /var/tmp/shootout/src -o deps-check phase-untar TARGET=/var/tmp/shootout/mnt/v "* ]]
+      else
+        [[ $line == *"| | cross | make -C CONTROL_CHECKOUT cross-x86_64-$os  (on the control machine) ; copy bin/cross/x86_64-$os/ to /var/tmp/shootout/src/bin/ |"* ]]
+        [[ $line == *"| gmake -C /var/tmp/shootout/src -o deps-check --old-file=bin/dltar "*"--old-file=bin/httpd "*" phase-untar TARGET=/var/tmp/shootout/mnt/v "* ]]
+      fi
+      [[ $line == *" phase-flush TARGET=/var/tmp/shootout/mnt/v "*"FLUSH=remount"* ]]
+      [[ $line == *" phase-delete "* ]]
+    done
+  done
+}
+
 @test "shootout.yml --list-tasks on example-lab.yml lists provisioning, guards, phases and collection" {
   require_cmd ansible-playbook
   run ansible-playbook --list-tasks -i "$PB/inventory/example-lab.yml" "$PB/shootout.yml"
