@@ -57,8 +57,9 @@ int http_path_clean(const char *target, size_t len, char *out, size_t outsz, int
 size_t http_location(const char *rel, char *out, size_t outsz);
 
 /* Opens rel (from http_path_clean) below rootfd, read-only, non-blocking.
- * Without follow, symlinks that leave ROOT are refused (openat2 with
- * RESOLVE_BENEATH; where that is missing, every symlink is refused).
+ * Without follow, symlinks that leave ROOT are refused and those that stay
+ * in it followed (os_open_beneath: openat2 RESOLVE_BENEATH on Linux, a
+ * component-by-component walk elsewhere).
  * Returns the fd, or -STATUS: -403, -404, -503 (out of fds), -500. */
 int http_path_open(int rootfd, const char *rel, int follow);
 

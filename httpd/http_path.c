@@ -7,9 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/syscall.h>
-#endif
+
+#include "os_beneath.h"
 
 static int hexval(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -109,14 +108,6 @@ size_t http_location(const char *rel, char *out, size_t outsz) {
   return o;
 }
 
-#if defined(__linux__) && defined(SYS_openat2)
-struct httpd_open_how {
-  uint64_t flags, mode, resolve;
-};
-#define HTTPD_RESOLVE_NO_MAGICLINKS 0x02
-#define HTTPD_RESOLVE_BENEATH 0x08
-#endif
-
 static int status_of(int e) {
   switch (e) {
   case ENOENT:
@@ -137,49 +128,9 @@ static int status_of(int e) {
   return -500;
 }
 
-/* Fallback without openat2: one component at a time, never following a
- * symlink. */
-static int open_walk(int rootfd, const char *rel, int flags) {
-  int dfd = rootfd;
-  const char *p = rel;
-  for (;;) {
-    const char *slash = strchr(p, '/');
-    char comp[256];
-    size_t n = slash ? (size_t)(slash - p) : strlen(p);
-    if (n >= sizeof comp) {
-      if (dfd != rootfd) close(dfd);
-      return -404;
-    }
-    memcpy(comp, p, n);
-    comp[n] = '\0';
-    int fd = openat(dfd, comp, slash ? (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                                     : (flags | O_NOFOLLOW));
-    int e = errno;
-    if (dfd != rootfd) close(dfd);
-    if (fd < 0) return status_of(e);
-    if (!slash) return fd;
-    dfd = fd;
-    p = slash + 1;
-  }
-}
-
 int http_path_open(int rootfd, const char *rel, int follow) {
   int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
   if (*rel == '\0') rel = ".";
-  if (follow) {
-    int fd = openat(rootfd, rel, flags);
-    return fd >= 0 ? fd : status_of(errno);
-  }
-#if defined(__linux__) && defined(SYS_openat2)
-  static int no_openat2;
-  if (!no_openat2) {
-    struct httpd_open_how how = {(uint64_t)flags, 0,
-                                 HTTPD_RESOLVE_BENEATH | HTTPD_RESOLVE_NO_MAGICLINKS};
-    long fd = syscall(SYS_openat2, rootfd, rel, &how, sizeof how);
-    if (fd >= 0) return (int)fd;
-    if (errno != ENOSYS && errno != EPERM) return status_of(errno);
-    no_openat2 = 1; /* old kernel or a seccomp filter: walk instead */
-  }
-#endif
-  return open_walk(rootfd, rel, flags);
+  int fd = follow ? openat(rootfd, rel, flags) : os_open_beneath(rootfd, rel, flags);
+  return fd >= 0 ? fd : status_of(errno);
 }

@@ -17,6 +17,7 @@
 
 #include "common.h"
 #include "compat.h"
+#include "os_sendfile.h"
 #include "printable.h"
 
 /* An argument as a message shows it: escaped, one line (printable.h). */
@@ -31,7 +32,8 @@ static const char usage_text[] =
     "  -p PORT    TCP port (default 8000)\n"
     "  -N PROCS   fork PROCS processes, each with its own listening sockets\n"
     "             (SO_REUSEPORT; shared where it is missing) (default 1)\n"
-    "  -m MODE    sendfile (default) or mmap: how file bytes are sent\n"
+    "  -m MODE    sendfile (default) or mmap: how file bytes are sent;\n"
+    "             NetBSD and OpenBSD have no sendfile: mmap only there\n"
     "  -q         no access log\n"
     "  -t SECS    idle and stall timeout per connection (default 30)\n"
     "  -k REQS    requests per keep-alive connection (default 1000, 0 no limit)\n"
@@ -79,6 +81,7 @@ int main(int argc, char **argv) {
   struct server s;
   memset(&s, 0, sizeof s);
   s.timeout = 30;
+  s.use_mmap = !OS_HAS_SENDFILE;
   while ((opt = getopt_long(argc, argv, "r:i:p:N:m:qt:k:u:Lh", longopts, NULL)) != -1) {
     switch (opt) {
     case 'r': root = optarg; break;
@@ -95,6 +98,8 @@ int main(int argc, char **argv) {
       break;
     case 'm':
       if (strcmp(optarg, "mmap") == 0) s.use_mmap = 1;
+      else if (strcmp(optarg, "sendfile") == 0 && !OS_HAS_SENDFILE)
+        die(1, "-m sendfile: this system has no sendfile(2), only -m mmap");
       else if (strcmp(optarg, "sendfile") == 0) s.use_mmap = 0;
       else die(1, "-m: expected sendfile or mmap, not ", SHOWN(e, optarg));
       break;

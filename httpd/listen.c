@@ -12,6 +12,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "compat.h" /* IPV6_V6ONLY for dietlibc */
+
 /* A socket option that balances new connections over the sockets bound to
  * one port: FreeBSD's SO_REUSEPORT_LB, Linux's SO_REUSEPORT.  Elsewhere
  * SO_REUSEPORT only lets sockets share a port (the last one gets every

@@ -7,18 +7,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdio.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common.h"
+#include "os_child.h"
 
 /* A regular file (or block device) never stalls on a reader: plain write.
  * A socket: send with MSG_DONTWAIT.  A pipe, FIFO, terminal or other
  * device: a description of our own, opened through /proc/self/fd with
- * O_NONBLOCK, so the flags the shell shares with us stay untouched; where
- * /proc is missing, O_NONBLOCK on the shared one, put back at exit. */
+ * O_NONBLOCK (os_child.h: Linux only), so the flags the shell shares with
+ * us stay untouched; elsewhere, O_NONBLOCK on the shared one, put back at
+ * exit. */
 void outfd_open(struct outfd *o, int fd) {
   struct stat st;
   o->fd = -1;
@@ -31,9 +32,7 @@ void outfd_open(struct outfd *o, int fd) {
     o->how = OUT_SEND;
     return;
   }
-  char path[40];
-  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-  int nfd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  int nfd = os_reopen_fd(fd, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (nfd >= 0) {
     struct stat nst;
     if (fstat(nfd, &nst) == 0 && nst.st_dev == st.st_dev && nst.st_ino == st.st_ino) {

@@ -16,11 +16,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include "common.h"
+#include "os_child.h"
 
 static volatile sig_atomic_t p_term, p_usr1, p_chld;
 
@@ -44,16 +42,14 @@ static pid_t spawn(struct server *s, struct counters *slot, unsigned k,
                    const sigset_t *mask, pid_t parent) {
   pid_t pid = fork();
   if (pid != 0) return pid;
-#ifdef __linux__
-  prctl(PR_SET_PDEATHSIG, SIGTERM);
-#endif
+  (void)os_parent_death_signal(SIGTERM); /* ENOSYS: the getppid check below */
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = SIG_DFL;
   sigaction(SIGCHLD, &sa, NULL);
   loop_signals(0);
   sigprocmask(SIG_SETMASK, mask, NULL);
-  if (getppid() != parent) _exit(0); /* the parent died before prctl */
+  if (getppid() != parent) _exit(0); /* the parent died before that */
   listen_keep(s->ls, k, s->lfd);
   slot->pid = getpid();
   s->ctr = slot;

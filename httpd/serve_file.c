@@ -1,8 +1,9 @@
 /* Answers one request: the file (or an error) as a response head in
  * c->out and a byte range of an open file, then sends them with sendfile
- * or from an mmap window, at most HTTPD_CHUNK file bytes per turn.  With
- * sendfile, a body of at most HTTPD_INLINE bytes is read and goes out with
- * the head in one writev. */
+ * (os_sendfile.h: the head first, held back to share a packet with the
+ * file bytes) or from an mmap window, at most HTTPD_CHUNK file bytes per
+ * turn.  With sendfile, a body of at most HTTPD_INLINE bytes is read and
+ * goes out with the head in one writev. */
 #include "server.h"
 
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "os_sendfile.h"
 
 struct hb {
   char *p;
@@ -252,26 +254,21 @@ int serve_send(struct server *s, struct conn *c) {
       iov[k].iov_base = s->inl, iov[k++].iov_len = fpart;
     }
     ssize_t n;
-    if (k == 0) {
-      if (c->off >= c->end) return 1;
-      /* sendfile of the file part */
+    if (!s->use_mmap && fpart == 0 && c->off < c->end) {
+      /* sendfile of the file part, after the head while it is due */
       if (budget == 0) return 2;
       uint64_t want = c->end - c->off;
       if (want > budget) want = budget;
-      int64 m = io_sendfile(c->fd, c->file_fd, c->off, want);
-      if (m == -1) return 0;
-      if (m <= 0) return -1; /* error, or the file shrank under us */
-      c->off += (uint64_t)m;
-      budget -= (uint64_t)m;
-      s->ctr->bytes += (uint64_t)m;
-      conn_touch(s, c);
-      continue;
-    }
-    if (k == 1 && head > 0)
-      n = send(c->fd, iov[0].iov_base, head,
-               MSG_NOSIGNAL | (c->off < c->end ? MSG_MORE : 0));
-    else
+      fpart = (size_t)want;
+      n = os_sendfile(c->fd, c->file_fd, c->off, fpart, c->out + c->out_pos, head);
+      if (n == 0) return -1; /* the file shrank under us */
+    } else if (k == 0) {
+      return 1;
+    } else if (k == 1 && head > 0) {
+      n = send(c->fd, iov[0].iov_base, head, MSG_NOSIGNAL);
+    } else {
       n = writev(c->fd, iov, k);
+    }
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) {

@@ -435,6 +435,30 @@ print("ok=%d" % ok)
   [ "$(curl -s "http://127.0.0.1:$PORT/sub/")" = "<p>index</p>" ]
 }
 
+@test "httpd: symlinks are followed while they stay in ROOT (through directories, .., chains); loops, absolute and escaping ones are 403" {
+  ln -s deep/er "$W/dlink"
+  ln -s ../../small.txt "$W/deep/er/up"
+  ln -s ../deep/../small.txt "$W/sub/zig"
+  ln -s c2 "$W/c1"
+  ln -s in-link "$W/c2"
+  ln -s loop2 "$W/loop1"
+  ln -s loop1 "$W/loop2"
+  ln -s "$W/small.txt" "$W/abs"
+  ln -s ../.. "$W/sub/esc"
+  ln -s sub/esc "$W/e1"
+  start_httpd -q
+  [ "$(curl -s "http://127.0.0.1:$PORT/dlink/f.css")" = deep ]
+  [ "$(curl -s "http://127.0.0.1:$PORT/dlink/up")" = "hello world" ]
+  [ "$(curl -s "http://127.0.0.1:$PORT/sub/zig")" = "hello world" ]
+  [ "$(curl -s "http://127.0.0.1:$PORT/c1")" = "hello world" ]
+  [ "$(status_of "http://127.0.0.1:$PORT/dlink")" = 301 ]
+  for p in /loop1 /loop1/x /abs /sub/esc/secret.txt /e1/secret.txt /sub/esc/www/small.txt; do
+    out=$($RAW send "$PORT" "GET $p HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+    [[ "$out" == "HTTP/1.1 403"* ]] || { echo "not 403 for $p: ${out%%$'\r'*}"; false; }
+    [[ "$out" != *SENTINEL* ]]
+  done
+}
+
 @test "httpd: control bytes never reach stderr or the access log raw" {
   run "$BIN/httpd" -r "$T/no"$'\n'"pe"$'\033[31m' -p "$(free_port)"
   [ "$status" -ne 0 ]
