@@ -97,7 +97,7 @@ bats_suite() {
   # has the suite: a hang fails one test, not the whole CI run.  No stdin:
   # a tool that reads it by mistake sees EOF instead of waiting.
   BATS_TEST_TIMEOUT=${BATS_TEST_TIMEOUT:-600} \
-    timeout -k 30 "${BATS_SUITE_TIMEOUT:-1200}" bats --tap --timing "${files[@]}" </dev/null
+    timeout -k 30 "${BATS_SUITE_TIMEOUT:-1500}" bats --tap --timing "${files[@]}" </dev/null
 }
 
 # The libFuzzer targets (make fuzz-build), a few seconds each: a crash
