@@ -144,6 +144,13 @@ on() {
   [ "$(on openbsd os_parse_df <"$FIX/openbsd/df-ki" | cut -d ' ' -f 3)" = 0 ]
 }
 
+@test "bsd: ifconfig lo0: ::1 present means IPv6 can be served, absent means not" {
+  on freebsd os_parse_lo_inet6 <"$FIX/freebsd/ifconfig-lo0"
+  on openbsd os_parse_lo_inet6 <"$FIX/openbsd/ifconfig-lo0"
+  run on freebsd os_parse_lo_inet6 <"$FIX/freebsd/ifconfig-lo0-noinet6"
+  [ "$status" -ne 0 ]
+}
+
 @test "an unknown system is refused with one line naming the adapters" {
   run on SunOS os_boot_id
   [ "$status" -eq 1 ]
