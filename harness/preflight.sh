@@ -43,8 +43,8 @@ check_dataset_space() {
   check_space "$TARGET" $(((DS_BLOCKS * 4096) + (DS_BLOCKS * 4096) / 100 + 1048576)) "$DS_FILES"
 }
 
-# check_nofile NEED : raise the soft open-file limit to NEED (or the hard
-# limit); a problem if it stays below NEED.
+# check_nofile NEED : raise the soft open-file limit to NEED (the most
+# connections + 256; or the hard limit); a problem if it stays below NEED.
 check_nofile() {
   local need=$1 soft hard
   soft=$(ulimit -Sn)
@@ -55,7 +55,7 @@ check_nofile() {
     ulimit -Sn "$need" 2>/dev/null && return 0
   fi
   ulimit -Sn "$hard" 2>/dev/null || true
-  problem "the open-file limit is $(ulimit -Sn) (hard $hard) but serving $REPLAY_CONC connections needs $need: raise it (ulimit -Hn $need as root, LimitNOFILE= for a service) or lower REPLAY_CONC"
+  problem "the open-file limit is $(ulimit -Sn) (hard $hard) but serving $((need - 256)) connections needs $need: raise it (ulimit -Hn $need as root, LimitNOFILE= for a service) or lower REPLAY_CONC or NET_CONC"
 }
 
 # check_port : a PORT the user fixed must be free.
