@@ -22,7 +22,7 @@ fuzz_tar_header_SRCS := tools/tar_header.c
 # the inflater dltar is built with (tools/dltar.mk: ISA-L or zlib)
 fuzz_gunzip_stream_SRCS = tools/gunzip_stream.c tools/gunzip_$(DLTAR_INFLATE).c
 fuzz_gunzip_stream_LDFLAGS = -Wl,--wrap=exit,--wrap=errmsg_warn $(if $(filter isal,$(DLTAR_INFLATE)),-lisal)
-fuzz_http_parse_SRCS := httpd/http_parse.c httpd/http_response.c httpd/http_path.c
+fuzz_http_parse_SRCS := httpd/http_parse.c httpd/http_response.c httpd/http_path.c tools/os_beneath.c tools/os_open.c
 fuzz_http_response_SRCS := tools/http_response.c
 fuzz_http_get_SRCS := tools/http_get.c
 
