@@ -129,8 +129,7 @@ os_cpuinfo() {
 # type FSTYPE (FLAG, FLAG...)") : os_parse_mount's fields; OPTIONS are the
 # flags, VFS-OPTIONS those of them that mount -o takes back.
 os_parse_bsd_mount() {
-  awk -v dir="$1" '
-    function under(d, m) { return m == "/" || d == m || index(d, m "/") == 1 }
+  awk -v dir="$1" "$OS_AWK_MOUNT_LIB"'
     {
       on = index($0, " on "); ty = index($0, " type ")
       if (!on || ty < on) next

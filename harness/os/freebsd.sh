@@ -15,19 +15,7 @@ os_mount_table() {
 # os_parse_mount DIR < `mount -p` ("SOURCE MOUNTPOINT FSTYPE OPTIONS DUMP
 # PASS", fstab(5) lines, blanks in names as \040).
 os_parse_mount() {
-  awk -v dir="$1" '
-    function unesc(s,   out, i, c) {
-      out = ""
-      for (i = 1; i <= length(s); i++) {
-        c = substr(s, i, 1)
-        if (c == "\\" && substr(s, i + 1, 3) ~ /^[0-7][0-7][0-7]$/) {
-          out = out sprintf("%c", (substr(s, i + 1, 1) * 64) + (substr(s, i + 2, 1) * 8) + substr(s, i + 3, 1))
-          i += 3
-        } else out = out c
-      }
-      return out
-    }
-    function under(d, m) { return m == "/" || d == m || index(d, m "/") == 1 }
+  awk -v dir="$1" "$OS_AWK_MOUNT_LIB"'
     NF >= 4 && $1 !~ /^#/ {
       mp = unesc($2)
       if (!under(dir, mp) || length(mp) < best) next

@@ -17,19 +17,7 @@ os_mount_table() {
 # OPTIONS are the mount's options followed by its superblock's (as findmnt's
 # OPTIONS column); \040 and the like are decoded.
 os_parse_mount() {
-  awk -v dir="$1" '
-    function unesc(s,   out, i, c) {
-      out = ""
-      for (i = 1; i <= length(s); i++) {
-        c = substr(s, i, 1)
-        if (c == "\\" && substr(s, i + 1, 3) ~ /^[0-7][0-7][0-7]$/) {
-          out = out sprintf("%c", (substr(s, i + 1, 1) * 64) + (substr(s, i + 2, 1) * 8) + substr(s, i + 3, 1))
-          i += 3
-        } else out = out c
-      }
-      return out
-    }
-    function under(d, m) { return m == "/" || d == m || index(d, m "/") == 1 }
+  awk -v dir="$1" "$OS_AWK_MOUNT_LIB"'
     {
       for (s = 7; s <= NF && $s != "-"; s++) ;
       if (s > NF) next
