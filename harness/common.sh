@@ -488,6 +488,24 @@ serve_addr() {
   fi
 }
 
+# serve_prepare MAXCONC : after phase_begin, what every phase that serves the
+# dataset and replays its request list checks and sets first: an extraction
+# of the harness in DATA, root for a drop or remount flush, open files for
+# MAXCONC connections, the port, the tools, the addresses and REPLAY_ARGS.
+serve_prepare() {
+  ensure_dataset
+  if ! data_owned || data_empty; then
+    fail "$DATA holds no extraction of the harness: run make phase-untar and phase-untar2 first"
+  fi
+  case $FLUSH in drop | remount) check_root "FLUSH=$FLUSH" ;; esac
+  check_nofile $(($1 + 256))
+  check_port
+  preflight_done
+  need_tool httpd replay
+  serve_addr
+  replay_list_args
+}
+
 # ---- proof: the tools' CPU and the cold cache ------------------------------
 
 # note_tool_cpu NAME CMD... : a tool run with --stats FILE (a local one) has

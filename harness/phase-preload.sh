@@ -27,17 +27,7 @@ case ${conc:-x} in *[!0-9]* | 0) die "REPLAY_CONC='$REPLAY_CONC': want numbers o
 serve=serve-dirwarm-$PRELOAD_PROCS
 
 phase_begin preload-dirs preload-dirs "$serve"
-ensure_dataset
-if ! data_owned || data_empty; then
-  fail "$DATA holds no extraction of the harness: run make phase-untar and phase-untar2 first"
-fi
-case $FLUSH in drop | remount) check_root "FLUSH=$FLUSH" ;; esac
-check_nofile $((conc + 256))
-check_port
-preflight_done
-need_tool httpd replay
-serve_addr
-replay_list_args
+serve_prepare "$conc"
 
 say "flush ($FLUSH)"
 run_tool flush "$HARNESS/flush.sh" "$FLUSH"

@@ -46,17 +46,7 @@ for p in $SERVE_PROCS; do
 done
 [ ${#names[@]} -gt 0 ] || die "SERVE_PROCS is empty: want numbers of processes like '1 32'"
 phase_begin "${names[0]}" "${names[@]}"
-ensure_dataset
-if ! data_owned || data_empty; then
-  fail "$DATA holds no extraction of the harness: run make phase-untar and phase-untar2 first"
-fi
-case $FLUSH in drop | remount) check_root "FLUSH=$FLUSH" ;; esac
-check_nofile $((maxconc + 256))
-check_port
-preflight_done
-need_tool httpd replay
-serve_addr
-replay_list_args
+serve_prepare "$maxconc"
 SAMPLER_TOTAL=$REPLAY_TOTAL
 
 method=$FLUSH

@@ -1,8 +1,9 @@
 # shellcheck shell=sh disable=SC2034
 # harness/os/bsd.sh: what the FreeBSD, NetBSD and OpenBSD adapters share
 # (sourced by each of them; POSIX sh).  Each adapter then defines
-# os_mount_table, os_parse_mount, os_memory/os_parse_memory, os_disk and
-# os_parse_disk its own way.
+# os_memory/os_parse_memory, os_disk and os_parse_disk its own way;
+# os_mount_table and os_parse_mount here read `mount` (NetBSD, OpenBSD),
+# and FreeBSD's adapter replaces them with `mount -p`.
 
 os_mount_of() {
   os_mount_table | os_parse_mount "$1"
@@ -125,10 +126,15 @@ os_cpuinfo() {
   printf '%s\t%s\n' "$(sysctl -n hw.ncpu)" "$(sysctl -n hw.model)"
 }
 
-# os_parse_bsd_mount DIR < `mount` (NetBSD, OpenBSD: "SOURCE on MOUNTPOINT
-# type FSTYPE (FLAG, FLAG...)") : os_parse_mount's fields; OPTIONS are the
-# flags, VFS-OPTIONS those of them that mount -o takes back.
-os_parse_bsd_mount() {
+os_mount_table() {
+  mount
+}
+
+# os_parse_mount DIR < `mount` (NetBSD, OpenBSD: "SOURCE on MOUNTPOINT
+# type FSTYPE (FLAG, FLAG...)") : "MOUNTPOINT FSTYPE OPTIONS VFS-OPTIONS
+# SOURCE -"; OPTIONS are the flags, VFS-OPTIONS those of them that mount -o
+# takes back.
+os_parse_mount() {
   awk -v dir="$1" "$OS_AWK_MOUNT_LIB"'
     {
       on = index($0, " on "); ty = index($0, " type ")

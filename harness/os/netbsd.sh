@@ -8,13 +8,6 @@ OS_NAME=NetBSD
 # shellcheck source=harness/os/bsd.sh
 . "$SHOOTOUT_ROOT/harness/os/bsd.sh"
 
-os_mount_table() {
-  mount
-}
-os_parse_mount() {
-  os_parse_bsd_mount "$1"
-}
-
 # os_parse_memory < `sysctl hw.physmem64; vmstat -s` : "TOTAL_KB CACHED_KB
 # -1 -1": cached = "cached file pages" (UVM's file pages); NetBSD counts
 # neither dirty pages nor pages under writeback.

@@ -8,13 +8,6 @@ OS_NAME=OpenBSD
 # shellcheck source=harness/os/bsd.sh
 . "$SHOOTOUT_ROOT/harness/os/bsd.sh"
 
-os_mount_table() {
-  mount
-}
-os_parse_mount() {
-  os_parse_bsd_mount "$1"
-}
-
 # os_parse_memory < `sysctl hw.physmem` : "TOTAL_KB -1 -1 -1": OpenBSD's
 # buffer cache is not counted in a form sysctl prints.
 os_parse_memory() {
