@@ -318,6 +318,11 @@ metric() { # metric NAME FILE
   [[ "$output" == *'replay: GET /caf\xc3\xa9: bad status: 404 Not\x1b[31mFound\x07X'* ]]
   [[ "$output" == *"status    404: 1"* ]]
   if grep -q '^replay: forged' <<<"$output"; then return 1; fi
+  # a CR that ends no line is refused (as dltar refuses it: one parser)
+  start_hostile bare-cr
+  run timeout 20 "$BIN/replay" -c 1 -U /x -n 1 "127.0.0.1:$PORT"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"malformed response: bare CR in the response head"* ]]
   # a URL list and a -U path with control bytes: refused, shown escaped
   printf '/ok\n/\033[2J\x9bbad\n' >"$T/bad.txt"
   run "$BIN/replay" -u "$T/bad.txt" "127.0.0.1:$PORT"

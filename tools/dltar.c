@@ -12,7 +12,7 @@
 
 #include "common.h"
 #include "gunzip_stream.h"
-#include "http_get.h"
+#include "http_conn.h"
 #include "os_cache.h"
 #include "pipeline.h"
 #include "printable.h"

@@ -12,15 +12,15 @@ DLTAR_INFLATE := $(if $(findstring diet,$(CC)),zlib,$(shell echo '$(dltar_hash)i
 endif
 BINS += dltar
 dltar_SRCS := tools/dltar.c tools/tar_extract.c tools/tar_header.c tools/safe_path.c tools/os_open.c \
-  tools/http_get.c tools/http_conn.c tools/xfer.c tools/gunzip_stream.c \
+  tools/url.c tools/http_response.c tools/http_conn.c tools/xfer.c tools/gunzip_stream.c \
   tools/gunzip_$(DLTAR_INFLATE).c tools/pipeline.c tools/ring.c tools/common.c \
   tools/os_cache.c tools/printable.c
 # (override: `make static` sets LDLIBS on the command line)
 $(BIN)/dltar: override LDLIBS += $(if $(filter isal,$(DLTAR_INFLATE)),-lisal) -lpthread
-CTESTS += tar_header safe_path http_get ring
+CTESTS += tar_header safe_path url ring
 tar_header_test_SRCS := tests/c/tar_header_test.c tools/tar_header.c
 safe_path_test_SRCS := tests/c/safe_path_test.c tools/safe_path.c tools/os_open.c
-http_get_test_SRCS := tests/c/http_get_test.c tools/http_get.c tools/common.c
+url_test_SRCS := tests/c/url_test.c tools/url.c tools/common.c
 ring_test_SRCS := tests/c/ring_test.c tools/ring.c
 $(B)/tests/ring_test: override LDLIBS += -lpthread
 

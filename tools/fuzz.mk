@@ -11,7 +11,7 @@
 FUZZ_CC ?= clang
 FUZZ_S ?= 60
 FUZZ_DIR := build/fuzz
-FUZZ_ALL := tar_header gunzip_stream http_parse http_response http_get
+FUZZ_ALL := tar_header gunzip_stream http_parse http_response url
 FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
   -fno-omit-frame-pointer -D_GNU_SOURCE -Itools -Ihttpd -Wall -Wextra -Werror
@@ -22,9 +22,9 @@ fuzz_tar_header_SRCS := tools/tar_header.c
 # the inflater dltar is built with (tools/dltar.mk: ISA-L or zlib)
 fuzz_gunzip_stream_SRCS = tools/gunzip_stream.c tools/gunzip_$(DLTAR_INFLATE).c
 fuzz_gunzip_stream_LDFLAGS = -Wl,--wrap=exit,--wrap=errmsg_warn $(if $(filter isal,$(DLTAR_INFLATE)),-lisal)
-fuzz_http_parse_SRCS := httpd/http_parse.c httpd/http_response.c httpd/http_path.c tools/os_beneath.c tools/os_open.c
+fuzz_http_parse_SRCS := httpd/http_parse.c httpd/http_reply.c httpd/http_path.c tools/os_beneath.c tools/os_open.c
 fuzz_http_response_SRCS := tools/http_response.c
-fuzz_http_get_SRCS := tools/http_get.c
+fuzz_url_SRCS := tools/url.c
 
 define fuzz_rule
 $(FUZZ_DIR)/$(1)_fuzz: tests/fuzz/$(1)_fuzz.c $(fuzz_$(1)_SRCS) $(FUZZ_COMMON) $(FUZZ_HDRS)

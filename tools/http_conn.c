@@ -12,10 +12,9 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "http_get.h"
+#include "http_conn.h"
 #include "printable.h"
-
-#define MAX_INTERIM 16 /* 1xx responses skipped before the final one */
+#include "url.h"
 
 /* Non-blocking connect bounded by timeout_ms; 0 or -1 with errno. */
 static int connect_timed(int fd, const struct sockaddr *sa, socklen_t sl, int timeout_ms) {
@@ -56,7 +55,7 @@ static int connect_ms(struct http *h, double connect_timeout) {
   return ms < 1 ? 1 : ms > 1e9 ? 1000000000 : (int)ms;
 }
 
-static void connect_any(struct http *h, const struct url *u, double connect_timeout) {
+static void connect_any(struct http *h, const struct hostport *u, double connect_timeout) {
   char host[PRINTABLE_SIZE(sizeof u->host)];
   printable(host, sizeof host, u->host);
   struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai;
@@ -90,29 +89,27 @@ static ssize_t net_read(struct http *h, char *buf, size_t cap) {
   return r;
 }
 
-/* Read response heads until the final (non-1xx) one. */
+/* A response the parser refused: one line saying why. */
+static void malformed(struct http *h) {
+  die(1, h->url, h->in_body ? ": malformed chunked encoding: " : ": malformed response header: ", h->resp.error);
+}
+
+/* Read and parse until the head of the final (non-1xx) response is done:
+ * the parser skips interim ones, and keeps what came after the head. */
 static void read_head(struct http *h) {
-  size_t have = 0;
-  int interim = 0;
   for (;;) {
-    if (have == sizeof h->head) die(1, h->url, ": response header too long");
-    ssize_t r = net_read(h, h->head + have, sizeof h->head - have);
+    ssize_t r = net_read(h, h->head, sizeof h->head);
     if (r == 0) die(1, h->url, ": connection closed before the response header ended");
-    have += (size_t)r;
-    ssize_t hl;
-    while ((hl = http_parse_head(h->head, have, &h->resp)) > 0) {
-      int st = h->resp.status;
-      if (st >= 200 || st == 101) {
-        h->pre_off = (size_t)hl;
-        h->pre_len = have - (size_t)hl;
-        return;
-      }
-      /* 100 Continue, 102, 103: an interim answer, the real one follows */
-      if (++interim > MAX_INTERIM) die(1, h->url, ": too many interim (1xx) responses");
-      memmove(h->head, h->head + hl, have - (size_t)hl);
-      have -= (size_t)hl;
+    struct http_span sp;
+    size_t used = http_resp_feed_body(&h->resp, h->head, (size_t)r, &sp);
+    if (h->resp.state == HR_ERROR) malformed(h);
+    if (h->resp.state != HR_STATUS && h->resp.state != HR_HEADER) {
+      h->pre_off = sp.off;
+      h->pre_len = sp.len;
+      h->raw_off = used;
+      h->raw_len = (size_t)r - used;
+      return;
     }
-    if (hl < 0) die(1, h->url, ": malformed response header: ", h->resp.why);
   }
 }
 
@@ -125,7 +122,7 @@ void http_open(struct http *h, const char *url, const char *url_shown, double co
   h->url = url_shown;
   h->x = x;
   if (url_parse(url, &u, &why) != 0) die(1, h->url, ": ", why);
-  connect_any(h, &u, connect_timeout);
+  connect_any(h, &u.hp, connect_timeout);
   /* the request is small: a send timeout as long as --timeout bounds it */
   double st = x->stall_s;
   struct timeval tv = {.tv_sec = (time_t)st, .tv_usec = (suseconds_t)((st - (double)(time_t)st) * 1e6)};
@@ -136,8 +133,8 @@ void http_open(struct http *h, const char *url, const char *url_shown, double co
   int n = snprintf(h->head, sizeof h->head,
                    "GET %s HTTP/1.1\r\nHost: %s%s%s%s%s\r\nUser-Agent: dltar/%s\r\n"
                    "Accept-Encoding: identity\r\nConnection: close\r\n\r\n",
-                   u.path, u.v6 ? "[" : "", u.host, u.v6 ? "]" : "",
-                   strcmp(u.port, "80") ? ":" : "", strcmp(u.port, "80") ? u.port : "",
+                   u.path, u.hp.v6 ? "[" : "", u.hp.host, u.hp.v6 ? "]" : "",
+                   strcmp(u.hp.port, "80") ? ":" : "", strcmp(u.hp.port, "80") ? u.hp.port : "",
                    SHOOTOUT_VERSION);
   if (n < 0 || (size_t)n >= sizeof h->head) die(1, h->url, ": request too long");
   for (ssize_t off = 0; off < n;) {
@@ -147,52 +144,80 @@ void http_open(struct http *h, const char *url, const char *url_shown, double co
     off += w;
   }
 
+  http_resp_init(&h->resp, 0);
   read_head(h);
   if (h->resp.status < 200 || h->resp.status > 299) {
     char code[16], reason[PRINTABLE_SIZE(sizeof h->resp.reason)];
     snprintf(code, sizeof code, "%d", h->resp.status);
-    printable(reason, sizeof reason, h->resp.reason);
+    printable_n(reason, sizeof reason, h->resp.reason, h->resp.reasonlen);
     die(1, h->url, ": server answered ", code, " ", reason);
   }
-  chunked_init(&h->ch);
+  h->in_body = 1;
+}
+
+/* The connection ended before the body did. */
+static void truncated(struct http *h) {
+  const struct http_resp *r = &h->resp;
+  if (r->chunked) die(1, h->url, ": connection closed inside the chunked body");
+  char a[24], b[24];
+  snprintf(a, sizeof a, "%llu", (unsigned long long)r->body);
+  snprintf(b, sizeof b, "%lld", (long long)r->content_length);
+  die(1, h->url, ": connection closed after ", a, " of ", b, " bytes");
+}
+
+/* Parse buf[0..len) of raw body bytes in place: the payload runs move to
+ * the front (no move at all for a Content-Length body).  Returns how many
+ * payload bytes are at buf[0..); bytes after the end of the response are
+ * dropped (we asked the server to close). */
+static size_t parse_in_place(struct http *h, char *buf, size_t len) {
+  size_t i = 0, o = 0;
+  while (i < len && h->resp.state != HR_DONE) {
+    struct http_span sp;
+    size_t used = http_resp_feed_body(&h->resp, buf + i, len - i, &sp);
+    if (h->resp.state == HR_ERROR) malformed(h);
+    if (sp.len) {
+      if (o != i + sp.off) memmove(buf + o, buf + i + sp.off, sp.len);
+      o += sp.len;
+    }
+    if (used == 0) break; /* done, or (never) nothing to take */
+    i += used;
+  }
+  return o;
 }
 
 ssize_t http_read(struct http *h, char *buf, size_t cap) {
   for (;;) {
+    if (h->pre_len) { /* payload that came with the head */
+      size_t k = cap < h->pre_len ? cap : h->pre_len;
+      memcpy(buf, h->head + h->pre_off, k);
+      h->pre_off += k;
+      h->pre_len -= k;
+      return (ssize_t)k;
+    }
+    if (h->raw_len && h->resp.state != HR_DONE) { /* and what followed it, not parsed yet */
+      struct http_span sp;
+      size_t used = http_resp_feed_body(&h->resp, h->head + h->raw_off, h->raw_len, &sp);
+      if (h->resp.state == HR_ERROR) malformed(h);
+      h->pre_off = h->raw_off + sp.off;
+      h->pre_len = sp.len;
+      h->raw_off += used;
+      h->raw_len -= used;
+      if (used == 0) h->raw_len = 0;
+      continue;
+    }
+    if (h->resp.state == HR_DONE) return 0;
     size_t want = cap;
-    if (!h->resp.chunked && h->resp.has_length) {
-      uint64_t left = h->resp.length - h->got;
-      if (left == 0) return 0;
-      if (want > left) want = (size_t)left;
-    }
-    if (h->resp.chunked && chunked_done(&h->ch)) return 0;
-    ssize_t r;
-    if (h->pre_len) {
-      r = (ssize_t)(want < h->pre_len ? want : h->pre_len);
-      memcpy(buf, h->head + h->pre_off, (size_t)r);
-      h->pre_off += (size_t)r;
-      h->pre_len -= (size_t)r;
-    } else {
-      r = net_read(h, buf, want);
-    }
+    /* never read past a Content-Length body */
+    if (h->resp.state == HR_BODY_LEN && want > h->resp.remaining) want = (size_t)h->resp.remaining;
+    ssize_t r = net_read(h, buf, want);
     if (r == 0) {
-      if (h->resp.chunked) die(1, h->url, ": connection closed inside the chunked body");
-      if (h->resp.has_length) {
-        char a[24], b[24];
-        snprintf(a, sizeof a, "%llu", (unsigned long long)h->got);
-        snprintf(b, sizeof b, "%llu", (unsigned long long)h->resp.length);
-        die(1, h->url, ": connection closed after ", a, " of ", b, " bytes");
-      }
-      return 0;
+      if (http_resp_eof(&h->resp)) return 0;
+      truncated(h);
     }
-    h->got += (uint64_t)r;
-    if (!h->resp.chunked) return r;
-    ssize_t d = chunked_decode(&h->ch, buf, (size_t)r);
-    if (d < 0) die(1, h->url, ": malformed chunked encoding");
-    if (d > 0) return d;
+    size_t got = parse_in_place(h, buf, (size_t)r);
+    if (got > 0) return (ssize_t)got;
   }
 }
-
 void http_close(struct http *h) {
   if (h->fd >= 0) close(h->fd);
   h->fd = -1;

@@ -141,6 +141,8 @@ static void status_byte(struct http_resp *r, char c) {
     if (c >= '0' && c <= '9' && r->namelen < 3) {
       r->status = r->status * 10 + (c - '0');
       r->namelen++;
+    } else if (r->namelen == 3 && r->status < 100) {
+      fail(r, "bad status code", 0);
     } else if (r->namelen == 3 && (c == ' ' || c == '\n')) {
       r->which = S_REASON;
       if (c == '\n') {
@@ -227,7 +229,10 @@ static void chunk_size_byte(struct http_resp *r, char c) {
   }
 }
 
-size_t http_resp_feed(struct http_resp *r, const char *p, size_t n) {
+/* The parser proper.  With spans != NULL it stops right after the first
+ * run of body payload bytes and says where they are (dltar passes them on);
+ * without, it skips bodies in bulk (replay only counts them). */
+static size_t feed(struct http_resp *r, const char *p, size_t n, struct http_span *span) {
   size_t i = 0;
   while (i < n) {
     switch (r->state) {
@@ -240,7 +245,6 @@ size_t http_resp_feed(struct http_resp *r, const char *p, size_t n) {
       if (take > r->remaining) take = (size_t)r->remaining;
       r->remaining -= take;
       r->body += take;
-      i += take;
       if (r->remaining == 0) {
         if (r->state == HR_BODY_LEN) {
           r->state = HR_DONE;
@@ -249,10 +253,20 @@ size_t http_resp_feed(struct http_resp *r, const char *p, size_t n) {
           r->saw_cr = 0;
         }
       }
+      if (span) {
+        span->off = i;
+        span->len = take;
+        return i + take;
+      }
+      i += take;
       continue;
     }
     case HR_BODY_EOF:
       r->body += n - i;
+      if (span) {
+        span->off = i;
+        span->len = n - i;
+      }
       return n;
     case HR_CHUNK_END: {
       char c = p[i++];
@@ -278,12 +292,25 @@ size_t http_resp_feed(struct http_resp *r, const char *p, size_t n) {
     } else if (++r->header_bytes > HTTP_RESP_HEADER_LIMIT) {
       return fail_as(r, HRE_HEADER_SIZE, "response headers too long", i);
     }
+    /* a line ends in CR LF or LF; a CR anywhere else is refused, so that
+     * no two readers of these bytes can see different lines */
+    if (r->cr_pending && c != '\n') return fail(r, "bare CR in the response head", i);
+    r->cr_pending = c == '\r';
     if (c == '\r') continue;
     if (r->state == HR_STATUS) status_byte(r, c);
     else if (r->state == HR_CHUNK_SIZE) chunk_size_byte(r, c);
     else header_byte(r, c);
   }
   return i;
+}
+
+size_t http_resp_feed(struct http_resp *r, const char *p, size_t n) {
+  return feed(r, p, n, NULL);
+}
+
+size_t http_resp_feed_body(struct http_resp *r, const char *p, size_t n, struct http_span *span) {
+  span->off = span->len = 0;
+  return feed(r, p, n, span);
 }
 
 int http_resp_eof(struct http_resp *r) {

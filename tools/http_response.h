@@ -1,7 +1,10 @@
-/* Incremental HTTP/1.x response parser for replay: status line, headers,
- * Content-Length, chunked bodies and read-until-close bodies.  Bytes may be
- * fed in pieces of any size (down to one byte at a time); the parser keeps
- * no copy of them, only a little state. */
+/* The HTTP/1.x response parser of our clients (replay and dltar): status
+ * line, headers, Content-Length, chunked bodies and read-until-close
+ * bodies, interim 1xx responses skipped.  Bytes may be fed in pieces of any
+ * size (down to one byte at a time); the parser keeps no copy of them, only
+ * a little state.  A line ends in CR LF or LF; a bare CR is refused, as are
+ * status codes below 100, a 101, two different Content-Lengths and any
+ * Transfer-Encoding but chunked. */
 #ifndef SHOOTOUT_HTTP_RESPONSE_H
 #define SHOOTOUT_HTTP_RESPONSE_H
 
@@ -54,7 +57,8 @@ struct http_resp {
   unsigned namelen;    /* header name length (capped) */
   unsigned vallen;     /* header value length (capped) */
   int which;           /* which interesting header the current line is */
-  int saw_cr;          /* previous byte was a CR */
+  int saw_cr;          /* previous byte was a CR (after chunk data) */
+  int cr_pending;      /* previous byte of a line was a CR */
   unsigned linelen;    /* bytes of the current chunk-size line */
   unsigned reasonlen;  /* bytes kept of the reason phrase */
   char reason[48];     /* the final status line's reason phrase, cut, raw
@@ -70,6 +74,14 @@ void http_resp_init(struct http_resp *r, int head);
  * belongs to the next, pipelined response.  On malformed input the state
  * becomes HR_ERROR and r->error says why. */
 size_t http_resp_feed(struct http_resp *r, const char *p, size_t n);
+/* Where the payload bytes of one http_resp_feed_body call lie in its p. */
+struct http_span {
+  size_t off, len;
+};
+/* Like http_resp_feed, but stops right after the first run of body payload
+ * bytes (chunk framing is consumed, not returned): span says where they are
+ * in p (len 0: none in what was consumed).  Call again with the rest. */
+size_t http_resp_feed_body(struct http_resp *r, const char *p, size_t n, struct http_span *span);
 /* The connection reached end-of-file: returns 1 when that completes the
  * response (a read-until-close body), 0 when the response is truncated. */
 int http_resp_eof(struct http_resp *r);

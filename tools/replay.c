@@ -2,6 +2,7 @@
  * keep-alive connections, checks every response and reports throughput,
  * latency percentiles, failures, resets, retries and timeouts. */
 #include "replay.h"
+#include "url.h"
 
 #include "printable.h"
 
@@ -118,34 +119,17 @@ static void parse_args(int argc, char **argv, struct run *r, struct opts *o) {
 
 /* HOST:PORT or [V6]:PORT -> r->addr (resolved once) and the Host header. */
 static void resolve(struct run *r, const char *target) {
-  char host[256];
   char e[PRINTABLE_SIZE(300)];
-  const char *port;
-  if (target[0] == '[') {
-    const char *end = strchr(target, ']');
-    if (end == NULL || end[1] != ':') die(2, "bad target (want [IPv6]:PORT): ", ESC(e, target));
-    if ((size_t)(end - target - 1) >= sizeof host) die(2, "host name too long: ", ESC(e, target));
-    memcpy(host, target + 1, (size_t)(end - target - 1));
-    host[end - target - 1] = '\0';
-    port = end + 2;
-  } else {
-    const char *colon = strrchr(target, ':');
-    if (colon == NULL || colon == target) die(2, "bad target (want HOST:PORT): ", ESC(e, target));
-    if (memchr(target, ':', (size_t)(colon - target))) die(2, "IPv6 addresses go in brackets: [", ESC(e, target), "]:PORT");
-    if ((size_t)(colon - target) >= sizeof host) die(2, "host name too long: ", ESC(e, target));
-    memcpy(host, target, (size_t)(colon - target));
-    host[colon - target] = '\0';
-    port = colon + 1;
-  }
-  uint64_t p;
-  if (parse_u64(port, 65535, &p) != 0 || p == 0) die(2, "bad port: ", ESC(e, target));
+  struct hostport hp;
+  const char *why;
+  if (hostport_parse(target, strlen(target), NULL, &hp, &why) != 0) die(2, why, ": ", ESC(e, target));
   struct addrinfo hints, *res;
   memset(&hints, 0, sizeof hints);
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_NUMERICSERV;
-  int gerr = getaddrinfo(host, port, &hints, &res);
-  if (gerr != 0) die(2, "cannot resolve ", ESC(e, host), ": ", gai_strerror(gerr));
+  int gerr = getaddrinfo(hp.host, hp.port, &hints, &res);
+  if (gerr != 0) die(2, "cannot resolve ", ESC(e, hp.host), ": ", gai_strerror(gerr));
   memcpy(&r->addr, res->ai_addr, res->ai_addrlen);
   r->addrlen = res->ai_addrlen;
   freeaddrinfo(res);

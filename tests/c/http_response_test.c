@@ -62,6 +62,55 @@ static void bad(const char *name, const char *msg) {
   CHECK(r.state == HR_ERROR && r.error != NULL, label);
 }
 
+/* Everything after the head, as dltar reads it: payload spans, in pieces of
+ * `step` bytes; out gets the payload.  Returns the state at the end. */
+static enum http_resp_state body_spans(const char *msg, size_t step, char *out, size_t *outlen) {
+  struct http_resp r;
+  http_resp_init(&r, 0);
+  size_t n = strlen(msg), o = 0;
+  for (size_t i = 0; i < n && r.state != HR_DONE && r.state != HR_ERROR;) {
+    size_t k = n - i < step ? n - i : step, j = 0;
+    while (j < k && r.state != HR_DONE && r.state != HR_ERROR) {
+      struct http_span sp;
+      size_t used = http_resp_feed_body(&r, msg + i + j, k - j, &sp);
+      if (sp.len) {
+        if (sp.off + sp.len > used) return HR_ERROR; /* a span outside what was taken */
+        memcpy(out + o, msg + i + j + sp.off, sp.len);
+        o += sp.len;
+      }
+      if (used == 0) break;
+      j += used;
+    }
+    i += k;
+  }
+  *outlen = o;
+  return r.state;
+}
+
+static void spans(void) {
+  char out[512];
+  size_t ol;
+  const char *chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        "4\r\nWiki\r\n5;ext=1\r\npedia\r\nE\r\n in\r\n\r\nchunks.\r\n0\r\nX-T: 1\r\n\r\n";
+  const char *want = "Wikipedia in\r\n\r\nchunks.";
+  int okall = 1;
+  for (size_t step = 1; step <= strlen(chunked); step++)
+    if (body_spans(chunked, step, out, &ol) != HR_DONE || ol != strlen(want) || memcmp(out, want, ol) != 0)
+      okall = 0;
+  CHECK(okall, "spans: a chunked body's payload at every piece size, with extension and trailer");
+  const char *len = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloNEXT";
+  CHECK(body_spans(len, 7, out, &ol) == HR_DONE && ol == 5 && memcmp(out, "hello", 5) == 0,
+        "spans: a Content-Length body, nothing after it");
+  const char *eof = "HTTP/1.0 200 OK\r\n\r\nuntil close";
+  CHECK(body_spans(eof, 3, out, &ol) == HR_BODY_EOF && ol == 11 && memcmp(out, "until close", 11) == 0,
+        "spans: a body read until the connection closes");
+  const char *cont = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+  CHECK(body_spans(cont, 4, out, &ol) == HR_DONE && ol == 2 && memcmp(out, "ok", 2) == 0,
+        "spans: the interim response carries no payload");
+  const char *unfinished = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWiki\r\n";
+  CHECK(body_spans(unfinished, 100, out, &ol) == HR_CHUNK_SIZE && ol == 4, "spans: an unfinished chunked body is not done");
+}
+
 int main(void) {
   every_split("Content-Length",
               "HTTP/1.1 200 OK\r\nServer: x\r\nContent-Length: 11\r\nContent-Type: text/plain\r\n\r\nhello world",
@@ -175,5 +224,22 @@ int main(void) {
   http_resp_init(&r, 0);
   http_resp_feed(&r, big, n);
   CHECK(r.state == HR_BODY_EOF && r.reasonlen == sizeof r.reason, "a long reason phrase is cut");
+  spans();
+  /* Found by the http_get fuzz target in dltar's old parser, kept for the one
+   * parser both clients share now: a bare CR ends no line. */
+  bad("a bare CR in a header line", "HTTP/1.1 200 OK\r\nA: b\r\r\n\r\n");
+  bad("a CR inside the status line", "HTTP/1.\r 200 o\r\n\r\n");
+  bad("status below 100", "HTTP/1.1 099 Odd\r\n\r\n");
+  bad("not HTTP", "SMTP/1.0 200 OK\r\n\r\n");
+  const char *bad_cl[] = {"+5", "-5", "5 5", "5,5", "0x10", "99999999999999999999", ""};
+  for (size_t i = 0; i < sizeof bad_cl / sizeof *bad_cl; i++) {
+    char hb[128], name[64];
+    snprintf(hb, sizeof hb, "HTTP/1.1 200 OK\r\nContent-Length: %s\r\n\r\n", bad_cl[i]);
+    snprintf(name, sizeof name, "Content-Length '%s'", bad_cl[i]);
+    bad(name, hb);
+  }
+  bad("non-hex chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n");
+  bad("no CRLF after chunk data", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWikiXX");
+  bad("an empty chunk size line", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\r\n");
   return check_done();
 }

@@ -74,10 +74,11 @@ put("http_response", "chunked", b"\x0eHTTP/1.1 200 OK\r\nTransfer-Encoding: chun
 put("http_response", "head", b"\x01HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
 put("http_response", "until-close", b"\x40HTTP/1.0 200 OK\r\nConnection: close\r\n\r\nbody...")
 
-# http_get: a mode byte (bit 0: also parse the input as a URL), then a
-# response head and the body bytes that came with it.
-put("http_get", "length", b"\x00HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc")
-put("http_get", "chunked", b"\x04HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+# http_response as dltar reads it (mode bit 7: payload spans), a chunked body.
+put("http_response", "spans", b"\x84HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
     b"3\r\nabc\r\n10;x\r\n0123456789abcdef\r\n0\r\n\r\n")
-put("http_get", "url", b"\x01http://[::1]:8080/data/a.tar.gz")
-put("http_get", "not-found", b"\x02HTTP/1.0 404 Not Found\r\nServer: x\r\n\r\n")
+
+# url: the input as a URL and as HOST:PORT.
+put("url", "v6", b"http://[::1]:8080/data/a.tar.gz")
+put("url", "hostport", b"127.0.0.1:8080")
+put("url", "query", b"http://example.org?x=1#frag")
