@@ -58,28 +58,41 @@ asan-bins:
 	$(MAKE) --no-print-directory B=build/asan BIN=build/asan/bin OPT="$(SAN)" \
 	  $(addprefix build/asan/bin/,$(BINS))
 
-# Installs every Debian package the project needs (apt-get update first).
+# Debian packages, in groups (harness/deps.sh groups): each target below
+# needs only its own groups and installs what is missing of them (apt-get
+# update first); cheap when all is there.  `make deps`: every group.
+# deps-check is the build group (what `make all` needs); hosts without
+# dpkg run make with -o deps-check (the playbooks do).
 deps:
 	harness/deps.sh install
 
-# Installs only when something is missing; cheap when all is there.
 deps-check:
-	@harness/deps.sh check || harness/deps.sh install
+	@harness/deps.sh ensure build
+
+# deps-GROUPS: `$(call deps,g1 g2)` in a recipe ensures those groups.
+deps = @harness/deps.sh ensure $(1)
+TEST_DEPS := build static fuzz cross test peers fs harness playbooks plots micro
 
 # Every suite: C unit tests, the same under ASan+UBSan, a few seconds of each
 # fuzz target, bats (with the tools built under ASan+UBSan), lint.
 # The last line printed is "N passed, N failed[, N skipped]".
 # A fuzz target that does not build is a failure the fuzz suite counts
 # (its binary is missing), not a stopped test run.
-test: all ctests asan-ctests asan-bins cross-for-test
+test: test-deps all ctests asan-ctests asan-bins cross-for-test
 	-@$(MAKE) --no-print-directory fuzz-build
 	@tests/run.sh
 
-lint: deps-check
+.PHONY: test-deps
+test-deps:
+	$(call deps,$(TEST_DEPS))
+
+lint:
+	$(call deps,test playbooks)
 	@tests/run.sh lint
 
 # Side-by-side comparisons against the peers (GNU tar, bsdtar, nginx, wrk).
 bench: all
+	$(call deps,peers)
 	@tests/bench/run.sh
 
 clean:

@@ -1,70 +1,107 @@
 #!/bin/sh
-# Installs (or checks) every Debian package the project needs.
-#   harness/deps.sh check     exit 0 when everything is installed
-#   harness/deps.sh install   apt-get update, then install what is missing
-#   harness/deps.sh list      print the package list
+# The Debian packages the project needs, in groups, so that each make
+# target needs only its own (building five C tools needs no qemu).
+#   harness/deps.sh check   [GROUP...]  exit 0 when all of them are installed
+#   harness/deps.sh install [GROUP...]  apt-get update, then install what is missing
+#   harness/deps.sh ensure  [GROUP...]  check, and install only when something is missing
+#   harness/deps.sh list    [GROUP...]  print the packages
+#   harness/deps.sh groups              print the groups and what each is for
+# No GROUP: every group.
 set -eu
 
-# Build: compiler, libowfat, zlib, dietlibc for `make static`; ISA-L
-# (libisal-dev) for dltar's inflater, and its igzip (isal) as a bench peer.
-# Fuzz targets (`make fuzz`, tools/fuzz.mk): clang (Debian 12: clang-14) and
-# its libFuzzer/sanitizer runtime, libclang-rt-14-dev (only recommended by
-# clang-14, so named here).
-# Tests and lint: bats, shellcheck, yamllint, ansible-lint, curl, jq.
-# Workload peers for tests and `make bench`: GNU tar, bsdtar, pigz, nginx, wrk.
-# Filesystems: e2fsprogs, xfsprogs, btrfs-progs, f2fs-tools, jfsutils.
-# Harness and playbooks: ansible-core, ansible (community.general: doas for
-# OpenBSD hosts), util-linux (findmnt, losetup), procps.
-# Plots: gnuplot-nox.  Micro-benchmarks: fio, postmark.
-# VM lab: qemu, debootstrap.
-# mkdataset tests and `make static`: time (max RSS), file, dpkg-dev (apt-get source).
-# `make cross`: python3-venv (zig comes from PyPI into build/venv).
-PACKAGES="build-essential make libowfat-dev zlib1g-dev dietlibc-dev libisal-dev isal
-clang libclang-rt-14-dev
-bats shellcheck yamllint ansible-lint curl jq python3 git
-tar libarchive-tools pigz gzip nginx-light wrk hyperfine
-e2fsprogs xfsprogs btrfs-progs f2fs-tools jfsutils
-ansible-core ansible util-linux procps iproute2 psmisc
-gnuplot-nox fio postmark
-qemu-system-x86 qemu-utils debootstrap openssh-client
-time file dpkg-dev python3-venv"
+# group|what it is for|packages
+GROUPS_TABLE='build|compiling the tools (make all): libowfat, zlib, ISA-L for dltar|build-essential make libowfat-dev zlib1g-dev libisal-dev
+static|make static: dietlibc, and apt-get source for its libowfat and zlib|dietlibc-dev dpkg-dev
+fuzz|make fuzz: clang and its libFuzzer runtime (only recommended by clang-14)|clang libclang-rt-14-dev
+cross|make cross: zig comes from PyPI into build/venv|python3-venv
+test|make test and make lint: bats, linters, and what the tests call|bats shellcheck yamllint ansible-lint curl jq python3 git time file
+peers|the tools ours are compared with (make bench, tests): tar, bsdtar, pigz, igzip, nginx, wrk|tar libarchive-tools pigz gzip isal nginx-light wrk hyperfine
+fs|the filesystems a variant can make, loop devices, findmnt|e2fsprogs xfsprogs btrfs-progs f2fs-tools jfsutils util-linux
+harness|the phases (make shootout): processes, network namespaces|procps iproute2 psmisc python3 jq curl
+playbooks|Ansible (community.general: doas for OpenBSD hosts) and SSH|ansible-core ansible openssh-client
+plots|make plots, report, compare|gnuplot-nox python3
+micro|the micro-benchmark phases: Iometer-style (fio), PostMark|fio postmark
+lab|the VM lab: qemu and the guest image|qemu-system-x86 qemu-utils debootstrap openssh-client'
 
+die() {
+  echo "deps: $*" >&2
+  exit 2
+}
+
+# packages GROUP... : the packages of the groups named (all when none).
+packages() {
+  if [ $# -eq 0 ]; then
+    printf '%s\n' "$GROUPS_TABLE" | cut -d'|' -f3
+    return
+  fi
+  for g in "$@"; do
+    line=$(printf '%s\n' "$GROUPS_TABLE" | grep "^$g|") ||
+      die "no group '$g' (harness/deps.sh groups lists them)"
+    printf '%s\n' "$line" | cut -d'|' -f3
+  done
+}
+
+# missing PACKAGE... : the ones dpkg does not have installed, once each.
 missing() {
-  for p in $PACKAGES; do
+  for p in "$@"; do
     s=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
     case $s in
       *"install ok installed"*) ;;
       *) printf '%s\n' "$p" ;;
     esac
-  done
+  done | sort -u
 }
 
-# The package list is meant to be split into words.
+# (the package lists are meant to be split into words)
 # shellcheck disable=SC2086
-case ${1:-check} in
-  list)
-    printf '%s\n' $PACKAGES
+install() {
+  m=$(missing "$@")
+  [ -z "$m" ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "deps: need root to install:" $m "(run 'sudo make deps')" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update
+  apt-get install -y --no-install-recommends $m
+}
+
+verb=${1:-check}
+[ $# -gt 0 ] && shift
+case $verb in
+  groups)
+    printf '%s\n' "$GROUPS_TABLE" | awk -F'|' '{ printf "%-10s %s\n", $1, $2 }'
+    exit 0
     ;;
+  check | install | ensure | list) ;;
+  *)
+    echo "usage: $0 check|install|ensure|list [GROUP...] | groups" >&2
+    exit 2
+    ;;
+esac
+groups_named=$*
+pkgs=$(packages "$@") || exit 2
+# The package lists are meant to be split into words.
+# shellcheck disable=SC2086
+set -- $pkgs
+case $verb in
+  list) printf '%s\n' "$@" ;;
   check)
-    m=$(missing)
+    m=$(missing "$@")
     if [ -n "$m" ]; then
+      # shellcheck disable=SC2086
       echo "deps: missing packages:" $m "(run 'make deps')" >&2
       exit 1
     fi
     ;;
-  install)
-    m=$(missing)
-    [ -z "$m" ] && exit 0
-    if [ "$(id -u)" -ne 0 ]; then
-      echo "deps: need root to install:" $m "(run 'sudo make deps')" >&2
-      exit 1
+  install) install "$@" ;;
+  ensure)
+    # Not Debian (the BSDs): the README's section for that OS says what
+    # to install; say so and go on rather than stop a build.
+    if ! command -v dpkg-query >/dev/null 2>&1; then
+      echo "deps: no dpkg here: not checking the Debian packages of ${groups_named:-every group}" >&2
+      exit 0
     fi
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update
-    apt-get install -y --no-install-recommends $m
-    ;;
-  *)
-    echo "usage: $0 check|install|list" >&2
-    exit 2
+    install "$@"
     ;;
 esac

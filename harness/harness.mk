@@ -16,4 +16,5 @@ $(HARNESS_PHASES): all
 	@env $(harness_env) harness/$@.sh
 
 shootout: all
+	$(call deps,harness fs)
 	@env $(harness_env) harness/shootout.sh

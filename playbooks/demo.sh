@@ -25,7 +25,7 @@ size=${DEMO_SIZE:-4G}
 trials=${TRIALS:-1}
 t0=$(date +%s)
 
-make --no-print-directory deps
+harness/deps.sh ensure build harness fs playbooks plots
 make --no-print-directory all
 if ! make --no-print-directory -n phase-untar >/dev/null 2>&1; then
   say "the harness's phase targets (make phase-untar ...) are not here yet; nothing to run"

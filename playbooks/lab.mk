@@ -11,9 +11,11 @@ lab_env = $(foreach v,$(LAB_VARS),$(if $(filter-out undefined,$(origin $(v))),$(
 
 .PHONY: lab test-lab lab-clean
 lab: all
+	$(call deps,lab playbooks)
 	@env $(lab_env) playbooks/lab/lab.sh run
 
 test-lab: all
+	$(call deps,lab playbooks test)
 	@mkdir -p build/lab
 	@set -o pipefail; env $(lab_env) bats --tap tests/lab/lab.bats </dev/null | tee build/lab/test-lab.tap.tmp; \
 	  rc=$$?; mv -f build/lab/test-lab.tap.tmp build/lab/test-lab.tap; exit $$rc

@@ -14,11 +14,14 @@ PLOTS_PY = python3 plots/plots.py $(if $(OUT),--out '$(OUT)')
 
 .PHONY: plots report compare
 plots:
+	$(call deps,plots)
 	@$(PLOTS_PY) plots --results '$(RESULTS)' $(RUN)
 
 report:
+	$(call deps,plots)
 	@$(PLOTS_PY) report --results '$(RESULTS)' $(RUN)
 
 compare:
 	@[ -n '$(BASE)' ] && [ -n '$(NEW)' ] || { echo 'plots: compare wants BASE=run1 NEW=run2' >&2; exit 2; }
+	$(call deps,plots)
 	@$(PLOTS_PY) compare --results '$(RESULTS)' '$(BASE)' '$(NEW)'

@@ -27,6 +27,10 @@ $(CROSS_ZIG):
 	$@ version
 
 cross: $(addprefix cross-,$(CROSS_TARGETS))
+$(CROSS_ZIG): | cross-deps
+.PHONY: cross-deps
+cross-deps:
+	$(call deps,cross)
 
 $(addprefix cross-,$(CROSS_TARGETS)): cross-%: $(CROSS_ZIG)
 	tools/cross-libs.sh $(CROSS_ZIG) $* $(CROSS_CACHE)/$*

@@ -43,6 +43,7 @@ fuzz_probe = printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned
 FUZZ_BINS := $(addprefix $(FUZZ_DIR)/,$(addsuffix _fuzz,$(FUZZ_ALL)))
 .PHONY: fuzz fuzz-build
 fuzz-build:
+	-$(call deps,fuzz)
 	@mkdir -p $(FUZZ_DIR); rm -f $(FUZZ_DIR)/SKIPPED
 	@if $(fuzz_probe); then \
 	  rm -f $(FUZZ_DIR)/.probe; \

@@ -3,6 +3,7 @@
 # with `diet gcc` into build/static/ by tools/static-libs.sh (never vendored).
 STATIC_DIR := build/static
 static:
+	$(call deps,static build)
 	tools/static-libs.sh $(STATIC_DIR)
 	$(MAKE) --no-print-directory B=$(STATIC_DIR)/obj BIN=bin/static CC="diet gcc" OPT="-O2" \
 	  CPPFLAGS="-D_GNU_SOURCE -D_XOPEN_SOURCE=700 -Itools -I$(STATIC_DIR)/include" \
