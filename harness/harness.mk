@@ -1,4 +1,4 @@
-# The phases on one host (issue: harness).  Each target runs harness/<target>.sh
+# The phases on one host.  Each target runs harness/<target>.sh
 # with the variables below in its environment (only those that are set).
 HARNESS_VARS := TARGET DATASET SEED SOURCE FLUSH TRIALS VARIANT RUN_ID RESULTS \
   SERVE_PROCS REPLAY_CONC REPLAY_KEEPALIVE REPLAY_FROM PRIME_GB ALLOW_NONMOUNT \

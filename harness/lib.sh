@@ -2,7 +2,7 @@
 # harness/lib.sh: sourced by every phase script.  It knows where the current
 # run's results live and how to append records in DESIGN.md's format:
 #   results/<run-id>/<host>/<variant>/{meta.json,records.tsv,series/<phase>-<trial>.tsv}
-# The harness issue owns this file; phase scripts use only the functions below.
+# Phase scripts use only the functions below.
 #
 # Environment (all optional):
 #   RESULTS  results root (default: <checkout>/results)

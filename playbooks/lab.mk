@@ -1,4 +1,4 @@
-# The VM lab (issue: lab): the shootout playbook against qemu guests on this
+# The VM lab: the shootout playbook against qemu guests on this
 # machine, flushed by real reboots.  README section "VM lab".
 #   make lab [LAB_GUESTS=1] [LAB_VARIANTS=ext4,xfs] [DATASET=tiny] [LAB_ACCEL=kvm|tcg]
 #   make test-lab      the lab's end-to-end test; TAP also in build/lab/test-lab.tap

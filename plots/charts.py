@@ -7,7 +7,7 @@ import os
 import re
 import subprocess
 
-from resultslib import Error, fmt_time, fmt_value, rates, series_table, stats
+from resultslib import Error, fmt_value, rates, series_table, stats
 
 PLOTSDIR = os.path.dirname(os.path.abspath(__file__))
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9",

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2154 # bats sets $stderr (run --separate-stderr)
 # harness/deps.sh: the Debian packages in groups, and each make target
 # asking only for its own groups.
 

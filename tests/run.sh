@@ -64,6 +64,10 @@ lint_suite() {
       out=$(cd playbooks && ANSIBLE_LOCAL_TEMP=$logdir/ansible ansible-lint -q --offline 2>&1); tap $? "ansible-lint playbooks" "$out"
     fi
   fi
+  # Python: the plots, the fixtures and the harness's converters.
+  while IFS= read -r f; do
+    out=$(pyflakes3 "$f" 2>&1); tap $? "pyflakes $f" "$out"
+  done < <(lint_python_files)
   # Every OS-specific call of the harness stays in harness/os/linux.sh (the
   # per-OS adapter): the phase scripts, the sampler, meta.sh and the rest.
   out=$(harness/os/lint.sh harness/phase-*.sh harness/sampler.sh harness/meta.sh harness/flush.sh \
@@ -85,6 +89,18 @@ lint_shell_files() {
       *.sh | *.bats | *.bash | .ci/run) echo "$f" ;;
       *.*) ;;
       *) head -c 64 "$f" | grep -qE '^#!.*\b(ba)?sh\b' && echo "$f" ;;
+    esac
+  done
+}
+
+# Python by extension or shebang.
+lint_python_files() {
+  git ls-files -co --exclude-standard | while IFS= read -r f; do
+    [ -f "$f" ] || continue
+    case $f in
+      *.py) echo "$f" ;;
+      *.*) ;;
+      *) head -c 64 "$f" | grep -qE '^#!.*python' && echo "$f" ;;
     esac
   done
 }

@@ -18,12 +18,6 @@ double now_mono(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-double now_wall(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 void cpu_times(double *user_s, double *sys_s) {
   struct rusage ru;
   if (getrusage(RUSAGE_SELF, &ru) != 0) {

@@ -14,7 +14,6 @@ void print_version(const char *name);
 /* Monotonic seconds since an arbitrary origin. */
 double now_mono(void);
 /* Wall-clock seconds since the epoch (for series and metadata). */
-double now_wall(void);
 /* This process's user and system CPU seconds so far. */
 void cpu_times(double *user_s, double *sys_s);
 

@@ -33,15 +33,6 @@ void hist_record(struct histogram *h, uint64_t v) {
   h->buckets[hist_index(v)]++;
 }
 
-void hist_merge(struct histogram *dst, const struct histogram *src) {
-  if (src->count == 0) return;
-  if (dst->count == 0 || src->min < dst->min) dst->min = src->min;
-  if (src->max > dst->max) dst->max = src->max;
-  dst->count += src->count;
-  dst->sum += src->sum;
-  for (unsigned i = 0; i < HIST_BUCKETS; i++) dst->buckets[i] += src->buckets[i];
-}
-
 uint64_t hist_percentile(const struct histogram *h, double p) {
   if (h->count == 0) return 0;
   if (p <= 0) return h->min;

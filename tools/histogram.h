@@ -23,8 +23,6 @@ struct histogram {
 
 void hist_init(struct histogram *h);
 void hist_record(struct histogram *h, uint64_t v);
-/* Add every value of src to dst. */
-void hist_merge(struct histogram *dst, const struct histogram *src);
 /* The value at percentile p (0..100): the highest value equivalent to the
  * bucket that holds it, clamped to [min, max].  0 when empty. */
 uint64_t hist_percentile(const struct histogram *h, double p);

@@ -50,12 +50,6 @@ static inline uint64_t rng_next(struct rng *r) {
   return out;
 }
 
-/* A uniform number in [0, n) (n > 0), by 128-bit multiply (Lemire, no loop:
- * the tiny bias is irrelevant here and keeps the stream length fixed). */
-static inline uint64_t rng_below(struct rng *r, uint64_t n) {
-  return (uint64_t)(((unsigned __int128)rng_next(r) * n) >> 64);
-}
-
 /* n bytes of the stream; whole words are drawn, a partial last word is cut. */
 static inline void rng_fill(struct rng *r, unsigned char *p, size_t n) {
   while (n >= 8) {

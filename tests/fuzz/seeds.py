@@ -6,7 +6,6 @@ Each seed is a small, well-formed input of the kind the target expects
 libFuzzer mutates from these.  Run it again after changing a layout.
 """
 import gzip
-import io
 import os
 import tarfile
 
