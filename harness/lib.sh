@@ -1,6 +1,6 @@
 # shellcheck shell=sh
 # harness/lib.sh: sourced by every phase script.  It knows where the current
-# run's results live and how to append records in DESIGN.md's format:
+# run's results live and how to append records (docs/formats.md#records):
 #   results/<run-id>/<host>/<variant>/{meta.json,records.tsv,series/<phase>-<trial>.tsv}
 # Phase scripts use only the functions below.
 #

@@ -1,5 +1,5 @@
 #!/bin/bash
-# harness/meta.sh OUT : write the run's meta.json (CONTRACTS.md's keys) to OUT:
+# harness/meta.sh OUT : write the run's meta.json (keys: docs/formats.md#metajson) to OUT:
 # what is needed to reproduce the run and to label a plot, gathered from this
 # host (uname, /etc/os-release, the mount table, CPU and memory as the
 # adapter harness/os/<os>.sh reads them, the tools' --version, git describe).  Environment: TARGET (required), RUN_ID,

@@ -1,6 +1,6 @@
 #!/bin/bash
 # harness/sampler.sh: one sample a second of what the kernel does while a
-# phase runs, as "t_s<TAB>metric<TAB>value" lines (DESIGN.md's series format).
+# phase runs, as "t_s<TAB>metric<TAB>value" lines (docs/formats.md#series).
 #
 #   sampler.sh -o SERIES -t TARGET [-s TOOL_SERIES [-d] | -m statfs | -m none]
 #              [-F FILES] [-B BYTES] [-R REQUESTS] [-L LABEL] [-p PID] [-i SECS]

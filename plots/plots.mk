@@ -1,5 +1,5 @@
 # plots/plots.mk: the charts, the report and the comparison of runs.
-# They read only $(RESULTS)/<run>/ (DESIGN.md's record format).
+# They read only $(RESULTS)/<run>/ (the formats: docs/formats.md#the-results-tree).
 #   make plots   [RUN="run1 run2 ..."]   charts into plots/out/<run1+run2>/
 #   make report  [RUN="run1 ..."]        report/index.html and report/summary.md
 #   make compare BASE=run1 NEW=run2      plots/out/compare-run1-vs-run2/

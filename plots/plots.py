@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """plots/plots.py: the charts, the report and the comparison of shootout runs.
-It reads only results/ (DESIGN.md's record format).
+It reads only results/ (the formats: docs/formats.md#records).
 
   plots.py plots   [--results DIR] [--out DIR] [RUN ...]
   plots.py report  [--results DIR] [--out DIR] [RUN ...]

@@ -1,4 +1,4 @@
-"""Reading results/ (DESIGN.md's record format) for the plots, the report and
+"""Reading results/ (docs/formats.md#the-results-tree) for the plots, the report and
 the comparison: runs, hosts, variants, their records, series and failures.
 
 results/<run>/<host>/<variant>/meta.json     host metadata (JSON object)

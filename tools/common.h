@@ -1,5 +1,5 @@
 /* Shared helpers of the native tools: version, clocks, numbers, and the
- * --stats / --series writers of DESIGN.md's record format. */
+ * --stats / --series writers (docs/formats.md#tool-stats, #tool-series). */
 #ifndef SHOOTOUT_COMMON_H
 #define SHOOTOUT_COMMON_H
 

@@ -1,4 +1,4 @@
-/* The dataset manifest (CONTRACTS.md): `path<TAB>size<TAB>crc32hex` lines,
+/* The dataset manifest (docs/formats.md#manifesttsv): `path<TAB>size<TAB>crc32hex` lines,
  * '#' comments; loaded into a hash table so that replay can look up the
  * expected size of the file behind a URL ('/' + path). */
 #ifndef SHOOTOUT_MANIFEST_H
