@@ -23,6 +23,13 @@
 #   IOZONE_FULL=1   small records on large files too (iozone -z); otherwise,
 #                   as iozone -a, files above 32 MB get records of 64 KB and up
 #   IOZONE_STRIDE=17  stride read distance in records (iozone -j)
+#   IOZONE_THREADS=N  IOzone's throughput test (iozone -t N) after the sweep:
+#                   N children at once, each on its own file of
+#                   IOZONE_TPUT_SIZE (512k) in records of IOZONE_TPUT_REC
+#                   (4k), write rewrite read reread randread randwrite;
+#                   records <test>.t<N>.fs<K>k.rs<K>k.kBps, the children's
+#                   rates summed ("Children see throughput"); the final
+#                   fsync is not counted there
 set -eu
 SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -53,10 +60,19 @@ done
 [ "$rsmin" -le "$rsmax" ] || fail "IOZONE_RECMIN $rsmin is above IOZONE_RECMAX $rsmax"
 case $stride in '' | *[!0-9]*) fail "IOZONE_STRIDE: not a whole number: $stride" ;; esac
 case $flush in 0 | 1) ;; *) fail "IOZONE_FLUSH: 0 or 1, got $flush" ;; esac
+threads=${IOZONE_THREADS:-0}
+case $threads in '' | *[!0-9]*) fail "IOZONE_THREADS: a number of children, got $threads" ;; esac
+tsize=$(to_bytes "${IOZONE_TPUT_SIZE:-512k}")
+trec=$(to_bytes "${IOZONE_TPUT_REC:-4k}")
+[ "$threads" = 0 ] || [ "$trec" -le "$tsize" ] || fail "IOZONE_TPUT_REC $trec is above IOZONE_TPUT_SIZE $tsize"
 
 avail=$(free_bytes "$MICRO_DIR")
 [ "$fsmax" -lt "$avail" ] || fail "IOZONE_MAX $fsmax does not fit in $TARGET ($avail bytes free)"
+[ $((threads * tsize)) -lt "$avail" ] ||
+  fail "IOZONE_THREADS x IOZONE_TPUT_SIZE ($((threads * tsize)) bytes) does not fit in $TARGET ($avail bytes free)"
 data=$MICRO_DIR/iozone.tmp
+# The fio options naming the file(s): one file, or one a child (-t).
+files="filename=$data"
 record iozone "$CUR_TRIAL" flush "$flush" bool
 
 # job NAME : the job of IOzone test NAME (stonewalled) for file size fs,
@@ -81,7 +97,7 @@ segment() {
   local name=$1 t want='' sync=''
   shift
   {
-    printf '[global]\nfilename=%s\nsize=%s\nbs=%s\nioengine=psync\ndirect=0\n' "$data" "$fs" "$rs"
+    printf '[global]\n%s\nsize=%s\nbs=%s\nioengine=psync\ndirect=0\n' "$files" "$fs" "$rs"
     printf 'invalidate=0\nfallocate=none\nrandrepeat=1\nthread\n'
     for t in "$@"; do job "$t"; done
   } >"$RAW/$cell.$name.fio"
@@ -130,6 +146,17 @@ while [ "$fs" -le "$fsmax" ]; do
 done
 rm -f "$data"
 record iozone "$CUR_TRIAL" cells "$cells" count
+if [ "$threads" -gt 0 ]; then
+  # shellcheck disable=SC2016 # $jobnum is fio's
+  files=$(printf 'directory=%s\nfilename_format=iozone.t$jobnum.tmp\nnumjobs=%s' "$MICRO_DIR" "$threads")
+  fs=$tsize rs=$trec cell=t$threads.fs$((tsize / 1024))k.rs$((trec / 1024))k flush=0
+  tests=$(tr ' ' '\n' <<<"$tests" | grep -xE 'write|rewrite|read|reread|randread|randwrite' | tr '\n' ' ')
+  micro_flush
+  segment tput write rewrite read reread randread randwrite
+  record_stats iozone "$CUR_TRIAL" "$RAW/$cell.stats"
+  rm -f "$MICRO_DIR"/iozone.t*.tmp
+  record iozone "$CUR_TRIAL" threads "$threads" count
+fi
 run_into "$RAW/report.csv" iozone-csv "$HARNESS/fio2records" --iozone-csv "$RAW"
 phase_end iozone
 say "$cells cells"

@@ -57,6 +57,22 @@ def iozone_table(vs, multi):
     return head, rows, rec
 
 
+def iozone_tput_table(vs, multi):
+    """IOzone's throughput mode (-t): <test>.t<N>.fs<K>k.rs<K>k.kBps."""
+    head = ["host / variant", "test", "children", "file", "record", "trials", "kB/s (children summed)"]
+    rows = []
+    for v in vs:
+        found = []
+        for p, _t, m, _v, _u in v.records:
+            g = re.match(r"^([a-z]+)\.t(\d+)\.fs(\d+)k\.rs(\d+)k\.kBps$", m)
+            if p == "iozone" and g and m not in [f[0] for f in found]:
+                found.append((m, g))
+        for m, g in found:
+            rows.append([label(v, multi), g.group(1), g.group(2), size_label(int(g.group(3))),
+                         size_label(int(g.group(4))), str(len(v.values("iozone", m))), med(v, "iozone", m, "kB/s")])
+    return head, rows
+
+
 def postmark_table(vs, multi):
     head = ["host / variant", "files", "transactions", "trials"] + [t for _m, t in POSTMARK_COLUMNS]
     rows = []
@@ -108,6 +124,10 @@ def sections(runs):
                 "Medians over trials of kB (1024 B) per second over the time in the I/O calls (with "
                 "IOZONE_FLUSH=1 the final fsync of each write test counts too). Every record size is in the "
                 "heat maps; IOZONE_REC=<kB> chooses the record size of this table and the line charts."))
+    head, rows = iozone_tput_table(vs, multi)
+    out.append(("micro-iozone-tput", "IOzone throughput mode (IOZONE_THREADS, iozone -t)", head, rows,
+                "Each child on its own file; the children's rates, each over its own time in the I/O calls, "
+                "summed as IOzone's 'Children see throughput'."))
     head, rows = postmark_table(vs, multi)
     out.append(("micro-postmark", "PostMark: per configuration", head, rows,
                 "Medians over trials; PostMark's own times count whole seconds, wall s is ours."))

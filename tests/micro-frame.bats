@@ -139,3 +139,35 @@ the_run() {
   grep -q '^"64",[0-9]' "$csv"
   [ "$(grep -c 'report"$' "$csv")" -eq 9 ]
 }
+
+@test "spec options: PostMark's bias and block sizes, IOzone's -t children, fsdisco's priming sweep" {
+  [ -x "$BIN/fsdisco" ] || skip "no $BIN/fsdisco"
+  # set bias read 10: reads only, no appends.
+  run env TARGET="$TMPFS" FLUSH=none RUN_ID=spec POSTMARK_CONFIGS=100/300 POSTMARK_BIAS_READ=10 \
+    POSTMARK_BIAS_CREATE=-1 POSTMARK_READ=1024 POSTMARK_WRITE=2048 "$ROOT/harness/phase-postmark.sh"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  d=$RESULTS/spec/$HOST/$VARIANT
+  grep -qx 'set bias read 10' "$d/raw/postmark-1/n100.t300.p1.cfg"
+  grep -qx 'set bias create -1' "$d/raw/postmark-1/n100.t300.p1.cfg"
+  grep -qx 'set read 1024' "$d/raw/postmark-1/n100.t300.p1.cfg" && grep -qx 'set write 2048' "$d/raw/postmark-1/n100.t300.p1.cfg"
+  [ "$(rec "$d" postmark n100.t300.appended)" = 0 ] && [ "$(rec "$d" postmark n100.t300.read)" -gt 0 ]
+  [ "$(rec "$d" postmark n100.t300.created_mixed)" = 0 ]
+  [ "$(rec "$d" postmark write_block_B)" = 2048 ]
+  # iozone -t 2: two children on files of their own, rates summed.
+  run env TARGET="$TMPFS" FLUSH=none RUN_ID=spec IOZONE_MIN=64k IOZONE_MAX=64k IOZONE_RECMIN=64k \
+    IOZONE_THREADS=2 IOZONE_TPUT_SIZE=256k IOZONE_TPUT_REC=16k "$ROOT/harness/phase-iozone.sh"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  for t in write rewrite read reread randread randwrite; do
+    awk -F '\t' -v m="$t.t2.fs256k.rs16k.kBps" '$3 == m && $4 > 0 { f = 1 } END { exit !f }' "$d/records.tsv" ||
+      { echo "no $t.t2"; return 1; }
+  done
+  [ "$(rec "$d" iozone threads)" = 2 ]
+  [ "$(jq '[.jobs[] | select(.jobname == "write")] | length' "$d/raw/iozone-1/t2.fs256k.rs16k.tput.json")" = 2 ]
+  # fsdisco's read-ahead after a 512 KB and a 1 MB priming read.
+  run env TARGET="$TMPFS" FLUSH=none RUN_ID=spec DISCOVER_TESTS=readahead DISCOVER_ITERS=1 DISCOVER_PRIME="512k 1m" \
+    "$ROOT/harness/phase-discover.sh"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ -n "$(rec "$d" discover prime512k.readahead_kB)" ] && [ -n "$(rec "$d" discover prime1024k.readahead_kB)" ]
+  [ "$(rec "$d" discover discover_flush)" = fadvise ]
+  [ ! -e "$TMPFS/micro" ]
+}
