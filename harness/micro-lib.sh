@@ -22,6 +22,9 @@
 MICRO_MARK=.shootout-micro
 
 micro_begin() {
+  # Refused as before the frame, in the script's name ("phase-iometer.sh:
+  # TARGET=/ is the root filesystem"); phase_begin checks it again.
+  target_guard || die "$TARGET_REFUSAL"
   phase_begin "$1"
   micro_flush_method
   if [ -e "$TARGET/micro" ] && [ ! -e "$TARGET/micro/$MICRO_MARK" ]; then
