@@ -65,16 +65,16 @@ TOOL_OK=1 run_tool fsdisco "$HARNESS_BIN/fsdisco" "$@" $tests "$MICRO_DIR"
 rc=$TOOL_RC
 [ ! -s "$RAW/stats.tsv" ] || record_stats discover "$CUR_TRIAL" "$RAW/stats.tsv"
 for p in "${prime[@]}"; do
-  k=$((p / 1024))
-  set -- -i "$iters" -I "$p" --out "$RAW/prime$k" --stats "$RAW/prime$k.tsv" --flush "$flush"
+  k=prime$((p / 1024))k
+  set -- -i "$iters" -I "$p" --out "$RAW/$k" --stats "$RAW/$k.tsv" --flush "$flush"
   [ "$flush" != drop ] ||
-    set -- -i "$iters" -I "$p" --out "$RAW/prime$k" --stats "$RAW/prime$k.tsv" \
+    set -- -i "$iters" -I "$p" --out "$RAW/$k" --stats "$RAW/$k.tsv" \
       --flush-cmd "TARGET='$TARGET' ALLOW_NONMOUNT='$ALLOW_NONMOUNT' '$HARNESS/flush.sh' drop"
-  mkdir -p "$RAW/prime$k"
+  mkdir -p "$RAW/$k"
   TOOL_OK=1 run_tool fsdisco "$HARNESS_BIN/fsdisco" "$@" readahead "$MICRO_DIR"
   [ "$TOOL_RC" -eq 0 ] || rc=$TOOL_RC
-  awk -F '\t' -v p="prime${k}k." '$1 ~ /^readahead/ { print p $0 }' "$RAW/prime$k.tsv" >"$RAW/prime$k.stats"
-  record_stats discover "$CUR_TRIAL" "$RAW/prime$k.stats"
+  awk -F '\t' -v p="$k." '$1 ~ /^readahead/ { print p $0 }' "$RAW/$k.tsv" >"$RAW/$k.stats"
+  record_stats discover "$CUR_TRIAL" "$RAW/$k.stats"
 done
 [ "$rc" -eq 0 ] || fail "fsdisco failed (exit $rc, see $PHASE_LOG); the tests it finished are recorded"
 phase_end discover

@@ -10,8 +10,11 @@ host and variant of the runs:
                             when measured, else the most measured one;
                             IOZONE_REC=<kB> chooses), a line per host/variant
   postmark-<config>-<field> bars as every bar chart, one scale per field
+  discover-<test>           fsdisco's fastest latency of each offset (its
+                            raw/discover-<trial>/<test>.tsv, the first
+                            trial that has one), a line per host/variant
 
-Discovery has no chart: the report shows it as a table (micro_report.py).
+The report shows discovery's findings as a table (micro_report.py).
 The readers below are shared with micro_report.py."""
 import math
 import os
@@ -109,11 +112,13 @@ class MicroCharts:
         self.iometer()
         self.iozone()
         self.postmark()
+        self.discover()
 
     # ---- lines ----------------------------------------------------------
 
-    def lines(self, name, title, xlabel, ylabel, series, ymax, logx, caption):
-        """series: [(name, colour, [(x, median, min, max)])], x > 0 with logx."""
+    def lines(self, name, title, xlabel, ylabel, series, ymax, logx, caption, extra=()):
+        """series: [(name, colour, [(x, median, min, max)])], x > 0 with
+        logx; EXTRA: gnuplot commands after the others."""
         gq = self.charts.gq
         series = [s for s in series if s[2]]
         if not series:
@@ -124,9 +129,11 @@ class MicroCharts:
                 f.write("".join("%g %g %g %g\n" % p for p in pts) + "\n\n")
         xs = sorted({p[0] for s in series for p in s[2]})
         top, tics, _l = self.charts.axis(ymax, "", 1.12)
+        pt = "0" if max(len(s[2]) for s in series) > 64 else "7"
         lines = ["datafile = %s" % gq(name + ".dat"), "chart_title = %s" % gq(title),
                  "xlabel_text = %s" % gq(xlabel), "ylabel_text = %s" % gq(ylabel),
-                 "width = 860\nheight = 480", "nseries = %d" % len(series),
+                 "width = 860\nheight = 480", "nseries = %d" % len(series), "point_type = %s" % pt,
+                 "whiskers = %d" % any(p[2] != p[3] for s in series for p in s[2]),
                  "array snames = [%s]" % ", ".join(gq(s[0]) for s in series),
                  "array scolors = [%s]" % ", ".join(gq(s[1]) for s in series),
                  "set yrange [0:%g]" % top, "set ytics %s" % tics]
@@ -136,6 +143,7 @@ class MicroCharts:
             lo, hi = xs[0], xs[-1]
             lines += ["set logscale x 2", "set xrange [%g:%g]" % (lo / 1.3, hi * 1.3),
                       "set xtics (%s)" % ", ".join("%s %g" % (gq(logx(x)), x) for x in xs)]
+        lines += list(extra)
         self.r.instance(name, "micro_lines.gp", lines)
         self.r.charts.append(dict(name=name, kind="lines", title=title, scale="", unit="", table=None,
                                   caption=caption))
@@ -197,7 +205,7 @@ class MicroCharts:
             self.lines("iozone-%s-rs%dk" % (t, rec), "IOzone %s at %s records: kB/s against file size"
                        % (t, size_label(rec)), "file size", "kB per second", series, ymax, size_label,
                        "Median over trials, a line per host/variant, record size %s (IOZONE_REC=<kB> chooses "
-                       "another)." % size_label(rec))
+                       "another)." % size_label(rec), ["set bars 0"])
 
     def heat(self, test, cells):
         gq = self.charts.gq
@@ -251,6 +259,49 @@ class MicroCharts:
             self.r.scales[s[3]] = max(self.r.scales.get(s[3], 0), max(r[3] for r in s[4]))
         for name, metric, title, group, rows, table, unit in specs:
             self.r.bar_chart(name, "postmark", metric, title, group, rows, table, unit)
+
+
+    # ---- discovery ------------------------------------------------------------
+
+    def discover(self):
+        for test, what in DISCOVER_TESTS:
+            series = [(n, self.color(i), discover_points(v, test)) for i, (v, n) in enumerate(zip(self.vs, self.names))]
+            ys = [p[1] for s in series for p in s[2] if p[1] > 0]
+            if not ys:
+                continue
+            # A logarithmic scale: the first write of a file costs ten times the rest.
+            self.lines("discover-" + test, "fsdisco %s: fastest latency of each offset" % test,
+                       "offset (kB)", "microseconds", series, max(ys), None,
+                       "%s. The fastest of the iterations at each offset, first trial, a line per host/variant, "
+                       "logarithmic scale; the discovered values are in the discovery table." % what,
+                       ["set logscale y", "set yrange [%g:%g]" % (min(ys) / 1.5, max(ys) * 1.5), "set ytics auto",
+                        "set bars 0"])
+
+
+DISCOVER_TESTS = [("block", "512 B O_SYNC writes to a new file: the slow ones cross block boundaries"),
+                  ("pointers", "Whole-block O_SYNC writes: the step up is the first indirect block"),
+                  ("readahead", "A page at a time, backward: the fast pages past the first read were read ahead"),
+                  ("cache", "Backward, then forward: slow from where the cache ends")]
+
+
+def discover_points(v, test):
+    """[(offset kB, min us, min us, min us)] of the first trial's raw file."""
+    trials = sorted({t for p, t, _m, _v, _u in v.records if p == "discover"})
+    for t in trials:
+        path = os.path.join(v.path, "raw", "discover-%d" % t, test + ".tsv")
+        if not os.path.exists(path):
+            continue
+        pts = []
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                c = line.split("\t")
+                try:
+                    off, lo = float(c[0]), float(c[1])
+                except (ValueError, IndexError):
+                    continue
+                pts.append((off / 1024, lo, lo, lo))
+        return pts
+    return []
 
 
 def render(renderer):

@@ -177,7 +177,7 @@ method_run() {
   grep -q 'whole request list, 100 connections' "$OUT/index.html"
 }
 
-@test "report of a micro run (real, on tmpfs): Iometer, IOzone and PostMark charts on common scales, tables of all four, compare" {
+@test "report of a micro run (real, on tmpfs): Iometer, IOzone, PostMark and fsdisco charts on common scales, tables of all four, compare" {
   # tests/fixtures/plots/micro-tmpfs: a real run of the four micro phases on
   # tmpfs (two variants, two trials; see its README).
   run make --no-print-directory report RESULTS=tests/fixtures/plots RUN=micro-tmpfs OUT="$OUT"
@@ -189,7 +189,9 @@ method_run() {
   [ "$(count 'iozone-*.png')" -eq 18 ] && [ "$(count 'iozone-*-rs64k.png')" -eq 9 ]
   # 2 configurations x 5 fields.
   [ "$(count 'postmark-*.png')" -eq 10 ]
-  for f in "$OUT"/iometer-*.png "$OUT"/iozone-*.png "$OUT"/postmark-*.png; do
+  # fsdisco's block test latencies (the only raw file kept), both variants.
+  [ "$(count 'discover-*.png')" -eq 1 ] && grep -q 'nseries = 2' "$OUT/discover-block.gp"
+  for f in "$OUT"/iometer-*.png "$OUT"/iozone-*.png "$OUT"/postmark-*.png "$OUT"/discover-*.png; do
     [ "$(head -c 4 "$f" | od -An -tx1 | tr -d ' ')" = 89504e47 ] && [ -s "${f%.png}.svg" ]
     grep -q "src=\"$(basename "$f")\"" "$OUT/index.html" || { echo "$f not in the report"; return 1; }
   done
