@@ -1,32 +1,43 @@
-# shellcheck shell=sh
-# harness/micro-lib.sh: what the micro-benchmark phases (phase-iometer,
-# phase-iozone, phase-postmark, phase-discover) share.  Sourced after lib.sh.
+# shellcheck shell=bash
+# harness/micro-lib.sh: what only the micro-benchmark phases (phase-iometer,
+# phase-iozone, phase-postmark, phase-discover) share.  Sourced after lib.sh
+# and common.sh: those phases run in the frame of every phase (phase_begin,
+# phase_end, run_tool, fail; the TARGET guard, status, failures.tsv,
+# meta.json, logs and signals of common.sh).
 #
-#   micro_begin PHASE   checks TARGET (harness/target-guard.sh, the guard of
-#                       every phase), makes the phase's scratch directory
+#   micro_begin PHASE   phase_begin PHASE, then the flush method of the
+#                       phase (micro_flush_method) and the scratch directory
 #                       $MICRO_DIR = TARGET/micro/PHASE (marked as ours with
-#                       TARGET/micro/.shootout-micro) and removes it on exit
-#   micro_flush         drops the page cache between iterations
+#                       TARGET/micro/.shootout-micro), removed at exit
+#   micro_flush         empties the page cache between iterations with
+#                       MICRO_FLUSH (see micro_flush_method)
 #   mem_bytes           physical memory in bytes
-#   to_bytes SIZE       "64k", "16m", "2g", "123" -> bytes
-#   direct_ok DIR       exit 0 when DIR's filesystem takes O_DIRECT
+#   to_bytes SIZE       "64k", "16m", "2g", "123" -> bytes (fails the phase otherwise)
+#   free_bytes DIR      space available to us in DIR's filesystem
+#   run_into FILE NAME CMD...  CMD's output into FILE (its stderr into the
+#                       phase log); a non-zero exit fails the phase
+#   cpu_sample          "TOTAL BUSY" CPU ticks since boot (os_cpu); cpu_pct
+#                       A B: the busy share between two samples, in percent
 
 MICRO_MARK=.shootout-micro
-# shellcheck source=harness/target-guard.sh
-. "$SHOOTOUT_ROOT/harness/target-guard.sh"
 
 micro_begin() {
+  # Refused as before the frame, in the script's name ("phase-iometer.sh:
+  # TARGET=/ is the root filesystem"); phase_begin checks it again.
   target_guard || die "$TARGET_REFUSAL"
+  phase_begin "$1"
+  micro_flush_method
   if [ -e "$TARGET/micro" ] && [ ! -e "$TARGET/micro/$MICRO_MARK" ]; then
-    die "$TARGET/micro exists and is not ours (no $MICRO_MARK in it): refusing to write there"
+    fail "$TARGET/micro exists and is not ours (no $MICRO_MARK in it): refusing to write there"
   fi
-  mkdir -p "$TARGET/micro"
+  mkdir -p "$TARGET/micro" || fail "cannot create $TARGET/micro"
   : >"$TARGET/micro/$MICRO_MARK"
   MICRO_DIR=$TARGET/micro/$1
   [ ! -e "$MICRO_DIR" ] || rm -rf "$MICRO_DIR"
-  mkdir -p "$MICRO_DIR"
-  trap micro_end EXIT
-  trap 'exit 130' INT TERM
+  mkdir -p "$MICRO_DIR" || fail "cannot create $MICRO_DIR"
+  PHASE_CLEANUP+=" micro_end"
+  RAW=$RUN_DIR/raw/$1-$CUR_TRIAL
+  mkdir -p "$RAW" || fail "cannot create $RAW"
 }
 
 micro_end() {
@@ -38,18 +49,39 @@ micro_end() {
   } || true
 }
 
-micro_flush() {
-  if [ -x "$SHOOTOUT_ROOT/harness/flush.sh" ]; then
-    TARGET=$TARGET "$SHOOTOUT_ROOT/harness/flush.sh" drop
-  elif [ "$(id -u)" -eq 0 ]; then
-    os_drop_caches
-  else
-    sync
-    [ -n "${MICRO_FLUSH_WARNED:-}" ] ||
-      printf '%s: not root: cannot drop the page cache between iterations (results include cache hits)\n' \
-        "$(basename "$0")" >&2
-    MICRO_FLUSH_WARNED=1
+# micro_flush_method : MICRO_FLUSH, the method micro_flush uses, from FLUSH:
+# drop, remount and prime as flush.sh does them; none; reboot (which only
+# Ansible can do between phases) drops instead.  drop and remount need
+# root: without it the phase says so on stderr and goes on with none.  The
+# method used is recorded (flush_method, text), and flush_asked when it
+# differs from FLUSH.
+micro_flush_method() {
+  MICRO_FLUSH=$FLUSH
+  case $FLUSH in
+    drop | remount | prime | none) ;;
+    reboot) MICRO_FLUSH=drop ;;
+    *) fail "unknown FLUSH=$FLUSH: use drop, remount, prime, none or reboot" ;;
+  esac
+  if [ "$(id -u)" -ne 0 ] && { [ "$MICRO_FLUSH" = drop ] || [ "$MICRO_FLUSH" = remount ]; }; then
+    printf '%s: FLUSH=%s needs root: going on with FLUSH=none (the page cache is kept between iterations)\n' \
+      "$CUR_PHASE" "$FLUSH" >&2
+    MICRO_FLUSH=none
   fi
+  record "$CUR_PHASE" "$CUR_TRIAL" flush_method "$MICRO_FLUSH" text
+  [ "$MICRO_FLUSH" = "$FLUSH" ] || record "$CUR_PHASE" "$CUR_TRIAL" flush_asked "$FLUSH" text
+}
+
+micro_flush() {
+  [ "$MICRO_FLUSH" = none ] || run_tool flush "$HARNESS/flush.sh" "$MICRO_FLUSH"
+}
+
+run_into() {
+  local file=$1 name=$2 rc=0
+  shift 2
+  printf '$ %s > %s\n' "$*" "$file" >>"$PHASE_LOG"
+  "$@" >"$file" 2>"$WORK/$name.err" || rc=$?
+  cat "$WORK/$name.err" >>"$PHASE_LOG"
+  [ "$rc" -eq 0 ] || fail "$name exited $rc: $(grep -v '^[[:space:]]*$' "$WORK/$name.err" | tail -n 1)"
 }
 
 mem_bytes() {
@@ -64,14 +96,18 @@ to_bytes() {
       m = u == "k" ? 1024 : u == "m" ? 1048576 : u == "g" ? 1073741824 : 1099511627776
       printf "%.0f\n", n * m; next
     }
-    { exit 1 }' || die "not a size: $1 (want a number of bytes, or with k, m, g, t)"
+    { exit 1 }' || fail "not a size: $1 (want a number of bytes, or with k, m, g, t)"
 }
 
-# free_bytes DIR : space available to us in DIR's filesystem.
 free_bytes() {
   df -Pk "$1" | awk 'NR == 2 { printf "%.0f\n", $4 * 1024 }'
 }
 
-direct_ok() {
-  os_direct_ok "$1"
+cpu_sample() {
+  os_cpu 2>/dev/null | awk '{ w = $3 < 0 ? 0 : $3; printf "%.0f %.0f\n", $1, $1 - $2 - w }'
+}
+
+cpu_pct() {
+  awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, " "); split(b, y, " "); t = y[1] - x[1]
+    printf "%.1f\n", (t > 0 ? 100 * (y[2] - x[2]) / t : 0) }'
 }

@@ -1,22 +1,16 @@
 # The micro-benchmark phases (README, "Micro-benchmarks"): Iometer access
 # specifications and IOzone's sweep run with fio, PostMark, and filesystem
-# discovery with bin/fsdisco.  Each records into the current run like every
-# phase; the variables below (and any given on the command line, e.g.
-# ICF=... IOZONE_MAX=...) reach the scripts through the environment.
-.PHONY: phase-iometer phase-iozone phase-postmark phase-discover
-# (quoted as in harness.mk: any TARGET reaches the scripts' guard intact)
-MICRO_VARS = TARGET=$(call harness_q,$(TARGET)) RUN_ID=$(call harness_q,$(RUN_ID)) \
-	RESULTS=$(call harness_q,$(RESULTS)) VARIANT=$(call harness_q,$(VARIANT)) \
-	ALLOW_NONMOUNT=$(call harness_q,$(ALLOW_NONMOUNT))
+# discovery with bin/fsdisco.  They run like every phase (harness.mk's
+# variables, the frame of harness/common.sh) and can be named in
+# `make shootout PHASES="... iometer iozone postmark discover"`.  Their own
+# variables (ICF=... IOZONE_MAX=... below) reach the scripts too.
+MICRO_PHASES := phase-iometer phase-iozone phase-postmark phase-discover
+HARNESS_VARS += PHASES ICF ICF_RUNTIME ICF_RAMP ICF_STRICT IOMETER_SIZE IOMETER_DIRECT IOMETER_ENGINE \
+  IOZONE_MIN IOZONE_MAX IOZONE_RECMIN IOZONE_RECMAX IOZONE_TESTS IOZONE_FLUSH IOZONE_FULL IOZONE_STRIDE \
+  POSTMARK_CONFIGS POSTMARK_FILES POSTMARK_TRANSACTIONS POSTMARK_PROCS POSTMARK_SEED POSTMARK_SIZE \
+  POSTMARK_BLOCK POSTMARK_READ POSTMARK_WRITE POSTMARK_BIAS_READ POSTMARK_BIAS_CREATE POSTMARK_BUFFERING \
+  DISCOVER_TESTS DISCOVER_ITERS DISCOVER_CACHE_SIZE DISCOVER_FLUSH DISCOVER_PRIME
 
-phase-iometer:
-	$(MICRO_VARS) harness/phase-iometer.sh
-
-phase-iozone:
-	$(MICRO_VARS) harness/phase-iozone.sh
-
-phase-postmark:
-	$(MICRO_VARS) harness/phase-postmark.sh
-
-phase-discover: $(BIN)/fsdisco
-	$(MICRO_VARS) BIN="$(BIN)" harness/phase-discover.sh
+.PHONY: $(MICRO_PHASES)
+$(MICRO_PHASES): all
+	@env $(harness_env) harness/$@.sh

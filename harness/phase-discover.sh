@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # harness/phase-discover.sh: bin/fsdisco in TARGET/micro/discover/: the block
 # size, direct block pointers, read-ahead extent and page cache available to
 # one file, discovered by timing single system calls, each beside what the
@@ -6,49 +6,75 @@
 # syscall_ns block_B block_ratio block_truth_B block_agree direct_pointers
 # direct_spike_us direct_median_us direct_truth direct_agree readahead_kB
 # readahead_truth_kB readahead_agree cache_MB cache_whole_file cache_truth_MB
-# cache_agree (agree: 1 yes, 0 no, -1 not comparable).  The per-offset
-# latencies (offset, min, median, each iteration) go to
-# results/.../raw/discover-<trial>/<test>.tsv for plots.
+# cache_agree (agree: 1 yes, 0 no, -1 not comparable), flush_method; with
+# DISCOVER_PRIME, prime<K>k.readahead_kB (and _truth_kB, _agree) for each
+# priming size.  The per-offset latencies (offset, min, median, each
+# iteration) go to results/.../raw/discover-<trial>/<test>.tsv for plots.
 #
 # Environment (see README, "Micro-benchmarks"):
-#   TARGET ALLOW_NONMOUNT RUN_ID RESULTS HOST VARIANT   as for every phase
+#   TARGET ALLOW_NONMOUNT FLUSH RUN_ID RESULTS HOST VARIANT   as for every phase
 #   DISCOVER_TESTS="block pointers readahead cache"   DISCOVER_ITERS=5
 #   DISCOVER_CACHE_SIZE   the cache test's file (default: RAM)
-#   DISCOVER_FLUSH        drop (default; harness/flush.sh drop when present,
-#                         needs root), fadvise (only the test file), none
+#   DISCOVER_FLUSH        how fsdisco empties the cache between iterations:
+#                         drop (harness/flush.sh drop, root), fadvise (only
+#                         the test file), none; default: drop when FLUSH
+#                         drops (or reboots, remounts, primes) and we are
+#                         root, fadvise otherwise (said on stderr)
+#   DISCOVER_PRIME="512k 1m 4m"  the priming-size sweep: the readahead test
+#                         again after an initial read of each size (-I)
 set -eu
-# shellcheck source=harness/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=harness/micro-lib.sh
+SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$SHOOTOUT_ROOT/harness/lib.sh"
+# shellcheck source=SCRIPTDIR/common.sh
+. "$SHOOTOUT_ROOT/harness/common.sh"
+# shellcheck source=SCRIPTDIR/micro-lib.sh
 . "$SHOOTOUT_ROOT/harness/micro-lib.sh"
 
-case ${BIN:-bin} in
-  /*) fsdisco=$BIN/fsdisco ;;
-  *) fsdisco=$SHOOTOUT_ROOT/${BIN:-bin}/fsdisco ;;
-esac
-[ -x "$fsdisco" ] || die "no $fsdisco (run make)"
+micro_begin discover
+need_tool fsdisco
 tests=${DISCOVER_TESTS:-block pointers readahead cache}
 iters=${DISCOVER_ITERS:-5}
-flush=${DISCOVER_FLUSH:-drop}
-case $flush in drop | fadvise | none) ;; *) die "DISCOVER_FLUSH: drop, fadvise or none, got $flush" ;; esac
-if [ "$flush" = drop ] && [ "$(id -u)" -ne 0 ]; then
-  die "dropping the page cache between iterations needs root (or DISCOVER_FLUSH=fadvise)"
+case $iters in '' | *[!0-9]*) fail "DISCOVER_ITERS: not a whole number: $iters" ;; esac
+flush=${DISCOVER_FLUSH:-}
+if [ -z "$flush" ]; then
+  case $MICRO_FLUSH in
+    none) flush=fadvise ;;
+    *) flush=drop ;;
+  esac
 fi
+case $flush in drop | fadvise | none) ;; *) fail "DISCOVER_FLUSH: drop, fadvise or none, got $flush" ;; esac
+if [ "$flush" = drop ] && [ "$(id -u)" -ne 0 ]; then
+  printf 'discover: DISCOVER_FLUSH=drop needs root: going on with fadvise (only the test file leaves the cache)\n' >&2
+  flush=fadvise
+fi
+record discover "$CUR_TRIAL" discover_flush "$flush" text
+prime=()
+for p in ${DISCOVER_PRIME:-}; do prime+=("$(to_bytes "$p")"); done
 
-micro_begin discover
-trial=$(next_trial discover)
-raw=$(run_dir)/raw/discover-$trial
-mkdir -p "$raw"
-set -- -i "$iters" --out "$raw" --stats "$raw/stats.tsv"
-if [ "$flush" = drop ] && [ -x "$SHOOTOUT_ROOT/harness/flush.sh" ]; then
-  set -- "$@" --flush-cmd "TARGET='$TARGET' '$SHOOTOUT_ROOT/harness/flush.sh' drop"
+set -- -i "$iters" --out "$RAW" --stats "$RAW/stats.tsv"
+if [ "$flush" = drop ]; then
+  set -- "$@" --flush-cmd "TARGET='$TARGET' ALLOW_NONMOUNT='$ALLOW_NONMOUNT' '$HARNESS/flush.sh' drop"
 else
   set -- "$@" --flush "$flush"
 fi
 [ -z "${DISCOVER_CACHE_SIZE:-}" ] || set -- "$@" -s "$DISCOVER_CACHE_SIZE"
-rc=0
+# fsdisco exits 1 when a test failed: the others are still recorded.
 # shellcheck disable=SC2086 # one argument a test
-"$fsdisco" "$@" $tests "$MICRO_DIR" >"$raw/report.txt" || rc=$?
-cat "$raw/report.txt"
-[ ! -s "$raw/stats.tsv" ] || record_stats discover "$trial" "$raw/stats.tsv"
-[ "$rc" -eq 0 ] || die "fsdisco failed (exit $rc); the tests it finished are recorded"
+TOOL_OK=1 run_tool fsdisco "$HARNESS_BIN/fsdisco" "$@" $tests "$MICRO_DIR"
+rc=$TOOL_RC
+[ ! -s "$RAW/stats.tsv" ] || record_stats discover "$CUR_TRIAL" "$RAW/stats.tsv"
+for p in "${prime[@]}"; do
+  k=prime$((p / 1024))k
+  set -- -i "$iters" -I "$p" --out "$RAW/$k" --stats "$RAW/$k.tsv" --flush "$flush"
+  [ "$flush" != drop ] ||
+    set -- -i "$iters" -I "$p" --out "$RAW/$k" --stats "$RAW/$k.tsv" \
+      --flush-cmd "TARGET='$TARGET' ALLOW_NONMOUNT='$ALLOW_NONMOUNT' '$HARNESS/flush.sh' drop"
+  mkdir -p "$RAW/$k"
+  TOOL_OK=1 run_tool fsdisco "$HARNESS_BIN/fsdisco" "$@" readahead "$MICRO_DIR"
+  [ "$TOOL_RC" -eq 0 ] || rc=$TOOL_RC
+  awk -F '\t' -v p="$k." '$1 ~ /^readahead/ { print p $0 }' "$RAW/$k.tsv" >"$RAW/$k.stats"
+  record_stats discover "$CUR_TRIAL" "$RAW/$k.stats"
+done
+[ "$rc" -eq 0 ] || fail "fsdisco failed (exit $rc, see $PHASE_LOG); the tests it finished are recorded"
+phase_end discover

@@ -1,14 +1,16 @@
-#!/bin/sh
+#!/bin/bash
 # harness/phase-iometer.sh: Iometer access specifications run with fio.
 #
 # Every .icf file of ICF (default: the four standard workloads of
 # datasets/iometer/) is translated by harness/icf2fio into one fio job a test
 # (access specification x outstanding I/Os) against one test file in
 # TARGET/micro/iometer/, run with --output-format=json, and recorded as phase
-# "iometer": <spec>.qd<N>.{iops,read_iops,write_iops,mbps,lat_*_ms,errors}.
+# "iometer": <spec>.qd<N>.{iops,read_iops,write_iops,mbps,lat_*_ms,errors,
+# cpu_pct}; cpu_pct is Iometer's CPU utilisation: the busy share of every
+# CPU of the host (os_cpu) while that test ran.
 #
 # Environment (see README, "Micro-benchmarks"):
-#   TARGET ALLOW_NONMOUNT RUN_ID RESULTS HOST VARIANT   as for every phase
+#   TARGET ALLOW_NONMOUNT FLUSH RUN_ID RESULTS HOST VARIANT   as for every phase
 #   ICF             .icf file(s), space-separated (default: the standard four)
 #   ICF_RUNTIME     seconds a test, instead of the file's run time
 #   ICF_RAMP        ramp-up seconds, instead of the file's
@@ -18,39 +20,43 @@
 #   IOMETER_DIRECT  0 or 1 to force buffered or O_DIRECT (default: probe)
 #   IOMETER_ENGINE  fio engine (default: io_uring, else libaio, else psync)
 set -eu
-# shellcheck source=harness/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=harness/micro-lib.sh
+SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$SHOOTOUT_ROOT/harness/lib.sh"
+# shellcheck source=SCRIPTDIR/common.sh
+. "$SHOOTOUT_ROOT/harness/common.sh"
+# shellcheck source=SCRIPTDIR/micro-lib.sh
 . "$SHOOTOUT_ROOT/harness/micro-lib.sh"
 
-command -v fio >/dev/null || die "fio is not installed (make deps)"
+micro_begin iometer
+command -v fio >/dev/null || fail "fio is not installed (make deps)"
 ICF=${ICF:-"$SHOOTOUT_ROOT/datasets/iometer/fileserver.icf $SHOOTOUT_ROOT/datasets/iometer/webserver.icf $SHOOTOUT_ROOT/datasets/iometer/workstation.icf $SHOOTOUT_ROOT/datasets/iometer/oltp8k.icf"}
 for f in $ICF; do
-  [ -r "$f" ] || die "ICF file $f is not readable"
-  # Parse everything before touching TARGET: a bad file fails fast.
-  "$SHOOTOUT_ROOT/harness/icf2fio" --check ${ICF_STRICT:+--strict} "$f" >/dev/null ||
-    die "cannot run $f (see above)"
+  [ -r "$f" ] || fail "ICF file $f is not readable"
+  # Parse everything before any I/O: a bad file fails fast.
+  "$HARNESS/icf2fio" --check ${ICF_STRICT:+--strict} "$f" >/dev/null 2>"$WORK/check.err" || {
+    cat "$WORK/check.err" >&2
+    fail "cannot run $f: $(tail -n 1 "$WORK/check.err")"
+  }
 done
-
-micro_begin iometer
 data=$MICRO_DIR/iometer.dat
 
 direct=${IOMETER_DIRECT:-}
 if [ -z "$direct" ]; then
-  if direct_ok "$MICRO_DIR"; then direct=1; else direct=0; fi
+  if os_direct_ok "$MICRO_DIR"; then direct=1; else direct=0; fi
 fi
-icf_size=
+icf_size=()
 if [ -n "${IOMETER_SIZE:-}" ]; then
   size=$(to_bytes "$IOMETER_SIZE")
 elif [ "$direct" = 1 ]; then
   size=$((4 << 30))
-  icf_size=--icf-size
+  icf_size=(--icf-size)
 else
   size=$(($(mem_bytes) * 2 + (64 << 20)))
 fi
 avail=$(free_bytes "$MICRO_DIR")
 [ "$size" -lt "$avail" ] ||
-  die "test file of $size bytes does not fit in $TARGET ($avail bytes free); set IOMETER_SIZE"
+  fail "test file of $size bytes does not fit in $TARGET ($avail bytes free); set IOMETER_SIZE"
 
 engine=${IOMETER_ENGINE:-}
 if [ -z "$engine" ]; then
@@ -62,34 +68,35 @@ if [ -z "$engine" ]; then
     fi
   done
   rm -f "$MICRO_DIR/.engine-probe"
-  [ -n "$engine" ] || die "fio cannot do I/O in $MICRO_DIR with io_uring, libaio or psync"
+  [ -n "$engine" ] || fail "fio cannot do I/O in $MICRO_DIR with io_uring, libaio or psync"
 fi
 [ "$engine" != psync ] ||
-  printf '%s: engine psync is synchronous: outstanding I/Os above 1 are not kept\n' "$(basename "$0")" >&2
+  printf 'iometer: engine psync is synchronous: outstanding I/Os above 1 are not kept\n' >&2
 
-trial=$(next_trial iometer)
-raw=$(run_dir)/raw/iometer-$trial
-mkdir -p "$raw"
-record iometer "$trial" size_bytes "$size" B
-record iometer "$trial" direct "$direct" bool
-printf '%s: %s bytes, direct=%s, engine %s, trial %s\n' "$(basename "$0")" "$size" "$direct" "$engine" "$trial" >&2
+record iometer "$CUR_TRIAL" size_bytes "$size" B
+record iometer "$CUR_TRIAL" direct "$direct" bool
+say "$size bytes, direct=$direct, engine $engine"
 
 unsupported=0
 for f in $ICF; do
-  jobs=$raw/$(basename "$f" .icf)
-  "$SHOOTOUT_ROOT/harness/icf2fio" --emit "$jobs" --file "$data" --size "$size" $icf_size --direct "$direct" \
-    --engine "$engine" ${ICF_RUNTIME:+--runtime "$ICF_RUNTIME"} ${ICF_RAMP:+--ramp "$ICF_RAMP"} \
-    "$f" 2>"$jobs.notes" >&2 || { cat "$jobs.notes" >&2; die "icf2fio failed on $f"; }
+  jobs=$RAW/$(basename "$f" .icf)
+  run_tool icf2fio "$HARNESS/icf2fio" --emit "$jobs" --file "$data" --size "$size" "${icf_size[@]}" \
+    --direct "$direct" --engine "$engine" ${ICF_RUNTIME:+--runtime "$ICF_RUNTIME"} ${ICF_RAMP:+--ramp "$ICF_RAMP"} "$f"
+  cp "$WORK/icf2fio.err" "$jobs.notes"
   cat "$jobs.notes" >&2
   unsupported=$((unsupported + $(grep -c 'note: unsupported' "$jobs.notes" || true)))
-  tail -n +2 "$jobs/plan.tsv" | while IFS="$(printf '\t')" read -r job prefix _ _ _; do
+  while IFS=$'\t' read -r job prefix _; do
     micro_flush
-    printf '%s: %s\n' "$(basename "$0")" "$prefix" >&2
-    fio --output-format=json --output="$jobs/${job%.fio}.json" "$jobs/$job" >/dev/null ||
-      die "fio failed on $jobs/$job"
-    "$SHOOTOUT_ROOT/harness/fio2records" "$jobs/${job%.fio}.json" "$prefix" >"$jobs/${job%.fio}.stats"
-    record_stats iometer "$trial" "$jobs/${job%.fio}.stats"
-  done
+    say "$prefix"
+    c0=$(cpu_sample)
+    run_tool fio fio --output-format=json --output="$jobs/${job%.fio}.json" "$jobs/$job"
+    c1=$(cpu_sample)
+    run_into "$jobs/${job%.fio}.stats" fio2records "$HARNESS/fio2records" "$jobs/${job%.fio}.json" "$prefix"
+    [ -z "$c0" ] || [ -z "$c1" ] ||
+      printf '%s.cpu_pct\t%s\t%%\n' "$prefix" "$(cpu_pct "$c0" "$c1")" >>"$jobs/${job%.fio}.stats"
+    record_stats iometer "$CUR_TRIAL" "$jobs/${job%.fio}.stats"
+  done < <(tail -n +2 "$jobs/plan.tsv")
 done
-record iometer "$trial" unsupported "$unsupported" count
+record iometer "$CUR_TRIAL" unsupported "$unsupported" count
 rm -f "$data"
+phase_end iometer

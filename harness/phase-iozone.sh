@@ -1,32 +1,48 @@
-#!/bin/sh
+#!/bin/bash
 # harness/phase-iozone.sh: IOzone's automatic sweep (iozone -a) done with fio.
 #
 # For every file size from IOZONE_MIN to IOZONE_MAX and every record size from
-# IOZONE_RECMIN to IOZONE_RECMAX (capped at the file size), powers of two, one
-# fio run does IOzone's tests in IOzone's order on one file in
-# TARGET/micro/iozone/: write (new file), rewrite, read, reread, random read,
-# random write, backward read, record rewrite, stride read.  Like IOzone the
-# I/O is buffered, synchronous (pread/pwrite) and the page cache is kept
-# between the tests of a cell (it is dropped before each cell).  Records, phase
-# "iozone": <test>.fs<K>k.rs<K>k.kBps (kilobytes of 1024 B a second).
+# IOZONE_RECMIN to IOZONE_RECMAX (capped at the file size), powers of two, fio
+# does IOzone's tests in IOzone's order on one file in TARGET/micro/iozone/:
+# write (new file), rewrite, read, reread, random read, random write, backward
+# read, record rewrite, stride read.  Like IOzone the I/O is buffered,
+# synchronous (pread/pwrite) and the page cache is kept between the tests of
+# a cell (it is emptied with FLUSH before each cell).  Records, phase
+# "iozone": <test>.fs<K>k.rs<K>k.kBps (kilobytes of 1024 B a second over the
+# time in the I/O calls, microseconds), cells, flush; and IOzone's -R
+# spreadsheet (report.csv, see below) in the run's raw/iozone-<trial>/.
 #
 # Environment (see README, "Micro-benchmarks"):
-#   TARGET ALLOW_NONMOUNT RUN_ID RESULTS HOST VARIANT   as for every phase
+#   TARGET ALLOW_NONMOUNT FLUSH RUN_ID RESULTS HOST VARIANT   as for every phase
 #   IOZONE_MIN=64k IOZONE_MAX=<2x RAM> IOZONE_RECMIN=4k IOZONE_RECMAX=16m
 #   IOZONE_TESTS    comma-separated subset of: write rewrite read reread randread
 #                   randwrite bkwdread recrewrite strideread (default: all)
-#   IOZONE_FLUSH=1  include fsync in the write tests' time (iozone -e)
+#   IOZONE_FLUSH=1  include the final fsync in the write tests' time (iozone
+#                   -e): each write test ends its own fio run and the fsync
+#                   after it is timed by fio2records --fsync
 #   IOZONE_FULL=1   small records on large files too (iozone -z); otherwise,
 #                   as iozone -a, files above 32 MB get records of 64 KB and up
 #   IOZONE_STRIDE=17  stride read distance in records (iozone -j)
+#   IOZONE_THREADS=N  IOzone's throughput test (iozone -t N) after the sweep:
+#                   N children at once, each on its own file of
+#                   IOZONE_TPUT_SIZE (512k) in records of IOZONE_TPUT_REC
+#                   (4k), write rewrite read reread randread randwrite;
+#                   records <test>.t<N>.fs<K>k.rs<K>k.kBps, the children's
+#                   rates summed ("Children see throughput"); the final
+#                   fsync is not counted there
 set -eu
-# shellcheck source=harness/lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=harness/micro-lib.sh
+SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$SHOOTOUT_ROOT/harness/lib.sh"
+# shellcheck source=SCRIPTDIR/common.sh
+. "$SHOOTOUT_ROOT/harness/common.sh"
+# shellcheck source=SCRIPTDIR/micro-lib.sh
 . "$SHOOTOUT_ROOT/harness/micro-lib.sh"
 
 ALL_TESTS="write rewrite read reread randread randwrite bkwdread recrewrite strideread"
-command -v fio >/dev/null || die "fio is not installed (make deps)"
+WRITE_TESTS=" write rewrite randwrite recrewrite "
+micro_begin iozone
+command -v fio >/dev/null || fail "fio is not installed (make deps)"
 fsmin=$(to_bytes "${IOZONE_MIN:-64k}")
 fsmax=$(to_bytes "${IOZONE_MAX:-$(($(mem_bytes) * 2))}")
 rsmin=$(to_bytes "${IOZONE_RECMIN:-4k}")
@@ -35,34 +51,69 @@ stride=${IOZONE_STRIDE:-17}
 flush=${IOZONE_FLUSH:-0}
 tests=$(printf '%s\n' "${IOZONE_TESTS:-$ALL_TESTS}" | tr ',' ' ')
 for t in $tests; do
-  case " $ALL_TESTS " in *" $t "*) ;; *) die "IOZONE_TESTS: unknown test $t (want: $ALL_TESTS)" ;; esac
+  case " $ALL_TESTS " in *" $t "*) ;; *) fail "IOZONE_TESTS: unknown test $t (want: $ALL_TESTS)" ;; esac
 done
 for v in $fsmin $rsmin; do
-  if [ "$v" -lt 4096 ] || [ $((v & (v - 1))) -ne 0 ]; then die "sizes must be powers of two from 4k: $v"; fi
+  if [ "$v" -lt 4096 ] || [ $((v & (v - 1))) -ne 0 ]; then fail "sizes must be powers of two from 4k: $v"; fi
 done
-[ "$fsmin" -le "$fsmax" ] || die "IOZONE_MIN $fsmin is above IOZONE_MAX $fsmax"
-[ "$rsmin" -le "$rsmax" ] || die "IOZONE_RECMIN $rsmin is above IOZONE_RECMAX $rsmax"
-case $stride in '' | *[!0-9]*) die "IOZONE_STRIDE: not a whole number: $stride" ;; esac
+[ "$fsmin" -le "$fsmax" ] || fail "IOZONE_MIN $fsmin is above IOZONE_MAX $fsmax"
+[ "$rsmin" -le "$rsmax" ] || fail "IOZONE_RECMIN $rsmin is above IOZONE_RECMAX $rsmax"
+case $stride in '' | *[!0-9]*) fail "IOZONE_STRIDE: not a whole number: $stride" ;; esac
+case $flush in 0 | 1) ;; *) fail "IOZONE_FLUSH: 0 or 1, got $flush" ;; esac
+threads=${IOZONE_THREADS:-0}
+case $threads in '' | *[!0-9]*) fail "IOZONE_THREADS: a number of children, got $threads" ;; esac
+tsize=$(to_bytes "${IOZONE_TPUT_SIZE:-512k}")
+trec=$(to_bytes "${IOZONE_TPUT_REC:-4k}")
+[ "$threads" = 0 ] || [ "$trec" -le "$tsize" ] || fail "IOZONE_TPUT_REC $trec is above IOZONE_TPUT_SIZE $tsize"
 
-joblist=$(printf '%s\n' "$tests" | tr ' ' '\n' | paste -sd, -)
-flush_jobs=
-[ "$flush" = 1 ] && flush_jobs=write,rewrite,randwrite,recrewrite
-
-micro_begin iozone
 avail=$(free_bytes "$MICRO_DIR")
-[ "$fsmax" -lt "$avail" ] || die "IOZONE_MAX $fsmax does not fit in $TARGET ($avail bytes free)"
-trial=$(next_trial iozone)
-raw=$(run_dir)/raw/iozone-$trial
-mkdir -p "$raw"
+[ "$fsmax" -lt "$avail" ] || fail "IOZONE_MAX $fsmax does not fit in $TARGET ($avail bytes free)"
+[ $((threads * tsize)) -lt "$avail" ] ||
+  fail "IOZONE_THREADS x IOZONE_TPUT_SIZE ($((threads * tsize)) bytes) does not fit in $TARGET ($avail bytes free)"
 data=$MICRO_DIR/iozone.tmp
-record iozone "$trial" flush "$flush" bool
+# The fio options naming the file(s): one file, or one a child (-t).
+files="filename=$data"
+record iozone "$CUR_TRIAL" flush "$flush" bool
 
-# job NAME RW [EXTRA...] : one stonewalled job of the cell's fio file.
+# job NAME : the job of IOzone test NAME (stonewalled) for file size fs,
+# record size rs.
 job() {
-  n=$1 rw=$2
-  shift 2
-  printf '\n[%s]\nstonewall\nrw=%s\n' "$n" "$rw"
-  for x in "$@"; do printf '%s\n' "$x"; done
+  printf '\n[%s]\nstonewall\n' "$1"
+  case $1 in
+    write | rewrite) printf 'rw=write\n' ;;
+    read | reread) printf 'rw=read\n' ;;
+    randread | randwrite) printf 'rw=%s\n' "$1" ;;
+    bkwdread) printf 'rw=read:-%s\n' $((rs * 2)) ;;
+    recrewrite) printf 'rw=write\nsize=%s\nio_size=%s\n' "$rs" "$fs" ;;
+    strideread) printf 'rw=read:%s\nio_size=%s\n' $((rs * (stride - 1))) "$fs" ;;
+  esac
+}
+
+# segment NAME TEST... : one fio run of TESTS on the cell's file, its
+# records (of the tests asked for) appended to the cell's stats; with
+# IOZONE_FLUSH=1 a segment that ends in a write test is followed by a timed
+# fsync, added to that test's time.
+segment() {
+  local name=$1 t want='' sync=''
+  shift
+  {
+    printf '[global]\n%s\nsize=%s\nbs=%s\nioengine=psync\ndirect=0\n' "$files" "$fs" "$rs"
+    printf 'invalidate=0\nfallocate=none\nrandrepeat=1\nthread\n'
+    for t in "$@"; do job "$t"; done
+  } >"$RAW/$cell.$name.fio"
+  run_tool fio fio --eta=never --output-format=json --output="$RAW/$cell.$name.json" "$RAW/$cell.$name.fio"
+  t=${*: -1}
+  if [ "$flush" = 1 ] && [[ $WRITE_TESTS == *" $t "* ]]; then
+    run_into "$WORK/fsync" fsync "$HARNESS/fio2records" --fsync "$data"
+    sync=$t=$(cat "$WORK/fsync")
+  fi
+  for t in "$@"; do
+    case " $tests " in *" $t "*) want=$want${want:+,}$t ;; esac
+  done
+  [ -n "$want" ] || return 0
+  run_into "$WORK/seg.stats" fio2records "$HARNESS/fio2records" --iozone ${sync:+--sync "$sync"} --job "$want" \
+    "$RAW/$cell.$name.json" "$cell"
+  cat "$WORK/seg.stats" >>"$RAW/$cell.stats"
 }
 
 cells=0
@@ -75,33 +126,37 @@ while [ "$fs" -le "$fsmax" ]; do
       continue
     fi
     cell=fs$((fs / 1024))k.rs$((rs / 1024))k
-    sync_opt=
-    [ "$flush" = 1 ] && sync_opt=end_fsync=1
-    {
-      printf '[global]\nfilename=%s\nsize=%s\nbs=%s\nioengine=psync\ndirect=0\n' "$data" "$fs" "$rs"
-      printf 'invalidate=0\nfallocate=none\nrandrepeat=1\n'
-      job write write $sync_opt
-      job rewrite write $sync_opt
-      job read read
-      job reread read
-      job randread randread
-      job randwrite randwrite $sync_opt
-      job bkwdread "read:-$((rs * 2))"
-      job recrewrite write "size=$rs" "io_size=$fs" $sync_opt
-      job strideread "read:$((rs * (stride - 1)))" "io_size=$fs"
-    } >"$raw/$cell.fio"
-    rm -f "$data"
+    rm -f "$data" "$RAW/$cell.stats"
     micro_flush
-    fio --eta=never --output-format=json --output="$raw/$cell.json" "$raw/$cell.fio" >/dev/null ||
-      die "fio failed on $raw/$cell.fio"
-    "$SHOOTOUT_ROOT/harness/fio2records" --iozone --flush-jobs "$flush_jobs" --job "$joblist" \
-      "$raw/$cell.json" "$cell" >"$raw/$cell.stats"
-    record_stats iozone "$trial" "$raw/$cell.stats"
+    if [ "$flush" = 1 ]; then
+      segment 1 write
+      segment 2 rewrite
+      segment 3 read reread randread randwrite
+      segment 4 bkwdread recrewrite
+      segment 5 strideread
+    else
+      # shellcheck disable=SC2086 # one argument a test
+      segment all $ALL_TESTS
+    fi
+    record_stats iozone "$CUR_TRIAL" "$RAW/$cell.stats"
     cells=$((cells + 1))
     rs=$((rs * 2))
   done
   fs=$((fs * 2))
 done
 rm -f "$data"
-record iozone "$trial" cells "$cells" count
-printf '%s: %d cells, trial %s\n' "$(basename "$0")" "$cells" "$trial" >&2
+record iozone "$CUR_TRIAL" cells "$cells" count
+if [ "$threads" -gt 0 ]; then
+  # shellcheck disable=SC2016 # $jobnum is fio's
+  files=$(printf 'directory=%s\nfilename_format=iozone.t$jobnum.tmp\nnumjobs=%s' "$MICRO_DIR" "$threads")
+  fs=$tsize rs=$trec cell=t$threads.fs$((tsize / 1024))k.rs$((trec / 1024))k flush=0
+  tests=$(tr ' ' '\n' <<<"$tests" | grep -xE 'write|rewrite|read|reread|randread|randwrite' | tr '\n' ' ')
+  micro_flush
+  segment tput write rewrite read reread randread randwrite
+  record_stats iozone "$CUR_TRIAL" "$RAW/$cell.stats"
+  rm -f "$MICRO_DIR"/iozone.t*.tmp
+  record iozone "$CUR_TRIAL" threads "$threads" count
+fi
+run_into "$RAW/report.csv" iozone-csv "$HARNESS/fio2records" --iozone-csv "$RAW"
+phase_end iozone
+say "$cells cells"

@@ -4,7 +4,9 @@
 # before each cold replay), preload (only with PRELOAD=dirs: flush, walk the
 # directories, serve once), net, delete.  TRIALS=N repeats the cycle; each
 # cycle's records carry the next trial number.  Stops at the first failed
-# phase (recorded by the phase) and exits non-zero.
+# phase (recorded by the phase) and exits non-zero.  PHASES="untar untar2
+# serve net delete iometer iozone postmark discover" runs those phases (any
+# of harness/phase-*.sh, flush included) in that order instead.
 set -eu
 SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -20,6 +22,16 @@ case $PRELOAD in
   dirs) phases='untar untar2 flush serve preload net delete' ;;
   *) die "PRELOAD=$PRELOAD: leave it unset, or 'dirs' (walk the directories before one more cold serve)" ;;
 esac
+if [ -n "${PHASES:-}" ]; then
+  for p in $PHASES; do
+    f=$p
+    case $p in *[!a-z0-9]*) f=/ ;; esac
+    [ -x "$SHOOTOUT_ROOT/harness/phase-$f.sh" ] ||
+      die "PHASES: no phase '$p' (want names of harness/phase-*.sh: $(cd "$SHOOTOUT_ROOT/harness" &&
+        printf '%s\n' phase-*.sh | sed 's/^phase-//; s/\.sh$//' | tr '\n' ' '))"
+  done
+  phases=$PHASES
+fi
 case $TRIALS in '' | *[!0-9]* | 0) die "TRIALS=$TRIALS: want a number of cycles (1, 2, ...)" ;; esac
 [ "$FLUSH" != reboot ] ||
   die "FLUSH=reboot needs Ansible to reboot between phases: run the playbook, or use FLUSH=drop, remount, prime or none"

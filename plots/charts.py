@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 
+import micro_charts
 from resultslib import Error, fmt_value, rates, series_table, stats
 
 PLOTSDIR = os.path.dirname(os.path.abspath(__file__))
@@ -225,7 +226,7 @@ class Renderer:
         known = {s[1] for s in specs}
         phases = []
         for _x, v in self.layout.slots:
-            phases += [p for p in v.phases() if p not in phases and p not in known]
+            phases += [p for p in v.phases() if p not in phases and p not in known and p not in micro_charts.MICRO_PHASES]
         for p in phases:
             pat = pattern_spec(p, self.layout)
             if pat:
@@ -253,6 +254,7 @@ class Renderer:
         for pair in PAIR_CHARTS:
             self.pair_chart(*pair)
         self.series_charts()
+        micro_charts.render(self)
         return self.charts
 
     def bar_chart(self, name, phase, metric, title, group, rows, table, unit):

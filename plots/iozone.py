@@ -8,19 +8,20 @@ results/).  For every IOzone test found (write, rewrite, read, ...) it draws
 OUTDIR/<test>.png (default plots/out/iozone): one heat map panel per run/host/
 variant, file size across, record size up, colour = kB/s, with one colour
 scale per test shared by every panel, so filesystems compare at a glance.
-A cell measured in several trials shows their median.
+A cell measured in several trials shows their median.  `make report` draws
+the same maps among its other charts (plots/micro_charts.py).
 """
 
 import math
 import os
-import re
-import statistics
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ORDER = ["write", "rewrite", "read", "reread", "randread", "randwrite", "bkwdread", "recrewrite", "strideread"]
-METRIC = re.compile(r"^([a-z]+)\.fs(\d+)k\.rs(\d+)k\.kBps$")
+sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True
+import resultslib  # noqa: E402
+from micro_charts import IOZONE_TESTS as ORDER, iozone_cells, size_label as label  # noqa: E402
 
 
 def die(msg):
@@ -28,35 +29,19 @@ def die(msg):
     sys.exit(2)
 
 
-def label(k):
-    for unit, m in (("g", 1 << 20), ("m", 1 << 10)):
-        if k >= m and k % m == 0:
-            return "%d%s" % (k // m, unit)
-    return "%dk" % k
-
-
 def collect(runs, results):
-    panels = {}  # (run, host, variant) -> {test: {(fs, rs): [values]}}
+    """{(run, host, variant): {test: {(fs, rs): median kB/s}}}, read with
+    resultslib as the report reads them."""
+    panels = {}
     for run in runs:
-        d = run if os.path.isdir(run) else os.path.join(results, run)
-        if not os.path.isdir(d):
-            die("no run %s (neither a directory nor under %s)" % (run, results))
-        for host in sorted(os.listdir(d)):
-            for var in sorted(os.listdir(os.path.join(d, host)) if os.path.isdir(os.path.join(d, host)) else []):
-                f = os.path.join(d, host, var, "records.tsv")
-                if not os.path.isfile(f):
-                    continue
-                with open(f) as fh:
-                    for line in fh:
-                        p = line.rstrip("\n").split("\t")
-                        if len(p) != 5 or p[0] != "iozone":
-                            continue
-                        m = METRIC.match(p[2])
-                        if not m:
-                            continue
-                        key = (os.path.basename(os.path.normpath(d)), host, var)
-                        cells = panels.setdefault(key, {}).setdefault(m.group(1), {})
-                        cells.setdefault((int(m.group(2)), int(m.group(3))), []).append(float(p[3]))
+        try:
+            r = resultslib.load_run(results, run)
+        except resultslib.Error as e:
+            die(str(e))
+        for v in r.variants:
+            cells = iozone_cells(v)
+            if cells:
+                panels[(r.name, v.host, v.name)] = cells
     return panels
 
 
@@ -91,7 +76,7 @@ def main(argv):
     written = []
     for t in tests:
         keys = [k for k in sorted(panels) if t in panels[k]]
-        med = {k: {c: statistics.median(v) for c, v in panels[k][t].items()} for k in keys}
+        med = {k: panels[k][t] for k in keys}
         vals = [v for m in med.values() for v in m.values() if v > 0]
         if not vals:
             continue

@@ -3,6 +3,7 @@ each linked to its SVG) and a Markdown summary, from the charts just made."""
 import html
 import os
 
+import micro_report
 from resultslib import SPREAD_MAX, TOOL_BUSY, fmt_value, proof, proof_text, stats
 
 META_COLUMNS = [("os", "OS"), ("kernel", "kernel"), ("arch", "arch"), ("virt", "virt"), ("fs", "fs"),
@@ -223,6 +224,7 @@ def write(runs, charts, out):
     h.append("</table><p>Times in minutes:seconds (seconds below 100 s), serve in requests/s, net in MB/s.</p>")
     h.append("<p>%s</p>" % e(PROOF))
     h += replay_table_html(runs)
+    h += micro_report.html_sections(runs)
     fails = failure_notes(runs)
     h.append("<h2 id=\"failures\">Notes on failed variants</h2>")
     if fails:
@@ -245,6 +247,8 @@ def write(runs, charts, out):
 
 
 def caption(c):
+    if c.get("caption"):
+        return c["caption"]
     if c["kind"] == "bars":
         return "Median over trials, whiskers min to max; vertical scale shared by every '%s' chart." % c["scale"]
     if c["kind"] == "pairs":
@@ -281,6 +285,7 @@ def write_markdown(runs, figs, fails, notes, out):
     md += ["| %s | %s |" % (mdc(label(v, multi)), " | ".join(mdc(cell_md(v, p, m)) for _t, p, m in SUMMARY)) for v in allv]
     md += ["", PROOF]
     md += replay_table_md(runs)
+    md += micro_report.markdown_sections(runs)
     if fails:
         md += ["", "Failed variants:", ""] + ["- **%s**: %s" % (mdc(label(v, multi)), mdc(t)) for v, t in fails]
     md += ["", "Charts:", ""] + ["- [%s](%s.png) ([SVG](%s.svg))" % (c["title"], c["name"], c["name"]) for c in figs]

@@ -421,3 +421,27 @@ EOF
   done
   nothing_left
 }
+
+@test "shootout_phases with the micro phases: a real local run on tmpfs records them like every phase" {
+  require_root
+  require_cmd ansible-playbook fio postmark jq
+  [ -x "$ROOT/bin/fsdisco" ] || skip "no bin/fsdisco"
+  inventory "$tmp/inv.yml" "[{name: t, fs: tmpfs, size: 64M}]"
+  sed 's/^\t1          32         2          EXPONENTIAL/\t1          1          2          EXPONENTIAL/' \
+    "$ROOT/datasets/iometer/workstation.icf" >"$tmp/ws.icf"
+  run ansible-playbook -i "$tmp/inv.yml" "$PB/shootout.yml" -e shootout_run_id=micro -e shootout_flush=none \
+    -e "shootout_results_dir=$tmp/results" -e "shootout_control_results=$tmp/results" \
+    -e '{"shootout_phases": ["iometer", "iozone", "postmark", "discover"]}' \
+    -e "{\"shootout_make_vars\": {\"ICF\": \"$tmp/ws.icf\", \"ICF_RUNTIME\": 1, \"ICF_RAMP\": 0, \"IOMETER_SIZE\": \"8m\",
+         \"IOZONE_MIN\": \"64k\", \"IOZONE_MAX\": \"64k\", \"IOZONE_RECMIN\": \"64k\", \"POSTMARK_CONFIGS\": \"100/200\",
+         \"DISCOVER_TESTS\": \"block\", \"DISCOVER_ITERS\": 2}}"
+  [ "$status" -eq 0 ] || { echo "$output" | tail -40; false; }
+  rec=$(echo "$tmp"/results/micro/*/t/records.tsv)
+  for p in iometer iozone postmark discover; do
+    grep -qP "^$p\t1\tstatus\t0\t" "$rec" || { echo "no successful $p"; cat "$rec"; false; }
+  done
+  grep -qP '^iometer\t1\tworkstation\.qd1\.iops\t' "$rec"
+  [ "$(jq -r '.fs + " " + .flush' "$(dirname "$rec")/meta.json")" = "tmpfs none" ]
+  grep -qP '^localhost\tt\t4/4 iometer,iozone,postmark,discover\t-$' "$tmp/results/micro/summary.tsv"
+  nothing_left
+}

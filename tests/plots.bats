@@ -176,3 +176,40 @@ method_run() {
   grep -q 'first 10,000 requests, 100 | 20 connections, 10 per connection, preload dirs' "$OUT/index.html"
   grep -q 'whole request list, 100 connections' "$OUT/index.html"
 }
+
+@test "report of a micro run (real, on tmpfs): Iometer, IOzone, PostMark and fsdisco charts on common scales, tables of all four, compare" {
+  # tests/fixtures/plots/micro-tmpfs: a real run of the four micro phases on
+  # tmpfs (two variants, two trials; see its README).
+  run make --no-print-directory report RESULTS=tests/fixtures/plots RUN=micro-tmpfs OUT="$OUT"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  count() { find "$OUT" -name "$1" | wc -l; }
+  # 2 access specs x IOPS, MB/s, mean and p99 latency, CPU%.
+  [ "$(count 'iometer-*.png')" -eq 10 ]
+  # 9 tests: a heat map and a line at 64 KB records each.
+  [ "$(count 'iozone-*.png')" -eq 18 ] && [ "$(count 'iozone-*-rs64k.png')" -eq 9 ]
+  # 2 configurations x 5 fields.
+  [ "$(count 'postmark-*.png')" -eq 10 ]
+  # fsdisco's block test latencies (the only raw file kept), both variants.
+  [ "$(count 'discover-*.png')" -eq 1 ] && grep -q 'nseries = 2' "$OUT/discover-block.gp"
+  for f in "$OUT"/iometer-*.png "$OUT"/iozone-*.png "$OUT"/postmark-*.png "$OUT"/discover-*.png; do
+    [ "$(head -c 4 "$f" | od -An -tx1 | tr -d ' ')" = 89504e47 ] && [ -s "${f%.png}.svg" ]
+    grep -q "src=\"$(basename "$f")\"" "$OUT/index.html" || { echo "$f not in the report"; return 1; }
+  done
+  # Both variants in every chart, on one scale: the latency charts share
+  # theirs, each heat map one colour range for both panels.
+  grep -q '"fixturehost / tmpfs", "fixturehost / tmpfs-huge"' "$OUT/iometer-workstation-iops.gp"
+  [ "$(cat "$OUT"/iometer-*-lat-*.gp | grep -o 'set yrange \[[^]]*\]' | sort -u | wc -l)" -eq 1 ]
+  grep -q 'npanels = 2' "$OUT/iozone-write.gp" && grep -q '^cbmax = ' "$OUT/iozone-write.gp"
+  # Table rows: 2 variants x (3 + 3 Iometer tests, 9 IOzone tests, 2
+  # PostMark configurations, 3 discovered values).
+  rows() { sed -n "/<table id=\"micro-$1-table\">/,/<\/table>/p" "$OUT/index.html" | grep -c '<tr class="micro">'; }
+  [ "$(rows iometer)" -eq 12 ] && [ "$(rows iozone)" -eq 18 ] && [ "$(rows postmark)" -eq 4 ] && [ "$(rows discover)" -eq 6 ]
+  grep -q '<td>fixturehost / tmpfs</td><td>block size</td><td class="n">4,096 B</td><td class="n">4,096 B</td><td class="n">yes, yes</td>' "$OUT/index.html"
+  grep -q '^| fixturehost / tmpfs | 8koltp | 4 | 2 | ' "$OUT/summary.md"
+  # make compare lists their rates and times.
+  run make --no-print-directory compare RESULTS=tests/fixtures/plots BASE=micro-tmpfs NEW=micro-tmpfs OUT="$OUT/cmp"
+  [ "$status" -eq 0 ]
+  grep -q '^| fixturehost | tmpfs | iometer | 8koltp.qd4.iops | ' "$OUT/cmp/compare.md"
+  grep -q '^| fixturehost | tmpfs-huge | iozone | write.fs256k.rs64k.kBps | ' "$OUT/cmp/compare.md"
+  grep -q '^| fixturehost | tmpfs | postmark | n500.t1000.tps | ' "$OUT/cmp/compare.md"
+}

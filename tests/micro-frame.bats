@@ -1,0 +1,173 @@
+#!/usr/bin/env bats
+# The micro-benchmark phases in the frame of every phase (harness/common.sh):
+# run by make shootout PHASES=..., recording status, meta.json and
+# failures; the TARGET guard; FLUSH=drop without root; interruption; and
+# IOzone -e timing in microseconds.  Everything on a small tmpfs.
+load helpers
+
+setup() {
+  require_root
+  require_cmd fio postmark
+  T=$BATS_TEST_TMPDIR
+  export RESULTS=$T/results HOST=testhost VARIANT=tmpfs SHOOTOUT_ROOT=$ROOT HARNESS_BIN=$BIN
+  unset RUN_ID TARGET DATASET SEED SOURCE FLUSH TRIALS PORT TRIAL PHASES
+  TMPFS=$T/tmpfs
+  mkdir -p "$TMPFS"
+  mount -t tmpfs -o size=96m tmpfs "$TMPFS"
+  # Workstation at 1 and 2 outstanding I/Os.
+  sed 's/^\t1          32         2          EXPONENTIAL/\t1          2          2          EXPONENTIAL/' \
+    "$ROOT/datasets/iometer/workstation.icf" >"$T/workstation.icf"
+}
+
+teardown() {
+  [ -z "${NR:-}" ] || rm -rf "$NR"
+  [ -z "${BG:-}" ] || { kill -TERM "$BG" 2>/dev/null; wait_for_exit "$BG" 20 || true; }
+  umount "$TMPFS" 2>/dev/null || umount -l "$TMPFS" 2>/dev/null || true
+}
+
+# rec DIR PHASE METRIC : the values of PHASE METRIC in DIR/records.tsv.
+rec() {
+  awk -F '\t' -v p="$2" -v m="$3" '$1 == p && $3 == m { print $4 }' "$1/records.tsv"
+}
+
+the_run() {
+  printf '%s/%s/%s/%s\n' "$RESULTS" "$(cat "$RESULTS/.current")" "$HOST" "$VARIANT"
+}
+
+@test "make shootout PHASES=\"iometer iozone postmark discover\" on tmpfs: status, meta.json and the records of each" {
+  [ -x "$BIN/fsdisco" ] || skip "no $BIN/fsdisco"
+  # FLUSH=none: dropping the caches of this host takes seconds a time.
+  run make -C "$ROOT" -s shootout TARGET="$TMPFS" FLUSH=none PHASES="iometer iozone postmark discover" \
+    ICF="$T/workstation.icf" ICF_RUNTIME=1 ICF_RAMP=0 IOMETER_SIZE=8m IOZONE_MIN=64k IOZONE_MAX=64k \
+    IOZONE_RECMIN=64k IOZONE_RECMAX=64k \
+    POSTMARK_CONFIGS=100/200 DISCOVER_TESTS=block DISCOVER_ITERS=2
+  echo "$output"
+  [ "$status" -eq 0 ]
+  d=$(the_run)
+  for p in iometer iozone postmark discover; do
+    [ "$(rec "$d" "$p" status)" = 0 ] || { echo "no status 0 of $p"; return 1; }
+    [ "$(rec "$d" "$p" flush_method)" = none ]
+    [ -s "$d/logs/$p-1.log" ]
+  done
+  [ "$(jq -r .fs "$d/meta.json")" = tmpfs ]
+  [ ! -e "$d/failures.tsv" ]
+  [ "$(rec "$d" iometer workstation.qd2.iops | awk '{ print ($1 > 0) }')" = 1 ]
+  # Iometer's CPU utilisation of each test, a percentage.
+  awk -F '\t' '$3 == "workstation.qd1.cpu_pct" { f = 1; exit !($4 >= 0 && $4 <= 100 && $5 == "%") } END { exit !f }' \
+    "$d/records.tsv"
+  [ "$(rec "$d" iozone cells)" = 1 ]
+  [ -n "$(rec "$d" postmark n100.t200.tps)" ]
+  [ -n "$(rec "$d" discover block_B)" ]
+  [ ! -e "$TMPFS/micro" ]
+}
+
+@test "a micro phase that fails is recorded like every phase (status 1, error, failures.tsv), shootout stops; TARGET=/ is refused" {
+  run make -C "$ROOT" -s shootout TARGET="$TMPFS" FLUSH=none PHASES="postmark iozone" POSTMARK_CONFIGS=1/1
+  [ "$status" -ne 0 ]
+  [[ $output == *"phase postmark failed"* ]]
+  d=$(the_run)
+  [ "$(rec "$d" postmark status)" = 1 ]
+  [[ $(rec "$d" postmark error) == *"POSTMARK_CONFIGS: want FILES/TRANSACTIONS above 1, got 1/1"* ]]
+  grep -q "^postmark	1	.*	POSTMARK_CONFIGS" "$d/failures.tsv"
+  [ -z "$(rec "$d" iozone status)" ]
+  run make -C "$ROOT" -s shootout TARGET="$TMPFS" PHASES="untar iozone sideways"
+  [ "$status" -ne 0 ] && [[ $output == *"PHASES: no phase 'sideways' (want names of harness/phase-*.sh: "*"iometer"*"iozone"* ]]
+  # TARGET=/ and a system directory: refused by every micro phase before
+  # anything is written.
+  for p in iometer iozone postmark discover; do
+    run env TARGET=/ "$ROOT/harness/phase-$p.sh"
+    [ "$status" -ne 0 ] && [[ $output == *"TARGET=/ is the root filesystem"* ]] || { echo "$p: $output"; return 1; }
+    run env TARGET=/etc ALLOW_NONMOUNT=1 "$ROOT/harness/phase-$p.sh"
+    [ "$status" -ne 0 ] && [[ $output == *"is the system directory /etc"* ]] || { echo "$p: $output"; return 1; }
+  done
+  [ ! -e /micro ] && [ ! -e /etc/micro ]
+}
+
+@test "without root FLUSH=drop is said and the phase goes on with FLUSH=none recorded" {
+  require_cmd setpriv
+  # Somewhere the user nobody can reach (the bats directories are private).
+  NR=$(mktemp -d /tmp/micro-nonroot.XXXXXX)
+  chmod 755 "$NR"
+  mkdir -m 777 "$NR/results" "$NR/target"
+  run setpriv --reuid=65534 --regid=65534 --clear-groups env TARGET="$NR/target" ALLOW_NONMOUNT=1 FLUSH=drop \
+    RUN_ID=nr RESULTS="$NR/results" POSTMARK_CONFIGS=50/100 "$ROOT/harness/phase-postmark.sh"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output == *"postmark: FLUSH=drop needs root: going on with FLUSH=none"* ]]
+  d=$NR/results/nr/$HOST/$VARIANT
+  [ "$(rec "$d" postmark flush_method)" = none ]
+  [ "$(rec "$d" postmark flush_asked)" = drop ]
+  [ "$(rec "$d" postmark status)" = 0 ]
+  [ -z "$(ls -A "$NR/target")" ]
+}
+
+@test "an interrupted micro phase records the signal and removes its scratch directory" {
+  mkdir -p "$RESULTS"
+  TARGET="$TMPFS" FLUSH=none RUN_ID=int ICF="$T/workstation.icf" ICF_RUNTIME=20 ICF_RAMP=0 IOMETER_SIZE=8m \
+    "$ROOT/harness/phase-iometer.sh" 3>&- 2>"$T/err" &
+  BG=$!
+  wait_for_file "$RESULTS/int/$HOST/$VARIANT/raw/iometer-1/workstation/01-workstation.qd1.fio" 20
+  kill -TERM "$BG"
+  wait_for_exit "$BG" 20
+  rc=0
+  wait "$BG" || rc=$?
+  BG=''
+  [ "$rc" -eq 143 ]
+  d=$RESULTS/int/$HOST/$VARIANT
+  grep -q "^iometer	1	.*	interrupted by SIGTERM$" "$d/failures.tsv"
+  [ "$(rec "$d" iometer status)" = 1 ]
+  [ ! -e "$TMPFS/micro" ]
+  run pgrep -f -- "$d/raw"
+  [ "$status" -eq 1 ]
+}
+
+@test "IOzone -e: a 64 KB write on tmpfs is timed in microseconds with its fsync, not floored at size / 1 ms" {
+  run env TARGET="$TMPFS" FLUSH=none RUN_ID=e IOZONE_MIN=64k IOZONE_MAX=64k IOZONE_RECMIN=64k \
+    IOZONE_FLUSH=1 "$ROOT/harness/phase-iozone.sh"
+  [ "$status" -eq 0 ]
+  d=$RESULTS/e/$HOST/$VARIANT
+  for t in write rewrite randwrite recrewrite; do
+    v=$(rec "$d" iozone "$t.fs64k.rs64k.kBps")
+    # 64 kB in 1 ms is 64000 kB/s; tmpfs writes 64 kB in well under that.
+    awk -v v="$v" 'BEGIN { exit !(v > 64000 * 1.5) }' || { echo "$t: $v kB/s"; return 1; }
+  done
+  [ "$(rec "$d" iozone flush)" = 1 ]
+  # IOzone's -R report beside the raw figures.
+  csv=$d/raw/iozone-1/report.csv
+  grep -qx '"Writer report"' "$csv"
+  grep -qx ',"64"' "$csv"
+  grep -q '^"64",[0-9]' "$csv"
+  [ "$(grep -c 'report"$' "$csv")" -eq 9 ]
+}
+
+@test "spec options: PostMark's bias and block sizes, IOzone's -t children, fsdisco's priming sweep" {
+  [ -x "$BIN/fsdisco" ] || skip "no $BIN/fsdisco"
+  # set bias read 10: reads only, no appends.
+  run env TARGET="$TMPFS" FLUSH=none RUN_ID=spec POSTMARK_CONFIGS=100/300 POSTMARK_BIAS_READ=10 \
+    POSTMARK_BIAS_CREATE=-1 POSTMARK_READ=1024 POSTMARK_WRITE=2048 "$ROOT/harness/phase-postmark.sh"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  d=$RESULTS/spec/$HOST/$VARIANT
+  grep -qx 'set bias read 10' "$d/raw/postmark-1/n100.t300.p1.cfg"
+  grep -qx 'set bias create -1' "$d/raw/postmark-1/n100.t300.p1.cfg"
+  grep -qx 'set read 1024' "$d/raw/postmark-1/n100.t300.p1.cfg" && grep -qx 'set write 2048' "$d/raw/postmark-1/n100.t300.p1.cfg"
+  [ "$(rec "$d" postmark n100.t300.appended)" = 0 ] && [ "$(rec "$d" postmark n100.t300.read)" -gt 0 ]
+  [ "$(rec "$d" postmark n100.t300.created_mixed)" = 0 ]
+  [ "$(rec "$d" postmark write_block_B)" = 2048 ]
+  # iozone -t 2: two children on files of their own, rates summed.
+  run env TARGET="$TMPFS" FLUSH=none RUN_ID=spec IOZONE_MIN=64k IOZONE_MAX=64k IOZONE_RECMIN=64k \
+    IOZONE_THREADS=2 IOZONE_TPUT_SIZE=256k IOZONE_TPUT_REC=16k "$ROOT/harness/phase-iozone.sh"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  for t in write rewrite read reread randread randwrite; do
+    awk -F '\t' -v m="$t.t2.fs256k.rs16k.kBps" '$3 == m && $4 > 0 { f = 1 } END { exit !f }' "$d/records.tsv" ||
+      { echo "no $t.t2"; return 1; }
+  done
+  [ "$(rec "$d" iozone threads)" = 2 ]
+  [ "$(jq '[.jobs[] | select(.jobname == "write")] | length' "$d/raw/iozone-1/t2.fs256k.rs16k.tput.json")" = 2 ]
+  # fsdisco's read-ahead after a 512 KB and a 1 MB priming read.
+  run env TARGET="$TMPFS" FLUSH=none RUN_ID=spec DISCOVER_TESTS=readahead DISCOVER_ITERS=1 DISCOVER_PRIME="512k 1m" \
+    "$ROOT/harness/phase-discover.sh"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ -n "$(rec "$d" discover prime512k.readahead_kB)" ] && [ -n "$(rec "$d" discover prime1024k.readahead_kB)" ]
+  [ "$(rec "$d" discover discover_flush)" = fadvise ]
+  [ ! -e "$TMPFS/micro" ]
+}
