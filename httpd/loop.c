@@ -131,6 +131,15 @@ static void wake_drain(struct server *s) {
 }
 
 int server_loop(struct server *s) {
+  /* Debian's libowfat 0.32-4 (and what we build from its source for the
+   * BSDs) renames io_close's deferred-close list, leaving the one
+   * io_waituntil2 walks at 0 instead of -1: once an fd that shares fd 0's
+   * page of libowfat's table is registered (fd 16, 32, ...), the walk
+   * loops on entry 0 forever, burning a CPU and never accepting again on
+   * that process's listening socket.  Walking it once now, while the table
+   * is empty, ends it at -1 for good; with an intact libowfat this is a
+   * no-op (nothing is registered, nothing to wait for). */
+  io_waituntil2(0);
   if (wake_open(s) != 0) return -1;
   for (int i = 0; i < s->nlisten; i++) {
     if (!io_fd(s->lfd[i])) return -1;

@@ -277,6 +277,28 @@ status_of() { # status_of URL [curl args]
   awk -v t="$t" 'BEGIN { exit !(t < 0.5) }'
 }
 
+# Debian's libowfat 0.32-4 starts io_waituntil2's deferred-close walk at fd
+# 0 instead of the list's end: a child whose listening socket is fd 16 (or
+# 32, ...) looped there forever, burning a CPU, and the connections the
+# kernel handed to its SO_REUSEPORT socket were never accepted.
+@test "httpd: -N 32: every child accepts, none spins while idle" {
+  start_httpd -q -N 32
+  for _ in $(seq 50); do
+    [ "$(pgrep -c -P "$PID")" -eq 32 ] && break
+    sleep 0.1
+  done
+  $RAW many "$PORT" 150 /small.txt >"$T/many"
+  sort "$T/many" | uniq -c
+  [ "$(grep -c '^200$' "$T/many")" -eq 150 ]
+  # CPU ticks (utime + stime) of all 32 children, after seconds of mostly idle
+  ticks=0
+  for k in $(pgrep -P "$PID"); do
+    ticks=$((ticks + $(awk '{ print $14 + $15 }' "/proc/$k/stat")))
+  done
+  echo "children's CPU: $ticks ticks"
+  [ "$ticks" -lt 150 ]
+}
+
 @test "httpd: -N 4 forks 4 answering children; SIGTERM stops them all" {
   start_httpd -q -N 4
   for _ in 1 2 3 4 5 6 7 8 9 10; do
