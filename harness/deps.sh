@@ -14,7 +14,8 @@ set -eu
 # Workload peers for tests and `make bench`: GNU tar, bsdtar, pigz, nginx, wrk.
 # Filesystems: e2fsprogs, xfsprogs, btrfs-progs, f2fs-tools, jfsutils.
 # Harness and playbooks: ansible-core, ansible (community.general: doas for
-# OpenBSD hosts), util-linux (findmnt, losetup), procps.
+# OpenBSD hosts), util-linux (findmnt, losetup), procps, ucspi-tcp
+# (tcpserver: the serve-*-fork phases' process-per-connection server).
 # Plots: gnuplot-nox.  Micro-benchmarks: fio, postmark.
 # VM lab: qemu, debootstrap.
 # mkdataset tests and `make static`: time (max RSS), file, dpkg-dev (apt-get source).
@@ -24,7 +25,7 @@ clang libclang-rt-14-dev
 bats shellcheck yamllint ansible-lint curl jq python3 git
 tar libarchive-tools pigz gzip nginx-light wrk hyperfine
 e2fsprogs xfsprogs btrfs-progs f2fs-tools jfsutils
-ansible-core ansible util-linux procps iproute2 psmisc
+ansible-core ansible util-linux procps iproute2 psmisc ucspi-tcp
 gnuplot-nox fio postmark
 qemu-system-x86 qemu-utils debootstrap openssh-client
 time file dpkg-dev python3-venv"
