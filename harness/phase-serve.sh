@@ -13,8 +13,8 @@
 # serve-cold-MODE-cCONC and serve-warm-MODE-cCONC for the others): replay's
 # requests failed resets retries timeouts bytes wall_s rps mbps lat_p50_ms
 # lat_p99_ms (and its extras), conc, tool_cpu_share, status; the cold ones
-# also resident_pct.  Where tcpserver (Debian: ucspi-tcp) is missing, the
-# fork ones record "status skipped" and skip_reason instead.
+# also resident_pct.  Where tcpserver (TCPSERVER; Debian: ucspi-tcp) is
+# missing, the fork ones record "status skipped" and skip_reason instead.
 # REPLAY_FROM=host runs the replay there over ssh.  FLUSH=reboot: the first
 # cold replay checks the reboot, the others drop the cache.
 set -eu
@@ -52,8 +52,8 @@ for p in $SERVE_MODES; do
 done
 [ ${#names[@]} -gt 0 ] || die "SERVE_MODES is empty: want numbers of processes and fork, like '1 32 fork'"
 fork_skip=''
-command -v tcpserver >/dev/null 2>&1 ||
-  fork_skip="no tcpserver in PATH: install ucspi-tcp (Debian: apt-get install ucspi-tcp) for the process-per-connection server"
+command -v "${TCPSERVER:-tcpserver}" >/dev/null 2>&1 ||
+  fork_skip="no ${TCPSERVER:-tcpserver}: install ucspi-tcp (Debian: apt-get install ucspi-tcp) for the process-per-connection server"
 phase_begin "${names[0]}" "${names[@]}"
 serve_prepare "$maxconc"
 SAMPLER_TOTAL=$REPLAY_TOTAL
