@@ -247,7 +247,9 @@ wait_port() {
 
 # start_httpd ROOT PROCS [ADDR] : bin/httpd -q -N PROCS on a free port (or
 # PORT), in its own group.  Sets HTTPD_PORT and HTTPD_GROUP.  An IPv6 ADDR
-# is probed at ::1 (a wildcard ::) or at itself.
+# is probed at ::1 (a wildcard ::) or at itself.  PROCS `fork`: TCPSERVER
+# (tcpserver; at most FORK_CONC connections) forks bin/httpd -1 -q for each one, under
+# harness/fork-server.sh, which writes the CPU figures.
 start_httpd() {
   local root=$1 procs=$2 addr=${3:-127.0.0.1} try probe=127.0.0.1
   case $addr in :: | '[::]') probe=::1 ;; *:*) probe=$addr ;; esac
@@ -257,8 +259,13 @@ start_httpd() {
     HTTPD_RUNS=$((${HTTPD_RUNS:-0} + 1))
     HTTPD_STATS=$WORK/httpd-$HTTPD_RUNS.stats
     printf '%s\thttpd\t%s\n' "$CUR_PHASE" "$HTTPD_STATS" >>"$WORK/tool-cpu.tsv"
-    start_group HTTPD_GROUP "$HARNESS_BIN/httpd" -q -N "$procs" -r "$root" -i "$addr" -p "$HTTPD_PORT" \
-      --stats "$HTTPD_STATS"
+    if [ "$procs" = fork ]; then
+      start_group HTTPD_GROUP "$HARNESS/fork-server.sh" "$HTTPD_STATS" "${TCPSERVER:-tcpserver}" -R -H -l 0 -D -b 1024 \
+        -c "${FORK_CONC:-100}" "$addr" "$HTTPD_PORT" "$HARNESS_BIN/httpd" -1 -q -r "$root"
+    else
+      start_group HTTPD_GROUP "$HARNESS_BIN/httpd" -q -N "$procs" -r "$root" -i "$addr" -p "$HTTPD_PORT" \
+        --stats "$HTTPD_STATS"
+    fi
     wait_port "$HTTPD_PORT" "$HTTPD_GROUP" "$probe" && return 0
     stop_group "$HTTPD_GROUP"
     [ -z "${PORT:-}" ] || break

@@ -1,21 +1,26 @@
 #!/bin/bash
-# harness/phase-serve.sh : for PROCS in SERVE_PROCS (default "1 32") and
-# CONC in REPLAY_CONC (default 100; a list like "100 20" runs each): flush
-# the cache (FLUSH), check that it is cold (check_cold: resident_pct), start
-# bin/httpd -q -N PROCS on TARGET/data, replay the first REPLAY_COUNT (10000;
-# 0 = all) lines of the dataset's requests.txt (CONC connections,
-# REPLAY_KEEPALIVE requests each, every response checked against the
-# manifest) on the cold cache, stop httpd and wait for all its processes;
-# then the same on the warm cache (a fresh httpd, so that its CPU time is the
-# warm replay's).
-# Records serve-cold-PROCS and serve-warm-PROCS (for the first CONC;
-# serve-cold-PROCS-cCONC and serve-warm-PROCS-cCONC for the others): replay's
+# harness/phase-serve.sh : for MODE in SERVE_MODES (default "1 32 fork";
+# SERVE_PROCS alone when only that is set) and CONC in REPLAY_CONC (default 100; a list like
+# "100 20" runs each): flush the cache (FLUSH), check that it is cold
+# (check_cold: resident_pct), start the server on TARGET/data (a number:
+# bin/httpd -q -N MODE; fork: tcpserver -c CONC forking bin/httpd -1 -q for
+# each connection), replay the first REPLAY_COUNT (10000; 0 = all) lines of
+# the dataset's requests.txt (CONC connections, REPLAY_KEEPALIVE requests
+# each, every response checked against the manifest) on the cold cache, stop
+# the server and wait for all its processes; then the same on the warm cache
+# (a fresh server, so that its CPU time is the warm replay's).
+# Records serve-cold-MODE and serve-warm-MODE (for the first CONC;
+# serve-cold-MODE-cCONC and serve-warm-MODE-cCONC for the others): replay's
 # requests failed resets retries timeouts bytes wall_s rps mbps lat_p50_ms
 # lat_p99_ms (and its extras), conc, tool_cpu_share, status; the cold ones
-# also resident_pct.  REPLAY_FROM=host runs the replay there over ssh.
-# FLUSH=reboot: the first cold replay checks the reboot, the others drop the
-# cache.
+# also resident_pct.  Where tcpserver (TCPSERVER; Debian: ucspi-tcp) is
+# missing, the fork ones record "status skipped" and skip_reason instead.
+# REPLAY_FROM=host runs the replay there over ssh.  FLUSH=reboot: the first
+# cold replay checks the reboot, the others drop the cache.
 set -eu
+# Before common.sh gives SERVE_PROCS its default: set alone (the setting
+# from before SERVE_MODES), it names the modes, without fork.
+[ -n "${SERVE_MODES:-}" ] || [ -z "${SERVE_PROCS:-}" ] || SERVE_MODES=$SERVE_PROCS
 SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$SHOOTOUT_ROOT/harness/lib.sh"
@@ -37,24 +42,37 @@ for c in "${concs[@]}"; do
   seen="$seen$c "
   [ "$c" -le "$maxconc" ] || maxconc=$c
 done
+SERVE_MODES=${SERVE_MODES:-$SERVE_PROCS fork}
 names=()
-for p in $SERVE_PROCS; do
-  case $p in '' | *[!0-9]* | 0) die "SERVE_PROCS='$SERVE_PROCS': want numbers of processes like '1 32'" ;; esac
+for p in $SERVE_MODES; do
+  case $p in fork) ;; '' | *[!0-9]* | 0) die "SERVE_MODES='$SERVE_MODES': want numbers of processes and fork, like '1 32 fork'" ;; esac
   for c in "${concs[@]}"; do
     names+=("serve-cold-$p$(serve_suffix "$c")" "serve-warm-$p$(serve_suffix "$c")")
   done
 done
-[ ${#names[@]} -gt 0 ] || die "SERVE_PROCS is empty: want numbers of processes like '1 32'"
+[ ${#names[@]} -gt 0 ] || die "SERVE_MODES is empty: want numbers of processes and fork, like '1 32 fork'"
+fork_skip=''
+command -v "${TCPSERVER:-tcpserver}" >/dev/null 2>&1 ||
+  fork_skip="no ${TCPSERVER:-tcpserver}: install ucspi-tcp (Debian: apt-get install ucspi-tcp) for the process-per-connection server"
 phase_begin "${names[0]}" "${names[@]}"
 serve_prepare "$maxconc"
 SAMPLER_TOTAL=$REPLAY_TOTAL
 
 method=$FLUSH
-for p in $SERVE_PROCS; do
+for p in $SERVE_MODES; do
   for c in "${concs[@]}"; do
     sfx=$(serve_suffix "$c")
     CUR_PHASE=serve-cold-$p$sfx
-    say "flush ($method), httpd -N $p"
+    if [ "$p" = fork ] && [ -n "$fork_skip" ]; then
+      for kind in cold warm; do
+        record "serve-$kind-$p$sfx" "$CUR_TRIAL" status skipped exit
+        record "serve-$kind-$p$sfx" "$CUR_TRIAL" skip_reason "$fork_skip" text
+        printf '%s: skipped, %s\n' "serve-$kind-$p$sfx" "$fork_skip" >&2
+      done
+      continue
+    fi
+    FORK_CONC=$c
+    say "flush ($method), $([ "$p" = fork ] && echo "tcpserver -c $c, httpd -1" || echo "httpd -N $p")"
     run_tool flush "$HARNESS/flush.sh" "$method"
     check_cold "$method"
     [ "$method" != reboot ] || method=drop

@@ -34,7 +34,7 @@ void conn_touch(struct server *s, struct conn *c) {
   }
 }
 
-static void peer_name(struct conn *c, const struct sockaddr_storage *sa) {
+void conn_peer(struct conn *c, const struct sockaddr_storage *sa) {
   const void *a = NULL;
   int af = sa->ss_family;
   if (af == AF_INET) {
@@ -91,7 +91,7 @@ void conn_accept(struct server *s, int lfd) {
     c->map_len = c->map_off = 0;
     c->in_len = c->out_len = c->out_pos = 0;
     c->rnext = NULL;
-    if (s->quiet) strcpy(c->peer, "-"); else peer_name(c, &sa);
+    if (s->quiet) strcpy(c->peer, "-"); else conn_peer(c, &sa);
     c->deadline = s->now + s->timeout;
     list_append(s, c);
     s->nconns++;

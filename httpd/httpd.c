@@ -26,7 +26,10 @@
 static const char usage_text[] =
     "usage: httpd -r ROOT [-i ADDR]... [-p PORT] [-N PROCS] [-m sendfile|mmap] [-q]\n"
     "             [-t SECS] [-k REQS] [-u USER] [-L] [--stats FILE]\n"
+    "       httpd -1 -r ROOT [-m MODE] [-q] [-t SECS] [-k REQS] [-u USER] [-L] [--stats FILE]\n"
     "  -r ROOT    serve the files below ROOT (required)\n"
+    "  -1         one connection, already open (tcpserver, inetd): requests on\n"
+    "             fd 0, answers on fd 1, the access log on fd 2; exit at its end\n"
     "  -i ADDR    listen on this IPv4 or IPv6 address (repeatable; default ::,\n"
     "             dual-stack, or 0.0.0.0 where IPv6 is missing)\n"
     "  -p PORT    TCP port (default 8000)\n"
@@ -75,24 +78,27 @@ int main(int argc, char **argv) {
                                            {"stats", required_argument, NULL, 'S'},
                                            {NULL, 0, NULL, 0}};
   const char *root = NULL, *user = NULL, *stats = NULL, *addrs[HTTPD_MAX_LISTEN];
-  int naddr = 0, opt;
+  int naddr = 0, opt, one = 0, listen_opt = 0;
   char e[256];
   uint64_t port = 8000, procs = 1, reqs = 1000;
   struct server s;
   memset(&s, 0, sizeof s);
   s.timeout = 30;
   s.use_mmap = !OS_HAS_SENDFILE;
-  while ((opt = getopt_long(argc, argv, "r:i:p:N:m:qt:k:u:Lh", longopts, NULL)) != -1) {
+  while ((opt = getopt_long(argc, argv, "1r:i:p:N:m:qt:k:u:Lh", longopts, NULL)) != -1) {
     switch (opt) {
+    case '1': one = 1; break;
     case 'r': root = optarg; break;
     case 'i':
       if (naddr == HTTPD_MAX_LISTEN) die(1, "-i: at most 8 addresses");
       addrs[naddr++] = optarg;
       break;
     case 'p':
+      listen_opt = 1;
       if (parse_u64(optarg, 65535, &port) != 0) die(1, "-p: not a port number: ", SHOWN(e, optarg));
       break;
     case 'N':
+      listen_opt = 1;
       if (parse_u64(optarg, 4096, &procs) != 0 || procs == 0)
         die(1, "-N: not a process count (1..4096): ", SHOWN(e, optarg));
       break;
@@ -124,6 +130,14 @@ int main(int argc, char **argv) {
   s.max_requests = (unsigned)reqs;
   s.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (s.rootfd < 0) diesys(1, "ROOT ", SHOWN(e, root));
+  if (one) { /* oneconn.c: no sockets of our own */
+    if (naddr > 0 || listen_opt) die(1, "-1 serves the connection on fd 0 and 1: no -i, -p or -N");
+    outfd_open(&s.err, 2);
+    if (user != NULL) drop_privileges(user);
+    int rc = oneconn_run(&s, stats);
+    outfd_close(&s.err);
+    return rc;
+  }
 
   /* Before the sockets: with -N there may be one per address and child. */
   s.max_conns = raise_nofile(naddr > 0 ? naddr : 1);

@@ -115,6 +115,12 @@ void conn_run(struct server *s, struct conn *c);
 void conn_close(struct server *s, struct conn *c);
 void conn_touch(struct server *s, struct conn *c);
 void conn_free_all(struct server *s);
+/* The peer's address as the log shows it (an IPv4-mapped one as IPv4), "-"
+ * when there is none. */
+void conn_peer(struct conn *c, const struct sockaddr_storage *sa);
+/* oneconn.c: -1, the one connection on fd 0 (requests) and fd 1 (answers);
+ * the log on fd 2.  The exit status for main. */
+int oneconn_run(struct server *s, const char *stats_path);
 /* serve_file.c */
 void serve_request(struct server *s, struct conn *c, const struct http_req *r);
 void serve_error(struct server *s, struct conn *c, const struct http_req *r, int status);

@@ -25,6 +25,8 @@ BAR_CHARTS = [
     ("serve-cold-32", "serve-cold-32", "rps", "serve, cold cache, 32 server processes (requests/s, higher is better)", "cold"),
     ("serve-warm-1", "serve-warm-1", "rps", "serve, warm cache, 1 server process (requests/s, higher is better)", "warm"),
     ("serve-warm-32", "serve-warm-32", "rps", "serve, warm cache, 32 server processes (requests/s, higher is better)", "warm"),
+    ("serve-cold-fork", "serve-cold-fork", "rps", "serve, cold cache, a process per connection (tcpserver, httpd -1) (requests/s, higher is better)", "cold"),
+    ("serve-warm-fork", "serve-warm-fork", "rps", "serve, warm cache, a process per connection (tcpserver, httpd -1) (requests/s, higher is better)", "warm"),
     ("net-1", "net-1", "mbps", "network: one 11 KB file over and over, 1 server process (MB/s, higher is better)", "net"),
     ("net-4", "net-4", "mbps", "network: one 11 KB file over and over, 4 server processes (MB/s, higher is better)", "net"),
     ("net-1-v6", "net-1-v6", "mbps", "network over IPv6: one 11 KB file over and over, 1 server process (MB/s, higher is better)", "net"),
@@ -38,6 +40,8 @@ BAR_CHARTS = [
 PATTERN_CHARTS = [
     (r"^serve-cold-(\d+)-c(\d+)$", "rps", "serve, cold cache, {0} server processes, {1} connections (requests/s, higher is better)", "cold"),
     (r"^serve-warm-(\d+)-c(\d+)$", "rps", "serve, warm cache, {0} server processes, {1} connections (requests/s, higher is better)", "warm"),
+    (r"^serve-cold-fork-c(\d+)$", "rps", "serve, cold cache, a process per connection, {0} connections (requests/s, higher is better)", "cold"),
+    (r"^serve-warm-fork-c(\d+)$", "rps", "serve, warm cache, a process per connection, {0} connections (requests/s, higher is better)", "warm"),
     (r"^serve-dirwarm-(\d+)$", "rps", "serve, cold cache with the directories preloaded, {0} server processes (requests/s, higher is better)", "cold"),
     (r"^serve-cold-(\d+)$", "rps", "serve, cold cache, {0} server processes (requests/s, higher is better)", "cold"),
     (r"^serve-warm-(\d+)$", "rps", "serve, warm cache, {0} server processes (requests/s, higher is better)", "warm"),
@@ -59,11 +63,17 @@ PAIR_CHARTS = [
     ("serve-cold-vs-dirwarm", "serve, cold cache: as flushed | directories preloaded, 1 server process (requests/s)",
      [("cold cache, 1 process", "cold", [("serve-cold-1", "rps", "as flushed"),
                                          ("serve-dirwarm-1", "rps", "directories preloaded")])]),
+    ("serve-procs-vs-fork", "serve: 1 | 32 server processes | a process per connection (tcpserver), cold | warm cache (requests/s)",
+     [("cold cache", "cold", [("serve-cold-1", "rps", "1 process"), ("serve-cold-32", "rps", "32 processes"),
+                              ("serve-cold-fork", "rps", "a process per connection")]),
+      ("warm cache", "warm", [("serve-warm-1", "rps", "1 process"), ("serve-warm-32", "rps", "32 processes"),
+                              ("serve-warm-fork", "rps", "a process per connection")])]),
 ]
-# Pair charts drawn only when both of their legends have data (a run without
-# IPv6 or without preloading would draw the same bars as another chart).
-NEED_BOTH = {"net-v4-vs-v6", "serve-cold-vs-dirwarm"}
-PAIR_COLORS = ["#56B4E9", "#0072B2"]
+# Pair charts drawn only when each of their legends has data (a run without
+# IPv6, without preloading or without the fork server would draw the same
+# bars as another chart).
+NEED_BOTH = {"net-v4-vs-v6", "serve-cold-vs-dirwarm", "serve-procs-vs-fork"}
+PAIR_COLORS = ["#56B4E9", "#0072B2", "#D55E00"]
 UNIT_LABEL = {"s": "seconds", "req/s": "requests per second", "MB/s": "MB per second"}
 
 
@@ -277,14 +287,15 @@ class Renderer:
     def pair_chart(self, name, title, panels):
         setups, files, table, used = [], [], [], []
         if name in NEED_BOTH:
-            for j in range(2):
+            for j in range(len(panels[0][2])):
                 if not any(v.values(members[j][0], members[j][1]) for _t, _g, members in panels
                            for _x, v in self.layout.slots):
                     return
         for i, (ptitle, group, members) in enumerate(panels):
             prow, unit = [], ""
+            step = 0.76 / len(members)  # two members: -0.19 and +0.19
             for j, (phase, metric, _legend) in enumerate(members):
-                got = bar_rows(self.layout, phase, metric, shift=-0.19 + 0.38 * j, color=j + 1)
+                got = bar_rows(self.layout, phase, metric, shift=-0.38 + step * (j + 0.5), color=j + 1)
                 if got:
                     prow += got[0]
                     unit = unit or got[2]
@@ -306,7 +317,7 @@ class Renderer:
         if not files:
             return
         legends = [m[2] for m in used[0]]
-        lines = ["chart_title = %s" % gq(title),
+        lines = ["chart_title = %s" % gq(title), "box_width = %g" % (0.72 / len(legends)),
                  "width = %d\nheight = 560" % (len(files) * max(560, 90 * len(self.layout.slots) + 120)),
                  "npanels = %d" % len(files),
                  "array pfile = [%s]" % ", ".join(gq(f) for f in files),

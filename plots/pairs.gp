@@ -1,7 +1,7 @@
 # plots/pairs.gp: panels side by side (e.g. cold | warm cache), each with two
-# bars per host and variant (e.g. 1 | 32 server processes): median over
-# trials, min-max whiskers.  The generated instance sets: plotsdir, base,
-# chart_title, width, height, npanels, arrays pfile (data file per panel),
+# (or three) bars per host and variant (e.g. 1 | 32 server processes): median
+# over trials, min-max whiskers.  The generated instance sets: plotsdir, base,
+# chart_title, box_width, width, height, npanels, arrays pfile (data file per panel),
 # psetup (gnuplot commands per panel: title, ranges, tics, host labels),
 # pair_names and pair_colors (legend), then loads this file.
 # Data columns: x median min max pair-index "variant" "value label" trials "failures"
@@ -23,7 +23,7 @@ do for [ext in "png svg"] {
         unset label
         unset arrow
         eval psetup[p]
-        plot pfile[p] using 1:2:(0.36):5 with boxes lc variable notitle, \
+        plot pfile[p] using 1:2:(box_width):5 with boxes lc variable notitle, \
              "" using 1:($8 > 0 ? $3 : NaN):(0):($4 - $3) with vectors nohead lc rgb "black" lw 1.2 notitle, \
              "" using ($1 - 0.08):($8 > 0 ? $3 : NaN):(2 * 0.08):(0) with vectors nohead lc rgb "black" lw 1.2 notitle, \
              "" using ($1 - 0.08):($8 > 0 ? $4 : NaN):(2 * 0.08):(0) with vectors nohead lc rgb "black" lw 1.2 notitle, \

@@ -15,6 +15,7 @@ META_COLUMNS = [("os", "OS"), ("kernel", "kernel"), ("arch", "arch"), ("virt", "
 SUMMARY = [("untar", "untar", "wall_s"), ("untar2", "untar2", "wall_s"), ("untar2 sync", "untar2", "sync_s"),
            ("cold 1", "serve-cold-1", "rps"), ("cold 32", "serve-cold-32", "rps"),
            ("warm 1", "serve-warm-1", "rps"), ("warm 32", "serve-warm-32", "rps"),
+           ("cold fork", "serve-cold-fork", "rps"), ("warm fork", "serve-warm-fork", "rps"),
            ("net 1", "net-1", "mbps"), ("net 4", "net-4", "mbps"), ("delete", "delete", "wall_s")]
 CSS = """body{font-family:sans-serif;max-width:1200px;margin:1em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:90%}

@@ -316,6 +316,72 @@ sig() {
   [ -z "$(find "$tmp/work/loops" "$tmp/work/state" -mindepth 1)" ]
 }
 
+# render_runs INVENTORY : the phase commands render.yml shows, one a line.
+render_runs() {
+  ansible-playbook --check -i "$1" "$PB/render.yml" -e "shootout_render_out=$tmp/plan.yml" \
+    -e ansible_host=host.invalid >/dev/null || return 1
+  python3 -c 'import sys, yaml; [print(r) for h in yaml.safe_load(open(sys.argv[1])) for r in h["phase_runs"]]' "$tmp/plan.yml"
+}
+
+@test "the serve settings reach the harness: SERVE_MODES (a reboot before each mode's cold replay), REPLAY_COUNT, REPLAY_CONC lists, PRELOAD, SERVE_HOST6" {
+  require_cmd ansible-playbook python3
+  # The defaults, with reboots: one phase-serve per mode, fork among them.
+  printf 'all:\n  hosts:\n    l1:\n      shootout_render_system: Linux\n      shootout_render_os_family: Debian\n      shootout_variants: [{name: v, fs: ext4, device: /dev/sdb}]\n' >"$tmp/inv.yml"
+  run render_runs "$tmp/inv.yml"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  serves=$(grep ' phase-serve ' <<<"$output")
+  echo "$serves"
+  [ "$(grep -c . <<<"$serves")" -eq 3 ]
+  for m in 1 32 fork; do
+    grep -q " SERVE_MODES=$m\( \|$\)" <<<"$serves" || { echo "no serve of mode $m"; false; }
+  done
+  [[ $serves == *"REPLAY_COUNT=10000 "* ]] && [[ $serves == *"REPLAY_CONC=100 "* ]]
+  [[ $serves != *PRELOAD* ]] && [[ $serves != *SERVE_HOST6* ]]
+  # Settings of the inventory, drop flush: one phase-serve, every setting on
+  # it and on phase-preload.
+  cat >"$tmp/inv.yml" <<'EOF2'
+all:
+  vars:
+    shootout_flush: drop
+    shootout_replay_count: 500
+    shootout_replay_conc: [100, 20]
+    shootout_serve_modes: [1, fork]
+    shootout_preload: dirs
+    shootout_serve_host6: "::1"
+    shootout_phases: [serve, preload]
+  hosts:
+    l1:
+      shootout_render_system: Linux
+      shootout_render_os_family: Debian
+      shootout_variants: [{name: v, fs: ext4, device: /dev/sdb}]
+EOF2
+  run render_runs "$tmp/inv.yml"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  echo "$output"
+  [ "$(grep -c ' phase-serve ' <<<"$output")" -eq 1 ] && [ "$(grep -c ' phase-preload ' <<<"$output")" -eq 1 ]
+  while IFS= read -r line; do
+    for want in "REPLAY_COUNT=500" "'REPLAY_CONC=100 20'" "'SERVE_MODES=1 fork'" "PRELOAD=dirs" "SERVE_HOST6=::1"; do
+      [[ " $line " == *" $want "* ]] || { echo "missing $want: $line"; false; }
+    done
+  done <<<"$output"
+}
+
+@test "a run passes the serve settings to the serve and preload phases" {
+  require_root
+  require_cmd ansible-playbook
+  inventory "$tmp/inv.yml" "[{name: t, fs: tmpfs, size: 16M}]" \
+    "      shootout_replay_count: 500
+      shootout_replay_conc: [100, 20]
+      shootout_preload: dirs
+      shootout_serve_host6: '::1'
+      shootout_phases: [serve, preload]"
+  run play "$tmp/inv.yml" -e shootout_run_id=sv
+  [ "$status" -eq 0 ] || { echo "$output" | tail -30; false; }
+  cat "$tmp/results/vars.log"
+  grep -qx "serve VARIANT=t SERVE_MODES=1 32 fork REPLAY_COUNT=500 REPLAY_CONC=100 20 PRELOAD=dirs SERVE_HOST6=::1" "$tmp/results/vars.log"
+  grep -qx "preload VARIANT=t SERVE_MODES=1 32 fork REPLAY_COUNT=500 REPLAY_CONC=100 20 PRELOAD=dirs SERVE_HOST6=::1" "$tmp/results/vars.log"
+}
+
 @test "a lab of a client and a server: the client serves the dataset, the server's phases get SOURCE and REPLAY_FROM" {
   require_root
   require_cmd ansible-playbook curl
