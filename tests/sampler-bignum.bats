@@ -3,7 +3,7 @@
 # every path that carries them: the sampler's series, the adapter's meminfo,
 # the records (dataset totals, rates, the tools' peak RSS) and the charts'
 # data.  Debian's awk is mawk, whose print and %d lose such numbers.
-# shellcheck disable=SC2030,SC2031
+# shellcheck disable=SC2016,SC2030,SC2031
 load helpers
 
 setup() {
