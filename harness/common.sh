@@ -116,7 +116,7 @@ ensure_dataset() {
 # manifest_totals : sets DS_FILES and DS_BYTES (the final tree) from the manifest.
 manifest_totals() {
   read -r DS_FILES DS_BYTES DS_BLOCKS < <(awk -F '\t' '!/^#/ && NF >= 2 { n++; b += $2; k += int(($2 + 4095) / 4096) }
-    END { printf "%d %d %d\n", n, b, k }' "$MANIFEST")
+    END { printf "%.0f %.0f %.0f\n", n, b, k }' "$MANIFEST")
 }
 
 # dataset_value KEY : a value of dataset.txt (empty when absent).
@@ -357,7 +357,24 @@ phase_begin() {
   PHASE_LOG=$RUN_DIR/logs/$CUR_PHASE-$CUR_TRIAL.log
   [ -s "$RUN_DIR/meta.json" ] || "$HARNESS/meta.sh" "$RUN_DIR/meta.json" >>"$PHASE_LOG" 2>&1 ||
     fail "cannot write $RUN_DIR/meta.json: see $PHASE_LOG"
+  warn_on_target
   say "run $(run_id), trial $CUR_TRIAL"
+}
+
+# warn_on_target : the harness's own writes (RESULTS: records, logs,
+# series) or the dataset on TARGET's filesystem or disk (meta.json's
+# results_on_target, dataset_on_target) disturb what is measured there, a
+# read-only phase's above all: a warning on stderr and in the phase's log
+# every phase, or a refusal with OFF_TARGET=1.
+warn_on_target() {
+  local w m
+  w=$(jq -r '[(if .results_on_target then "RESULTS (\(.results_shares))" else empty end),
+    (if .dataset_on_target then "the dataset (\(.dataset_shares))" else empty end)] | join(" and ")' \
+    "$RUN_DIR/meta.json" 2>/dev/null) || return 0
+  [ -n "$w" ] || return 0
+  m="$w on TARGET's device: the harness's writes land where $TARGET is measured (put RESULTS and DATASETS_OUT on another disk)"
+  [ "${OFF_TARGET:-0}" != 1 ] || fail "$m; OFF_TARGET=1 refuses this"
+  printf 'WARNING: %s\n' "$m" | tee -a "$PHASE_LOG" >&2
 }
 
 # phase_end [RECORD-NAME] : the phase succeeded; note the boot id (for the
@@ -535,7 +552,9 @@ note_tool_cpu() {
 # tool's user_s + sys_s over the phase's wall_s (its timed part: the wall_s
 # record of the phase, else the tool's own), as a fraction of one core, and
 # tool_cpu_share, the largest of them.  Above 0.5 the tool, not the
-# filesystem, may be what limited the phase.
+# filesystem, may be what limited the phase.  Also maxrss_kb_TOOL, the tool's
+# peak resident size (its maxrss_kb: the largest of its runs in the phase;
+# httpd -N: of the parent and its children), and tool_maxrss_kb, the largest.
 record_tool_cpu() {
   local f=$WORK/tool-cpu.tsv recs
   [ -s "$f" ] || return 0
@@ -555,7 +574,8 @@ record_tool_cpu() {
       close(recs)
     }
     {
-      u = stat($3, "user_s"); s = stat($3, "sys_s"); w = stat($3, "wall_s")
+      u = stat($3, "user_s"); s = stat($3, "sys_s"); w = stat($3, "wall_s"); r = stat($3, "maxrss_kb")
+      if (r != "" && (!(($1 "\t" $2) in rss) || r + 0 > rss[$1 "\t" $2] + 0)) rss[$1 "\t" $2] = r
       if (u == "" || s == "") next
       if (!($1 in phases)) { phases[$1] = 1; order[++n] = $1 }
       cpu[$1 "\t" $2] += u + s
@@ -573,6 +593,13 @@ record_tool_cpu() {
           if (share > best) best = share
         }
         if (best >= 0) printf "%s\t%s\ttool_cpu_share\t%.3f\tfraction\n", p, trial, best
+        big = -1
+        for (j = 1; j <= k; j++) {
+          if (!((p "\t" t[j]) in rss)) continue
+          printf "%s\t%s\tmaxrss_kb_%s\t%.0f\tKiB\n", p, trial, t[j], rss[p "\t" t[j]]
+          if (rss[p "\t" t[j]] + 0 > big) big = rss[p "\t" t[j]] + 0
+        }
+        if (big >= 0) printf "%s\t%s\ttool_maxrss_kb\t%.0f\tKiB\n", p, trial, big
       }
     }' "$f" >>"$recs"
 }

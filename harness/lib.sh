@@ -98,9 +98,10 @@ record_failure() {
 }
 
 # calc AWK-EXPRESSION : print the value of a numeric expression, e.g.
-# calc "1048576 / 2.5 / 1e6".  Division by zero prints 0.
+# calc "1048576 / 2.5 / 1e6".  Division by zero prints 0.  Six significant
+# digits, but never in e-notation: from 10^6 on, the whole number.
 calc() {
-  awk "BEGIN { x = 0; x = ($1); printf \"%.6g\\n\", x }" 2>/dev/null || echo 0
+  awk "BEGIN { x = 0; x = ($1); if (x != x || (x != 0 && x == 2 * x)) x = 0; printf (x >= 1e6 || x <= -1e6 ? \"%.0f\\n\" : \"%.6g\\n\"), x }" 2>/dev/null || echo 0
 }
 
 # stat_value FILE METRIC : the value of METRIC in a --stats FILE (empty if absent).

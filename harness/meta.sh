@@ -6,6 +6,11 @@
 # HOST, VARIANT, DATASET, SEED, FLUSH, FS, MKFS_OPTS (Ansible passes the last
 # two; FS defaults to the mounted type), GIT_COMMIT (when not a checkout),
 # REPLAY_COUNT, REPLAY_CONC, REPLAY_KEEPALIVE, PRELOAD (the serve settings).
+# results_on_target / dataset_on_target: whether RESULTS (the harness's
+# records, logs and series) and the dataset directory (DATASETS_OUT) lie on
+# TARGET's filesystem or disk (a loop image's backing disk counts), so that
+# their writes land on the device under test; results_shares and
+# dataset_shares say which ("filesystem", "disk" or "").
 # Strings are escaped by jq.  The file is written whole or not at all.
 set -eu
 [ $# -eq 1 ] || { echo "usage: meta.sh OUT" >&2; exit 2; }
@@ -56,6 +61,33 @@ if [ -r "$dstxt" ]; then
     | map(select(length >= 2) | {(.[0]): (.[1] | (tonumber? // .))}) | add // {}' "$dstxt")
 fi
 
+# shares DIR : "filesystem" when DIR is on TARGET's filesystem, "disk" when
+# on another filesystem of the same physical disk, else nothing.
+mount_point() {
+  os_mount_of "$(cd "$1" 2>/dev/null && pwd -P)" 2>/dev/null | awk -F '\t' '{ print $1 }'
+}
+physical_disk() {
+  local d
+  d=$(os_disk_of "$1" 2>/dev/null)
+  [ -n "$d" ] && [ "$d" != none ] || return 0
+  os_physical_disk "$d" 2>/dev/null
+}
+shares() {
+  local a d=$1
+  # a directory not made yet will be made in its nearest existing parent
+  while [ ! -d "$d" ] && [ "$d" != "${d%/*}" ]; do d=${d%/*}; done
+  [ -n "$d" ] && [ -d "$d" ] || return 0
+  a=$(mount_point "$d")
+  if [ -n "$a" ] && [ "$a" = "$(mount_point "$tdir")" ]; then
+    echo filesystem
+    return 0
+  fi
+  a=$(physical_disk "$d")
+  if [ -n "$a" ] && [ "$a" = "$(physical_disk "$tdir")" ]; then echo disk; fi
+}
+results_shares=$(shares "$(run_dir)")
+dataset_shares=$(shares "${DATASETS_OUT:-$SHOOTOUT_ROOT/datasets/out}")
+
 IFS=$'\t' read -r cpus cpu < <(os_cpuinfo) || true
 [ -n "$cpu" ] || cpu=$(uname -p)
 mem_kb=$(os_memory | awk '{ print $1 }')
@@ -72,11 +104,14 @@ jq -n \
   --arg start_time "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg virt "$virt" \
   --arg replay_count "${REPLAY_COUNT:-10000}" --arg replay_conc "${REPLAY_CONC:-100}" \
   --arg replay_keepalive "${REPLAY_KEEPALIVE:-10}" --arg preload "${PRELOAD:-}" \
+  --arg results_shares "$results_shares" --arg dataset_shares "$dataset_shares" \
   '{run_id: $run_id, host: $host, os: $os, os_version: $os_version, os_name: $os_name,
     kernel: $kernel, arch: $arch, cpu: $cpu, cpus: $cpus, mem_kb: $mem_kb, fs: $fs,
     mkfs_opts: $mkfs_opts, mount_opts: $mount_opts, device: $device, target: $target,
     dataset: $dataset, seed: ($seed | tonumber? // $seed), dataset_info: $dataset_info, flush: $flush,
     tools: $tools, git_commit: $git_commit, start_time: $start_time, variant: $variant,
     virt: $virt, replay_count: ($replay_count | tonumber? // $replay_count), replay_conc: $replay_conc,
-    replay_keepalive: ($replay_keepalive | tonumber? // $replay_keepalive), preload: $preload}' >"$tmp"
+    replay_keepalive: ($replay_keepalive | tonumber? // $replay_keepalive), preload: $preload,
+    results_on_target: ($results_shares != ""), results_shares: $results_shares,
+    dataset_on_target: ($dataset_shares != ""), dataset_shares: $dataset_shares}' >"$tmp"
 mv -f "$tmp" "$out"

@@ -34,7 +34,7 @@ stop_sampler
 [ ! -d "$DATA" ] || rmdir "$DATA" 2>/dev/null || true
 
 # The mark was one of the files rmtree removed: count the dataset only.
-awk -F '\t' -v OFS='\t' '$1 == "files" && $2 > 0 { $2 = $2 - 1 } { print }' "$stats" >"$stats.ds"
+awk -F '\t' -v OFS='\t' '$1 == "files" && $2 > 0 { $2 = sprintf("%.0f", $2 - 1) } { print }' "$stats" >"$stats.ds"
 record_stats delete "$CUR_TRIAL" "$stats.ds"
 record_rates delete "$stats.ds"
 record delete "$CUR_TRIAL" sync_s "$sync_s" s

@@ -129,7 +129,7 @@ read_progress() {
       done < <("${src[@]}" 2>/dev/null | awk -F '\t' -v sum="$deltas" '
         { m = $2; sub(/^tool_/, "", m) }
         m ~ /^(bytes|files|requests)$/ { last[m] = sum ? last[m] + $3 : $3 }
-        END { for (m in last) print m, int(last[m]) }')
+        END { for (m in last) printf "%s %.0f\n", m, last[m] }')
       # Nothing from the tool yet (its series may be buffered): the target.
       if [ "$deltas" = 0 ] && [ "$P_BYTES" -lt 0 ] && [ "$P_FILES" -lt 0 ]; then
         read_statfs

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "os_proc.h"
 #include "printable.h"
 
 static uint64_t count_lines(const char *p, size_t n) {
@@ -146,6 +147,8 @@ int write_stats(const char *path, const struct counters *c, double wall_s, doubl
   stats_f(&f, "wall_s", wall_s, "s");
   stats_f(&f, "user_s", user_s, "s");
   stats_f(&f, "sys_s", sys_s, "s");
+  /* -N: the largest of the parent and its children (RUSAGE_CHILDREN). */
+  stats_u64(&f, "maxrss_kb", os_maxrss_kb(), "KiB");
   return stats_close(&f);
 }
 

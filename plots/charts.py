@@ -202,11 +202,17 @@ def pattern_spec(phase, layout):
     return None
 
 
+def exact(x):
+    """A figure for a data file: whole numbers in full (a byte count of 10^13
+    stays 10000000000000), others to ten significant digits."""
+    return "%d" % x if math.isfinite(x) and abs(x) < 1e15 and x == int(x) else "%.10g" % x
+
+
 def write_dat(path, rows):
     with open(path, "w", encoding="utf-8") as f:
         f.write("# x median min max colour label value_label trials failures\n")
         for r in rows:
-            f.write("%g %g %g %g %d %s %s %d %s\n" % (r[0], r[1], r[2], r[3], r[4], gq(r[5]), gq(r[6]), r[7], gq(r[8])))
+            f.write("%g %s %s %s %d %s %s %d %s\n" % (r[0], exact(r[1]), exact(r[2]), exact(r[3]), r[4], gq(r[5]), gq(r[6]), r[7], gq(r[8])))
 
 
 def write_table(path, unit, table):
@@ -214,7 +220,7 @@ def write_table(path, unit, table):
         f.write("run\thost\tvariant\tfs\ttrials\tmedian\tmin\tmax\tunit\n")
         for v, n, med, lo, hi in table:
             f.write("%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n" % (
-                v.run, v.host, v.name, v.fs, n, *("" if x is None else "%g" % x for x in (med, lo, hi)), unit))
+                v.run, v.host, v.name, v.fs, n, *("" if x is None else exact(x) for x in (med, lo, hi)), unit))
 
 
 class Renderer:
@@ -353,7 +359,7 @@ class Renderer:
             with open(os.path.join(self.out, fn), "w", encoding="utf-8") as f:
                 f.write(" ".join(gq(c) for c in SERIES_HEADER) + "\n")
                 for r in rows:
-                    f.write(" ".join("NaN" if math.isnan(x) else "%.6g" % x for x in r) + "\n")
+                    f.write(" ".join("NaN" if math.isnan(x) else "%.10g" % x for x in r) + "\n")
             files.append(fn)
             titles.append("%s%s / %s (%s), trial %d" % (v.run + " / " if len(self.runs) > 1 else "", v.host, v.name, v.fs, trial))
             py1.append(" ".join(str(c + 1) for c in cols if c in (1, 2, 3)))
@@ -369,8 +375,11 @@ class Renderer:
                  "set y2label \"Dirty, Writeback (MB)\" font \",8\" tc rgb \"#A06000\""]
         name = "series-" + phase
         title = "%s: throughput of the tool and the disk, Dirty and Writeback page cache" % phase
+        # wide enough for the chart's title (12 pt, ~8 px a character) and
+        # the panels' (10 pt, ~6.8 px), which a single panel would cut off
+        width = max(560 * ncols, int(8 * len(title)) + 60, ncols * (int(6.8 * max(len(t) for t in titles)) + 80))
         lines = ["chart_title = %s" % gq(title),
-                 "width = %d\nheight = %d" % (560 * ncols, 300 * nrows + 60),
+                 "width = %d\nheight = %d" % (width, 300 * nrows + 60),
                  "npanels = %d\nrows = %d\ncols = %d" % (len(panels), nrows, ncols),
                  "setup = %s" % gq("; ".join(setup)),
                  "array pfile = [%s]" % ", ".join(gq(f) for f in files),
@@ -385,22 +394,59 @@ class Renderer:
 SERIES_HEADER = ["t_s", "tool MB/s", "disk write MB/s", "disk read MB/s", "Dirty MB", "Writeback MB"]
 
 
-def series_columns(tab):
+# A series with more samples than this is drawn from as many equal time
+# slices: the rates averaged over each slice, Dirty and Writeback at their
+# highest in it (a run of days at one sample a second still draws in seconds).
+SERIES_MAX_POINTS = 2000
+
+
+def series_columns(tab, max_points=SERIES_MAX_POINTS):
     """(present columns, rows) of a series: t, tool MB/s, disk write MB/s,
     disk read MB/s, Dirty MB, Writeback MB (NaN where not sampled)."""
     cols = {}
     if "tool_bytes" in tab:
-        cols[1] = dict(rates(tab["tool_bytes"], 1e-6))
+        cols[1] = rates(tab["tool_bytes"], 1e-6)
     if "sectors_written" in tab:
-        cols[2] = dict(rates(tab["sectors_written"], 512e-6))
+        cols[2] = rates(tab["sectors_written"], 512e-6)
     if "sectors_read" in tab:
-        reads = dict(rates(tab["sectors_read"], 512e-6))
-        peak = max(list(cols.get(1, {}).values()) + list(cols.get(2, {}).values()) + [0])
-        if reads and max(reads.values()) >= 0.05 * peak:
+        reads = rates(tab["sectors_read"], 512e-6)
+        peak = max([v for c in (1, 2) for _t, v in cols.get(c, [])] + [0])
+        if reads and max(v for _t, v in reads) >= 0.05 * peak:
             cols[3] = reads
     for c, m in ((4, "dirty_kb"), (5, "writeback_kb")):
         if m in tab:
-            cols[c] = {t: v * 1024e-6 for t, v in tab[m]}
+            cols[c] = [(t, v * 1024e-6) for t, v in tab[m]]
+    if max([len(p) for p in cols.values()] + [0]) > max_points:
+        return sorted(cols), decimate(cols, max_points)
+    cols = {c: dict(p) for c, p in cols.items()}
     times = sorted({t for d in cols.values() for t in d})
     rows = [[t] + [cols[c].get(t, math.nan) if c in cols else math.nan for c in range(1, 6)] for t in times]
     return sorted(cols), rows
+
+
+def decimate(cols, n):
+    """Rows of n equal time slices of the columns {c: [(t, v)]}: each slice's
+    end time, the mean of columns 1-3 and the highest of 4-5 in it (NaN: no
+    sample there)."""
+    tmax = max(p[-1][0] for p in cols.values() if p)
+    width = tmax / n if tmax > 0 else 1.0
+    slices = {}
+    for c, pts in cols.items():
+        peak = c >= 4
+        for t, v in pts:
+            b = min(int(t / width), n - 1)
+            row = slices.get(b)
+            if row is None:
+                row = slices[b] = [[0.0, 0] for _ in range(6)]
+            cell = row[c]
+            if peak:
+                cell[0] = v if cell[1] == 0 else max(cell[0], v)
+            else:
+                cell[0] += v
+            cell[1] += 1
+    rows = []
+    for b in sorted(slices):
+        row = slices[b]
+        rows.append([(b + 1) * width] + [math.nan if row[c][1] == 0 else row[c][0] if c >= 4 else row[c][0] / row[c][1]
+                                         for c in range(1, 6)])
+    return rows

@@ -4,7 +4,7 @@ import html
 import os
 
 import micro_report
-from resultslib import SPREAD_MAX, TOOL_BUSY, fmt_value, proof, proof_text, stats
+from resultslib import SPREAD_MAX, TOOL_BUSY, fmt_value, proof, proof_text, rss_text, stats
 
 META_COLUMNS = [("os", "OS"), ("kernel", "kernel"), ("arch", "arch"), ("virt", "virt"), ("fs", "fs"),
                 ("mkfs_opts", "mkfs options"), ("mount_opts", "mount options"), ("cpu", "CPU"),
@@ -40,7 +40,9 @@ PROOF = (
     "above %.1f of a core it is marked tool-bound: the tool, not the filesystem, may be the limit. "
     "'spread' is (max - min) / median over the trials, shown from 3 trials on and marked noisy above %.1f%%. "
     "'resident before' is the share of a sample of the dataset's pages still in the page cache just "
-    "before a cold phase (resident_pct; a requested flush fails the phase above 1%%)." % (TOOL_BUSY, SPREAD_MAX))
+    "before a cold phase (resident_pct; a requested flush fails the phase above 1%%). "
+    "'peak RSS' is the largest peak resident size of our tools in the phase (tool_maxrss_kb, from getrusage; "
+    "httpd -N: of its largest process), median over trials: it stays flat as the dataset grows." % (TOOL_BUSY, SPREAD_MAX))
 
 
 def e(s):
@@ -182,6 +184,8 @@ def proof_html(p):
         parts.append("spread %.1f%%%s" % (p["spread"], " <span class=\"flag\">noisy</span>" if p["noisy"] else ""))
     if p["resident"] is not None:
         parts.append("%.1f%% resident before" % p["resident"])
+    if p.get("rss_kb") is not None:
+        parts.append(rss_text(p))
     return "<br><small>%s</small>" % "; ".join(parts) if parts else ""
 
 

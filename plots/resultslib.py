@@ -225,15 +225,22 @@ def fmt_value(v, unit):
 def series_table(path):
     """{metric: [(t, value)]} of one series file, in time order."""
     out = {}
+    finite = math.isfinite
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             fields = line.split()
             if len(fields) != 3:
                 continue
-            t, v = num(fields[0]), num(fields[2])
-            if t is None or v is None:
+            try:
+                t, v = float(fields[0]), float(fields[2])
+            except ValueError:
                 continue
-            out.setdefault(fields[1], []).append((t, v))
+            if not (finite(t) and finite(v)):
+                continue
+            pts = out.get(fields[1])
+            if pts is None:
+                pts = out[fields[1]] = []
+            pts.append((t, v))
     for v in out.values():
         v.sort()
     return out
@@ -270,12 +277,18 @@ def spread(vals):
 def proof(v, phase, metric):
     """What backs one figure: {"tool": median tool_cpu_share or None,
     "tool_bound": bool, "spread": percent or None, "noisy": bool,
-    "resident": median resident_pct or None}."""
+    "resident": median resident_pct or None, "rss_kb": median tool_maxrss_kb or None}."""
     tool = stats(v.values(phase, "tool_cpu_share"))[1]
     sp = spread(v.values(phase, metric))
     res = stats(v.values(phase, "resident_pct"))[1]
+    rss = stats(v.values(phase, "tool_maxrss_kb"))[1]
     return {"tool": tool, "tool_bound": tool is not None and tool > TOOL_BUSY,
-            "spread": sp, "noisy": sp is not None and sp > SPREAD_MAX, "resident": res}
+            "spread": sp, "noisy": sp is not None and sp > SPREAD_MAX, "resident": res, "rss_kb": rss}
+
+
+def rss_text(p):
+    """The peak resident size of the phase's largest tool, e.g. "peak RSS 4.2 MB"."""
+    return "peak RSS %.1f MB" % (p["rss_kb"] * 1024 / 1e6)
 
 
 def proof_text(p):
@@ -288,4 +301,6 @@ def proof_text(p):
         parts.append("spread %.1f%%%s" % (p["spread"], ": noisy" if p["noisy"] else ""))
     if p["resident"] is not None:
         parts.append("%.1f%% resident before" % p["resident"])
+    if p.get("rss_kb") is not None:
+        parts.append(rss_text(p))
     return "; ".join(parts)

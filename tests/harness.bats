@@ -145,6 +145,39 @@ the_run() {
   [ "$(jq -r '.tools | type' "$T/meta.json")" = object ]
 }
 
+# ---- the harness's writes and TARGET ------------------------------------------
+
+@test "meta.json: RESULTS and the dataset on TARGET's filesystem: recorded, a WARNING each phase, OFF_TARGET=1 refuses" {
+  require_cmd jq
+  mkdir -p "$T/target"
+  run make -C "$ROOT" -s phase-flush TARGET="$T/target" ALLOW_NONMOUNT=1 FLUSH=none RUN_ID=r1 DATASETS_OUT="$T/ds"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output == *"WARNING: RESULTS (filesystem) and the dataset (filesystem) on TARGET's device"* ]]
+  m=$RESULTS/r1/$HOST/$VARIANT/meta.json
+  [ "$(jq -c '[.results_on_target, .results_shares, .dataset_on_target, .dataset_shares]' "$m")" = '[true,"filesystem",true,"filesystem"]' ]
+  grep -q "WARNING: RESULTS" "$RESULTS/r1/$HOST/$VARIANT/logs/flush-1.log"
+  run make -C "$ROOT" -s phase-flush TARGET="$T/target" ALLOW_NONMOUNT=1 FLUSH=none RUN_ID=r2 DATASETS_OUT="$T/ds" OFF_TARGET=1
+  [ "$status" -ne 0 ]
+  [[ $output == *"on TARGET's device"*"OFF_TARGET=1 refuses this"* ]]
+}
+
+@test "meta.json: a loop-mounted TARGET whose image shares RESULTS's disk says disk; RESULTS on tmpfs is off it" {
+  require_cmd jq
+  [ "$("$ROOT/harness/sampler.sh" --device "$T")" != none ] || skip "the test directory has no disk of its own"
+  loop_ext4 64M
+  run make -C "$ROOT" -s phase-flush TARGET="$MNT" FLUSH=none RUN_ID=r1 DATASETS_OUT="$T/ds"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output == *"WARNING: RESULTS (disk) and the dataset (disk)"* ]]
+  [ "$(jq -c '[.results_on_target, .results_shares]' "$RESULTS/r1/$HOST/$VARIANT/meta.json")" = '[true,"disk"]' ]
+  tmpfs_at 16m
+  run make -C "$ROOT" -s phase-flush TARGET="$MNT" FLUSH=none RUN_ID=r2 RESULTS="$TMPFS/results" DATASETS_OUT="$TMPFS/ds"
+  [ "$status" -eq 0 ]
+  [[ $output != *WARNING* ]]
+  [ "$(jq -c '[.results_on_target, .dataset_on_target]' "$TMPFS/results/r2/$HOST/$VARIANT/meta.json")" = '[false,false]' ]
+}
+
 # ---- sampler -----------------------------------------------------------------
 
 @test "sampler: a loop device's writes, dirty pages and CPU in the series" {

@@ -10,6 +10,7 @@ setup() {
 }
 
 teardown() {
+  if mountpoint -q "$T/small" 2>/dev/null; then umount "$T/small" || umount -l "$T/small"; fi
   rm -rf "$T"
 }
 
@@ -163,6 +164,24 @@ PY
   run "$BIN/mkdataset" -p tiny -s x -o "$T/d"
   [ "$status" -ne 0 ]
   [[ $output == *"-s: not a whole number"* ]]
+}
+
+@test "mkdataset: a filesystem too small: one line saying how much is missing, before anything is written" {
+  require_root
+  mkdir -p "$T/small"
+  mount -t tmpfs -o size=1m tmpfs "$T/small"
+  # tiny: about 1.3 MB of tarballs, manifest and requests
+  run "$BIN/mkdataset" -p tiny -o "$T/small/new/d"
+  [ "$status" -eq 1 ]
+  [ "$(printf '%s\n' "$output" | wc -l)" -eq 1 ]
+  [[ $output =~ ^mkdataset:\ .*/small/new/d\ needs\ 1\.[0-9]\ MB,\ its\ filesystem\ has\ 1\.0\ MB\ free:\ 0\.[0-9]\ MB\ missing$ ]]
+  [ -z "$(ls -A "$T/small")" ]
+  # with room it goes ahead
+  umount "$T/small"
+  mount -t tmpfs -o size=8m tmpfs "$T/small"
+  run "$BIN/mkdataset" -p tiny -o "$T/small/new/d"
+  [ "$status" -eq 0 ]
+  [ -s "$T/small/new/d/layout.tar.gz" ]
 }
 
 @test "mkdataset: memory stays flat: 100k files need no more RSS than 300 (both < 64 MB)" {

@@ -134,6 +134,14 @@ require_tools() {
   [ -n "$(records_of "$d" serve-warm-1 cpu_share_replay)" ]
   [ -n "$(records_of "$d" untar cpu_share_dltar)" ]
   [ -n "$(records_of "$d" delete cpu_share_rmtree)" ]
+  # each tool's peak RSS (getrusage), httpd -N 2's from its children too:
+  # more than a program's bare minimum, less than 256 MB on the tiny dataset
+  for pt in "untar dltar" "serve-warm-1 httpd" "serve-warm-2 httpd" "serve-warm-1 replay" "delete rmtree"; do
+    read -r p t <<<"$pt"
+    v=$(records_of "$d" "$p" "maxrss_kb_$t")
+    [ -n "$v" ] && [ "$v" -gt 500 ] && [ "$v" -lt 262144 ] || { echo "maxrss_kb_$t of $p: '$v'"; false; }
+  done
+  [ "$(records_of "$d" serve-warm-2 tool_maxrss_kb)" -gt 500 ]
   for p in serve-cold-1 serve-cold-2; do
     [ -n "$(records_of "$d" "$p" resident_pct)" ] || { echo "no resident_pct for $p"; false; }
     [ "$(records_of "$d" "$p" resident_files)" -gt 0 ]

@@ -14,6 +14,7 @@
 #include "gunzip_stream.h"
 #include "http_conn.h"
 #include "os_cache.h"
+#include "os_proc.h"
 #include "pipeline.h"
 #include "printable.h"
 #include "tar_extract.h"
@@ -199,6 +200,7 @@ int main(int argc, char **argv) {
     stats_f(&sf, "wall_s", wall, "s");
     stats_f(&sf, "user_s", us, "s");
     stats_f(&sf, "sys_s", ss, "s");
+    stats_u64(&sf, "maxrss_kb", os_maxrss_kb(), "KiB");
     stats_f(&sf, "mbps", mbps, "MB/s");
     if (sf.f) fprintf(sf.f, "inflater\t%s\ttext\n", gz_is_gzip(&g) ? gz_inflater() : "none");
     stats_u64(&sf, "threads", piped ? 2 : 1, "threads");

@@ -14,7 +14,7 @@ BINS += dltar
 dltar_SRCS := tools/dltar.c tools/tar_extract.c tools/tar_header.c tools/safe_path.c tools/os_open.c \
   tools/url.c tools/http_response.c tools/http_conn.c tools/xfer.c tools/gunzip_stream.c \
   tools/gunzip_$(DLTAR_INFLATE).c tools/pipeline.c tools/ring.c tools/common.c \
-  tools/os_cache.c tools/printable.c
+  tools/os_cache.c tools/printable.c tools/os_proc.c
 # (override: `make static` sets LDLIBS on the command line)
 $(BIN)/dltar: override LDLIBS += $(if $(filter isal,$(DLTAR_INFLATE)),-lisal) -lpthread
 CTESTS += tar_header safe_path url ring

@@ -2,6 +2,7 @@
  * then the layout tarball with the manifest, then the update tarball. */
 #include <errmsg.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fixmath.h"
 #include "mkdataset.h"
@@ -57,6 +58,29 @@ static void requests(struct emitter *e, const struct synth *s, struct vec64 *upd
   if (upd->n > head) qsort(upd->v + head, upd->n - head, sizeof *upd->v, cmp_u64);
   for (size_t i = head; i < upd->n; i++) upd->v[i] &= 0xffffffffULL;
   free(seen);
+}
+
+/* One file's share of the output: its tar header and 512-byte padded data
+ * (gzip at level 1 shrinks the headers and padding, not the content), and
+ * its manifest line. */
+static uint64_t file_need(const struct synth *s, uint64_t u, unsigned version, uint64_t *paths) {
+  char path[SYNTH_PATH_MAX];
+  synth_path(s, u, path);
+  uint64_t len = strlen(path);
+  *paths += len;
+  return 512 + (synth_size(s, u, version) + 511) / 512 * 512 + len + 32;
+}
+
+uint64_t synth_need(const struct profile *p, uint64_t seed) {
+  struct synth s;
+  synth_init(&s, p, seed);
+  uint64_t need = 4096, paths = 0, n = synth_final_files(&s);
+  for (uint64_t u = 0; u < n; u++) {
+    if (u < synth_layout_files(&s)) need += file_need(&s, u, 0, &paths);
+    if (synth_in_update(&s, u)) need += file_need(&s, u, 1, &paths);
+  }
+  /* requests.txt: a leading slash, the mean path and a newline a line */
+  return need + p->requests * (2 + (n ? paths / n : 0));
 }
 
 void run_synth(struct emitter *e, const struct profile *p, struct totals *t) {

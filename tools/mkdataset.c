@@ -10,6 +10,7 @@
 #include "common.h"
 #include "fixmath.h"
 #include "mkdataset.h"
+#include "os_fs.h"
 #include "os_proc.h"
 #include "printable.h"
 
@@ -56,6 +57,29 @@ static const char *find_profile(const char *arg, char *buf, size_t cap) {
   }
   die(1, "profile '", ESC(arg), "' not found (a file, or NAME for datasets/NAME.profile)");
   return NULL;
+}
+
+/* Dies, in one line saying how much is missing, unless the filesystem of
+ * DIR (or of its nearest existing parent: -o may name a new directory) has
+ * NEED bytes free. */
+static void check_space(const char *dir, uint64_t need) {
+  char at[4096];
+  uint64_t avail;
+  if (snprintf(at, sizeof at, "%s", dir) >= (int)sizeof at) return;
+  while (access(at, F_OK) != 0) {
+    char *slash = strrchr(at, '/');
+    if (slash == NULL) { strcpy(at, "."); break; }
+    if (slash == at) { at[1] = '\0'; break; }
+    *slash = '\0';
+  }
+  if (os_fs_avail(at, &avail) != 0 || avail >= need) return;
+  char msg[160];
+  const char *u[3] = {"MB", "GB", "TB"};
+  double sc[3] = {1e6, 1e9, 1e12};
+  int k = need >= 1000000000000ULL ? 2 : need >= 1000000000 ? 1 : 0;
+  snprintf(msg, sizeof msg, " needs %.1f %s, its filesystem has %.1f %s free: %.1f %s missing",
+           (double)need / sc[k], u[k], (double)avail / sc[k], u[k], (double)(need - avail) / sc[k], u[k]);
+  die(1, ESC(dir), msg);
 }
 
 static void write_stats(const char *file, const struct totals *t, const struct emitter *e,
@@ -127,6 +151,7 @@ int main(int argc, char **argv) {
   if (list && access(list, R_OK) != 0) diesys(1, "cannot read ", ESC(list));
   if (log && access(log, R_OK) != 0) diesys(1, "cannot read ", ESC(log));
 
+  if (profile) check_space(out, synth_need(&prof, seed));
   double t0 = now_mono();
   struct emitter e;
   struct totals t;

@@ -17,6 +17,9 @@ struct totals {
 };
 
 void run_synth(struct emitter *e, const struct profile *p, struct totals *t);
+/* The bytes run_synth will write at most (both tarballs as if gzip did not
+ * shrink them, manifest and requests), from the sizes alone. */
+uint64_t synth_need(const struct profile *p, uint64_t seed);
 void run_capture(struct emitter *e, const char *list, const char *log, uint64_t share_micro,
                  struct totals *t);
 

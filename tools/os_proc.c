@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #if defined(__FreeBSD__) || defined(__NetBSD__)
@@ -34,4 +35,20 @@ int os_self_exe(char *buf, size_t cap) {
   errno = ENOSYS;
   return -1;
 #endif
+}
+
+/* ru_maxrss in KiB; 0 on failure. */
+static unsigned long long maxrss_of(int who) {
+  struct rusage ru;
+  if (getrusage(who, &ru) != 0 || ru.ru_maxrss <= 0) return 0;
+#ifdef __APPLE__
+  return ((unsigned long long)ru.ru_maxrss + 1023) / 1024;
+#else
+  return (unsigned long long)ru.ru_maxrss;
+#endif
+}
+
+unsigned long long os_maxrss_kb(void) {
+  unsigned long long self = maxrss_of(RUSAGE_SELF), kids = maxrss_of(RUSAGE_CHILDREN);
+  return self > kids ? self : kids;
 }

@@ -4,6 +4,7 @@
  * line. */
 #include "common.h"
 #include "dirwalk.h"
+#include "os_proc.h"
 #include "printable.h"
 
 #include <errmsg.h>
@@ -18,7 +19,7 @@ static void usage(FILE *f) {
         "  symbolic links.  Other filesystems mounted below DIR are left alone\n"
         "  (-x, --one-file-system: the default) unless --cross-mounts is given.\n"
         "  Refuses / and the current root.\n"
-        "  --stats FILE   write files, dirs, errors, wall_s as metric<TAB>value<TAB>unit\n"
+        "  --stats FILE   write files, dirs, errors, wall_s, maxrss_kb as metric<TAB>value<TAB>unit\n"
         "  --series FILE  write the files removed per second\n"
         "Exit status: 0 DIR is gone, 1 something was left (errors are reported),\n"
         "2 usage error or DIR refused or not opened.\n",
@@ -102,6 +103,7 @@ int main(int argc, char **argv) {
     stats_f(&s, "wall_s", wall, "s");
     stats_f(&s, "user_s", user_s, "s");
     stats_f(&s, "sys_s", sys_s, "s");
+    stats_u64(&s, "maxrss_kb", os_maxrss_kb(), "KiB");
     if (stats_close(&s) != 0) cannot_write(1, stats);
   }
   return rc;

@@ -167,3 +167,7 @@ os_parse_disk_name() {
 os_disk_of() {
   os_mount_of "$1" 2>/dev/null | awk -F '\t' '{ print $5 }' | os_parse_disk_name
 }
+# os_physical_disk DISK : DISK (md/vnd images are not traced to their disk).
+os_physical_disk() {
+  printf '%s\n' "$1"
+}

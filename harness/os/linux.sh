@@ -110,7 +110,7 @@ os_parse_boot_id() {
 # WRITEBACK_KB" (-1: unknown).
 os_parse_memory() {
   awk '{ v[$1] = $2 }
-    END { printf "%d %d %d %d\n", ("MemTotal:" in v) ? v["MemTotal:"] : -1, ("Cached:" in v) ? v["Cached:"] : -1,
+    END { printf "%.0f %.0f %.0f %.0f\n", ("MemTotal:" in v) ? v["MemTotal:"] : -1, ("Cached:" in v) ? v["Cached:"] : -1,
       ("Dirty:" in v) ? v["Dirty:"] : -1, ("Writeback:" in v) ? v["Writeback:"] : -1 }'
 }
 os_memory() {
@@ -142,6 +142,20 @@ os_disk_of() {
     fi
   fi
   os_parse_disk_name "$_mm" </proc/diskstats
+}
+# os_physical_disk DISK : the whole disk DISK's writes end up on: a
+# partition's disk (vda1 -> vda), a loop device's backing file's disk
+# (loop0 -> the disk of the filesystem holding its image); else DISK.
+os_physical_disk() {
+  _d=$1
+  if [ -r "/sys/block/$_d/loop/backing_file" ]; then
+    _b=$(cat "/sys/block/$_d/loop/backing_file")
+    _d=$(os_disk_of "${_b%/*}/")
+  fi
+  if [ -e "/sys/class/block/$_d/partition" ]; then
+    _p=$(cd "/sys/class/block/$_d/.." 2>/dev/null && pwd -P) && _d=${_p##*/}
+  fi
+  printf '%s\n' "$_d"
 }
 # os_parse_disk_name MAJ:MIN < /proc/diskstats : that device's name, or none.
 os_parse_disk_name() {
