@@ -192,6 +192,23 @@ metric() { # metric NAME FILE
   [[ "$output" == *"status    404: 1"* ]]
 }
 
+@test "replay: memory follows the requests replayed, not the manifest's size" {
+  make_site
+  start_nginx
+  # the 40 real files among 600,000 lines of a dataset's manifest
+  awk 'BEGIN { for (i = 0; i < 600000; i++) printf "img/%02x/%d.jpg\t%d\t0\n", i % 256, i + 1000, i }' >"$T/big.tsv"
+  cat "$T/manifest.tsv" >>"$T/big.tsv"
+  run "$BIN/replay" -c 4 -u "$T/requests.txt" -n 20 -M "$T/big.tsv" --stats "$T/s.tsv" "127.0.0.1:$PORT"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$(metric ok "$T/s.tsv")" -eq 20 ]
+  echo "maxrss_kb $(metric maxrss_kb "$T/s.tsv")"
+  [ "$(metric maxrss_kb "$T/s.tsv")" -lt 12000 ]
+  # -U PATH: only that path is looked up
+  run "$BIN/replay" -c 2 -U /img/0a/1.jpg -n 5 -M "$T/big.tsv" "127.0.0.1:$PORT"
+  [ "$status" -eq 0 ]
+}
+
 @test "replay: -U PATH -n COUNT over IPv6 [::1] and by host name" {
   make_site
   start_nginx

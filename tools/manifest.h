@@ -11,6 +11,7 @@ struct manifest_entry {
   const char *path; /* into buf, no leading '/' */
   uint32_t len;
   uint64_t size;
+  int listed; /* the manifest has a line for it */
 };
 
 struct manifest {
@@ -21,8 +22,13 @@ struct manifest {
   size_t mask;    /* slots - 1 (a power of two) */
 };
 
-/* Load FILE; returns 0, or -1 with a one-line reason in err. */
-int manifest_load(struct manifest *m, const char *file, char *err, size_t errlen);
+/* Load only the lines of FILE ("-": standard input) whose path is one of
+ * the n URL paths given (leading '/' and "?query" ignored), reading it a
+ * line at a time: memory follows n, not the manifest's size.  The URL
+ * strings must outlive m.  Returns 0, or -1 with a one-line reason. */
+#define MANIFEST_LINE_MAX 8192
+int manifest_load_wanted(struct manifest *m, const char *file, const char *const *url, const uint32_t *len,
+                         size_t n, char *err, size_t errlen);
 /* Parse a NUL-terminated buffer the caller gives up. */
 int manifest_parse(struct manifest *m, char *buf, size_t len, char *err, size_t errlen);
 /* The size of the file behind URL path (leading '/' and any "?query"

@@ -26,7 +26,8 @@ static void usage(FILE *f) {
         "  -T SECS, --request-timeout SECS\n"
         "                a request without its full response SECS after it was sent\n"
         "                fails as 'deadline exceeded', not retried (default 120)\n"
-        "  -M FILE       check each body's size against the dataset manifest\n"
+        "  -M FILE       check each body's size against the dataset manifest (only\n"
+        "                the lines of the URLs replayed are kept)\n"
         "  -u FILE       the URL paths to request, one a line ('-' = standard input)\n"
         "  -n N          with -u: only the first N paths of the list (all if fewer)\n"
         "  -U PATH -n N  request PATH N times instead\n"
@@ -161,7 +162,12 @@ int main(int argc, char **argv) {
     r->total = o.count;
   }
   if (o.manifest) {
-    if (manifest_load(&mf, o.manifest, err, sizeof err) != 0) die(2, ESC(e1, o.manifest), ": ", ESC(e2, err));
+    /* only the lines of the URLs replayed: memory stays flat at millions of files */
+    uint32_t single_len = (uint32_t)r->single_len;
+    const char *const *want = o.urlfile ? urls.path : (const char *const *)&r->single;
+    if (manifest_load_wanted(&mf, o.manifest, want, o.urlfile ? urls.len : &single_len,
+                             o.urlfile ? r->total : 1, err, sizeof err) != 0)
+      die(2, ESC(e1, o.manifest), ": ", ESC(e2, err));
     r->mf = &mf;
   }
   if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) diesys(1, "signal");

@@ -69,5 +69,36 @@ int main(void) {
   CHECK(manifest_parse(&m, b, strlen(b), err, sizeof err) == -1 && strstr(err, "line 1"), "bad size rejected naming its line");
   b = xdup("/abs\t1\t0\n");
   CHECK(manifest_parse(&m, b, strlen(b), err, sizeof err) == -1, "absolute path rejected");
+
+  /* only the wanted lines, read from a file a line at a time */
+  char mpath[] = "/tmp/manifest_test.XXXXXX";
+  int mfd = mkstemp(mpath);
+  FILE *f = mfd >= 0 ? fdopen(mfd, "w") : NULL;
+  CHECK(f != NULL, "a temporary manifest");
+  if (f == NULL) return check_done();
+  fprintf(f, "# path size crc\n");
+  for (int i = 0; i < 5000; i++) fprintf(f, "d%d/f%d\t%d\t0\n", i % 17, i, i * 3);
+  fprintf(f, "d1/f1\t7\t0\n"); /* a later line wins */
+  fclose(f);
+  const char *want[] = {"/d3/f20", "/d1/f1?x=1", "/missing", "/d3/f20"};
+  const uint32_t wlen[] = {7, 10, 8, 7};
+  CHECK(manifest_load_wanted(&m, mpath, want, wlen, 4, err, sizeof err) == 0 && m.n == 3,
+        "wanted: one entry per distinct wanted path, not per line");
+  CHECK(manifest_size(&m, "/d3/f20", 7, &size) == 0 && size == 60, "wanted: the size of a wanted path");
+  CHECK(manifest_size(&m, "/d1/f1", 6, &size) == 0 && size == 7, "wanted: a later line wins");
+  CHECK(manifest_size(&m, "/missing", 8, &size) == -1, "wanted but not in the manifest: not found");
+  CHECK(manifest_size(&m, "/d0/f0", 6, &size) == -1, "in the manifest but not wanted: not kept");
+  manifest_free(&m);
+  f = fopen(mpath, "w");
+  if (f) {
+    fprintf(f, "a\t1\t0\nb\tx\t0\n");
+    fclose(f);
+  }
+  CHECK(manifest_load_wanted(&m, mpath, want, wlen, 1, err, sizeof err) == -1 && strstr(err, "line 2: bad size"),
+        "wanted: a bad line is refused naming it, even when not wanted");
+  unlink(mpath);
+  CHECK(manifest_load_wanted(&m, "/nonexistent/manifest", want, wlen, 1, err, sizeof err) == -1 &&
+            strstr(err, "No such file"),
+        "wanted: a missing file is an error with the reason");
   return check_done();
 }
