@@ -111,6 +111,15 @@ ensure_dataset() {
     [ -s "$MANIFEST" ] || fail "cannot move the new dataset to $DS"
   fi
   rm -rf "${DS:?}/${tmp##*/}"
+  # meta.json was written at phase_begin, before the dataset existed: give
+  # it the dataset's figures now (only that key, only when it is empty).
+  local meta=${RUN_DIR:-}/meta.json info
+  if [ -n "${RUN_DIR:-}" ] && [ -s "$meta" ] && [ "$(jq -c .dataset_info "$meta")" = '{}' ]; then
+    if ! info=$("$HARNESS/meta.sh" --dataset-info) ||
+      ! jq --argjson i "$info" '.dataset_info = $i' "$meta" >"$meta.tmp" || ! mv -f "$meta.tmp" "$meta"; then
+      fail "cannot add the dataset's figures to $meta"
+    fi
+  fi
 }
 
 # manifest_totals : sets DS_FILES and DS_BYTES (the final tree) from the manifest.

@@ -12,9 +12,27 @@
 # their writes land on the device under test; results_shares and
 # dataset_shares say which ("filesystem", "disk" or "").
 # Strings are escaped by jq.  The file is written whole or not at all.
+# harness/meta.sh --dataset-info : print only dataset_info (for a run whose
+# meta.json was written before its dataset was generated).
 set -eu
-[ $# -eq 1 ] || { echo "usage: meta.sh OUT" >&2; exit 2; }
+[ $# -eq 1 ] || { echo "usage: meta.sh OUT | --dataset-info" >&2; exit 2; }
 out=$1
+
+# The dataset's own figures (dataset.txt), numbers as numbers.
+dataset_info() {
+  local dstxt=${DATASETS_OUT:-$SHOOTOUT_ROOT/datasets/out}/$DATASET-$SEED/dataset.txt
+  if [ -r "$dstxt" ]; then
+    jq -R -s -c 'split("\n") | map(select(length > 0 and (startswith("#") | not)) | split("\t"))
+      | map(select(length >= 2) | {(.[0]): (.[1] | (tonumber? // .))}) | add // {}' "$dstxt"
+  else
+    echo '{}'
+  fi
+}
+if [ "$out" = --dataset-info ]; then
+  SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+  dataset_info
+  exit 0
+fi
 SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$SHOOTOUT_ROOT/harness/lib.sh"
@@ -53,13 +71,7 @@ for t in mkdataset dltar httpd replay rmtree; do
   tools=$(jq -c --arg k "$t" --arg v "${v##* }" '. + {($k): $v}' <<<"$tools")
 done
 
-# The dataset's own figures (dataset.txt), numbers as numbers.
-ds_info='{}'
-dstxt=${DATASETS_OUT:-$SHOOTOUT_ROOT/datasets/out}/$DATASET-$SEED/dataset.txt
-if [ -r "$dstxt" ]; then
-  ds_info=$(jq -R -s -c 'split("\n") | map(select(length > 0 and (startswith("#") | not)) | split("\t"))
-    | map(select(length >= 2) | {(.[0]): (.[1] | (tonumber? // .))}) | add // {}' "$dstxt")
-fi
+ds_info=$(dataset_info)
 
 # shares DIR : "filesystem" when DIR is on TARGET's filesystem, "disk" when
 # on another filesystem of the same physical disk, else nothing.

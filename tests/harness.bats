@@ -145,6 +145,20 @@ the_run() {
   [ "$(jq -r '.tools | type' "$T/meta.json")" = object ]
 }
 
+@test "meta.json: a run that generates its dataset records the dataset's figures" {
+  require_tools
+  require_cmd jq
+  tmpfs_at 64m
+  run make -C "$ROOT" -s phase-untar TARGET="$TMPFS" DATASET=tiny SEED=3 FLUSH=none RUN_ID=fresh \
+    DATASETS_OUT="$T/fresh-ds"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local meta=$RESULTS/fresh/$HOST/$VARIANT/meta.json
+  [ "$(jq -r .dataset_info.files "$meta")" -gt 0 ]
+  [ "$(jq -r .dataset_info.seed "$meta")" = 3 ]
+  jq -e '.run_id == "fresh"' "$meta" >/dev/null
+}
+
 # ---- the harness's writes and TARGET ------------------------------------------
 
 @test "meta.json: RESULTS and the dataset on TARGET's filesystem: recorded, a WARNING each phase, OFF_TARGET=1 refuses" {
