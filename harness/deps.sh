@@ -96,7 +96,7 @@ case $verb in
     ;;
   install) install "$@" ;;
   ensure)
-    # Not Debian (the BSDs): the README's section for that OS says what
+    # Not Debian (the BSDs): docs/building.md's section for that OS says what
     # to install; say so and go on rather than stop a build.
     if ! command -v dpkg-query >/dev/null 2>&1; then
       echo "deps: no dpkg here: not checking the Debian packages of ${groups_named:-every group}" >&2

@@ -1,4 +1,4 @@
-# The micro-benchmark phases (README, "Micro-benchmarks"): Iometer access
+# The micro-benchmark phases (docs/micro.md): Iometer access
 # specifications and IOzone's sweep run with fio, PostMark, and filesystem
 # discovery with bin/fsdisco.  They run like every phase (harness.mk's
 # variables, the frame of harness/common.sh) and can be named in

@@ -11,7 +11,7 @@
 # priming size.  The per-offset latencies (offset, min, median, each
 # iteration) go to results/.../raw/discover-<trial>/<test>.tsv for plots.
 #
-# Environment (see README, "Micro-benchmarks"):
+# Environment (see docs/micro.md):
 #   TARGET ALLOW_NONMOUNT FLUSH RUN_ID RESULTS HOST VARIANT   as for every phase
 #   DISCOVER_TESTS="block pointers readahead cache"   DISCOVER_ITERS=5
 #   DISCOVER_CACHE_SIZE   the cache test's file (default: RAM)

@@ -9,7 +9,7 @@
 # cpu_pct}; cpu_pct is Iometer's CPU utilisation: the busy share of every
 # CPU of the host (os_cpu) while that test ran.
 #
-# Environment (see README, "Micro-benchmarks"):
+# Environment (see docs/micro.md):
 #   TARGET ALLOW_NONMOUNT FLUSH RUN_ID RESULTS HOST VARIANT   as for every phase
 #   ICF             .icf file(s), space-separated (default: the standard four)
 #   ICF_RUNTIME     seconds a test, instead of the file's run time

@@ -12,7 +12,7 @@
 # time in the I/O calls, microseconds), cells, flush; and IOzone's -R
 # spreadsheet (report.csv, see below) in the run's raw/iozone-<trial>/.
 #
-# Environment (see README, "Micro-benchmarks"):
+# Environment (see docs/micro.md):
 #   TARGET ALLOW_NONMOUNT FLUSH RUN_ID RESULTS HOST VARIANT   as for every phase
 #   IOZONE_MIN=64k IOZONE_MAX=<2x RAM> IOZONE_RECMIN=4k IOZONE_RECMAX=16m
 #   IOZONE_TESTS    comma-separated subset of: write rewrite read reread randread

@@ -7,7 +7,7 @@
 # harness/postmark2records -h), plus .wall_s timed by us (PostMark's own clock
 # counts whole seconds).
 #
-# Environment (see README, "Micro-benchmarks"):
+# Environment (see docs/micro.md):
 #   TARGET ALLOW_NONMOUNT FLUSH RUN_ID RESULTS HOST VARIANT   as for every phase
 #   POSTMARK_CONFIGS       "FILES/TRANSACTIONS ..." (default the published three)
 #   POSTMARK_FILES, POSTMARK_TRANSACTIONS   run only FILES/TRANSACTIONS

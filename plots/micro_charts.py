@@ -1,4 +1,4 @@
-"""The charts of the micro-benchmark phases (README, "Micro-benchmarks"),
+"""The charts of the micro-benchmark phases (docs/micro.md),
 drawn by charts.Renderer after the others, each on scales common to every
 host and variant of the runs:
 

@@ -1,4 +1,4 @@
-"""The report's tables of the micro-benchmark phases (README,
+"""The report's tables of the micro-benchmark phases (docs/micro.md,
 "Micro-benchmarks"): Iometer per access specification and outstanding
 I/Os, IOzone at the line charts' record size, PostMark per configuration,
 and discovery as the discovered value beside the system's own figure.

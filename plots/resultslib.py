@@ -261,7 +261,7 @@ def rates(points, scale=1.0):
     return out
 
 
-# The proof that the tools are not what is measured (see the README).
+# The proof that the tools are not what is measured (see docs/harness.md).
 SPREAD_MAX = 3.5  # percent: a figure whose trials spread wider is marked noisy
 TOOL_BUSY = 0.5  # of one core: a phase whose busiest tool used more is marked
 

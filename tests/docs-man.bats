@@ -69,15 +69,27 @@ man_opts() {
   [ -z "$bad" ] || { echo "man pages:$bad"; return 1; }
 }
 
-@test "README.md and docs/*.md: every relative link names an existing file; the README links every docs page" {
-  local f l target bad='' p
+# slugs FILE : the anchors of FILE's headings, as GitHub makes them (lower
+# case, punctuation but - and _ dropped, spaces as -).
+slugs() {
+  grep -E '^#{1,6} ' "$1" | sed -E 's/^#+ //' | tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9 _-]//g; s/ /-/g'
+}
+
+@test "README.md and docs/*.md: every relative link names an existing file and heading; the README links every docs page" {
+  local f l target file anchor bad='' p
   for f in "$ROOT/README.md" "$ROOT"/docs/*.md; do
     while IFS= read -r l; do
       target=${l#](}
       target=${target%)}
-      target=${target%%#*}
-      case $target in '' | http://* | https://* | mailto:*) continue ;; esac
-      [ -e "$(dirname "$f")/$target" ] || bad="$bad"$'\n'"${f#"$ROOT"/}: $l names no file"
+      case $target in http://* | https://* | mailto:*) continue ;; esac
+      file=${target%%#*}
+      anchor=''
+      [ "$file" = "$target" ] || anchor=${target#*#}
+      if [ -z "$file" ]; then file=$f; else file=$(dirname "$f")/$file; fi
+      [ -e "$file" ] || { bad="$bad"$'\n'"${f#"$ROOT"/}: $l names no file"; continue; }
+      # Anchors into docs/formats.md: docs-formats.bats.
+      case $anchor,$file in '',* | *,*/formats.md) continue ;; esac
+      slugs "$file" | grep -qxF "$anchor" || bad="$bad"$'\n'"${f#"$ROOT"/}: $l names no heading"
     done < <(grep -oE '\]\([^) ]+\)' "$f")
   done
   for p in "$ROOT"/docs/*.md "$ROOT"/docs/*.1; do

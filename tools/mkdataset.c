@@ -1,5 +1,5 @@
 /* mkdataset: a deterministic synthetic dataset (tarballs, manifest, request
- * list) from a profile and a seed, or from a real capture.  See README.md. */
+ * list) from a profile and a seed, or from a real capture.  See docs/mkdataset.1. */
 #include <errmsg.h>
 #include <getopt.h>
 #include <stdio.h>

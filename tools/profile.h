@@ -1,5 +1,5 @@
 /* Dataset profiles: small "key value" text specs (datasets/NAME.profile).
- * The format is documented in README.md and at the top of every profile. */
+ * The format is documented in docs/mkdataset.1 (Profiles) and at the top of every profile. */
 #ifndef SHOOTOUT_PROFILE_H
 #define SHOOTOUT_PROFILE_H
 
