@@ -299,10 +299,17 @@ source_url() {
 # start_sampler NAME [SAMPLER-OPTIONS...] : the per-second series of phase
 # NAME (trial CUR_TRIAL) while it runs; stop it with stop_sampler.
 start_sampler() {
-  local name=$1
+  local name=$1 out i=0
   shift
-  KEEP_STDERR=1 start_group SAMPLER_GROUP "$HARNESS/sampler.sh" -o "$(series_file "$name" "$CUR_TRIAL")" \
+  out=$(series_file "$name" "$CUR_TRIAL")
+  KEEP_STDERR=1 start_group SAMPLER_GROUP "$HARNESS/sampler.sh" -o "$out" \
     -t "$TARGET" -p "$$" -L "$name" "$@"
+  # Until it has opened its series (then a stop still gets its last
+  # sample): a phase of a few milliseconds would stop it while it starts.
+  while [ ! -e "$out" ] && [ "$i" -lt 500 ] && kill -0 "$SAMPLER_GROUP" 2>/dev/null; do
+    sleep 0.01
+    i=$((i + 1))
+  done
 }
 
 stop_sampler() {

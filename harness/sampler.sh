@@ -26,6 +26,9 @@
 # (done, rate, ETA) on stderr; it is quiet otherwise.  It stops on TERM or
 # INT (after a last sample), or when process PID (-p) has gone.
 set -eu
+# A stop request that comes while we start up still gets its one sample.
+stop=0 sp=''
+trap 'stop=1; [ -z "$sp" ] || kill "$sp" 2>/dev/null || true' TERM INT HUP
 
 usage() {
   sed -n '2,/^set -eu/{/^set -eu/d;s/^# \{0,1\}//;p}' "$0"
@@ -71,9 +74,6 @@ if [ -z "$out" ] || [ -z "$target" ]; then
 fi
 case $mode in statfs | series | none) ;; *) echo "sampler.sh: -m wants statfs or none, not $mode" >&2; exit 2 ;; esac
 [ -d "$target" ] || { echo "sampler.sh: no directory $target" >&2; exit 2; }
-# A stop request that comes while we start up still gets its one sample.
-stop=0 sp=''
-trap 'stop=1; [ -z "$sp" ] || kill "$sp" 2>/dev/null || true' TERM INT HUP
 exec 3>>"$out" || { echo "sampler.sh: cannot write $out" >&2; exit 1; }
 
 # From here on a failed read costs one figure, not the series.
