@@ -1,7 +1,7 @@
 #!/bin/bash
 # image.sh [OS] : builds (once) the VM lab's guest image of OS (a name of
 # os.tsv next to this script, default debian12) and prints the directory that
-# holds it:
+# holds it (image.sh --path OS: only prints it, built or not):
 #   base.raw   ext4 root filesystem of a Debian minbase system (OS's suite)
 #   vmlinuz, initrd.img   Debian's kernel and initramfs, booted by qemu -kernel
 #   lab_key, lab_key.pub  the lab's SSH key (root login by key only)
@@ -13,6 +13,8 @@ set -eu
 LAB_CACHE=${LAB_CACHE:-/var/cache/shootout-lab}
 LAB_MIRROR=${LAB_MIRROR:-http://deb.debian.org/debian}
 LAB_OS_TABLE=${LAB_OS_TABLE:-$(dirname "$0")/os.tsv}
+path_only=0
+[ "${1:-}" != --path ] || { path_only=1; shift; }
 os=${1:-debian12}
 # minbase, plus what a shootout host needs: ssh and python3 for Ansible, the
 # build dependencies of the tools, the filesystems' tools, and make + jq for
@@ -29,18 +31,19 @@ die() { printf 'lab image: %s\n' "$*" >&2; exit 1; }
 case $os in '' | *[!a-z0-9]*) die "'$os' is not an OS name of $LAB_OS_TABLE" ;; esac
 row=$(awk -F '\t' -v os="$os" '$1 == os && NF >= 4' "$LAB_OS_TABLE" 2>/dev/null) ||
   die "cannot read $LAB_OS_TABLE"
-[ -n "$row" ] || die "no OS '$os' in $LAB_OS_TABLE (there: $(awk -F '\t' '!/^#/ && NF { printf "%s ", $1 }' "$LAB_OS_TABLE"))"
+[ -n "$row" ] || die "no OS '$os' in $LAB_OS_TABLE (there: $(awk -F '\t' '!/^#/ && NF { printf "%s%s", s, $1; s = ", " }' "$LAB_OS_TABLE"))"
 IFS=$'\t' read -r _ LAB_SUITE kernel extra <<<"$row"
 LAB_PACKAGES=$kernel,$LAB_PACKAGES
 [ "$extra" = - ] || LAB_PACKAGES=$LAB_PACKAGES,$extra
+
+spec=$({ cat "$0"; printf '%s\n' "$row"; } | sha256sum | cut -c1-12)
+dir=$LAB_CACHE/$os-$spec
+[ "$path_only" = 0 ] || { printf '%s\n' "$dir"; exit 0; }
 
 [ "$(id -u)" -eq 0 ] || die "needs root (debootstrap, mkfs); run as root"
 for c in debootstrap mkfs.ext4 ssh-keygen sha256sum; do
   command -v "$c" >/dev/null || die "missing $c (run 'make deps')"
 done
-
-spec=$({ cat "$0"; printf '%s\n' "$row"; } | sha256sum | cut -c1-12)
-dir=$LAB_CACHE/$os-$spec
 if [ -s "$dir/base.raw" ] && [ -s "$dir/vmlinuz" ] && [ -s "$dir/lab_key" ]; then
   printf '%s\n' "$dir"
   exit 0
