@@ -107,7 +107,7 @@ tmp=$out.tmp.$$
 jq -n \
   --arg run_id "$(run_id)" --arg host "$HOST" --arg variant "$VARIANT" \
   --arg os "$(osr ID)" --arg os_version "$(osr VERSION_ID)" --arg os_name "$(osr PRETTY_NAME)" \
-  --arg kernel "$(uname -r)" --arg arch "$(uname -m)" --arg cpu "$cpu" \
+  --arg kernel "$(uname -r)" --arg kernel_version "$(uname -v)" --arg arch "$(uname -m)" --arg cpu "$cpu" \
   --argjson cpus "${cpus:-0}" --argjson mem_kb "${mem_kb:-0}" \
   --arg fs "${FS:-${m_fstype:-unknown}}" --arg mkfs_opts "${MKFS_OPTS:-}" \
   --arg mount_opts "${m_opts:-}" --arg device "$device" --arg target "$TARGET" \
@@ -118,7 +118,7 @@ jq -n \
   --arg replay_keepalive "${REPLAY_KEEPALIVE:-10}" --arg preload "${PRELOAD:-}" \
   --arg results_shares "$results_shares" --arg dataset_shares "$dataset_shares" \
   '{run_id: $run_id, host: $host, os: $os, os_version: $os_version, os_name: $os_name,
-    kernel: $kernel, arch: $arch, cpu: $cpu, cpus: $cpus, mem_kb: $mem_kb, fs: $fs,
+    kernel: $kernel, kernel_version: $kernel_version, arch: $arch, cpu: $cpu, cpus: $cpus, mem_kb: $mem_kb, fs: $fs,
     mkfs_opts: $mkfs_opts, mount_opts: $mount_opts, device: $device, target: $target,
     dataset: $dataset, seed: ($seed | tonumber? // $seed), dataset_info: $dataset_info, flush: $flush,
     tools: $tools, git_commit: $git_commit, start_time: $start_time, variant: $variant,

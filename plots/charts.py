@@ -8,7 +8,7 @@ import re
 import subprocess
 
 import micro_charts
-from resultslib import Error, fmt_value, rates, series_table, stats
+from resultslib import Error, fmt_value, os_key, os_label, rates, run_oses, series_table, stats
 
 PLOTSDIR = os.path.dirname(os.path.abspath(__file__))
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9",
@@ -145,6 +145,15 @@ class Layout:
             for v in run.variants:
                 if v.host not in hosts:
                     hosts.append(v.host)
+            # Several OSes (the VM lab's LAB_OS): the guests of one OS side
+            # by side, each group labelled with its OS and kernel.
+            oses = run_oses(run)
+            by_os = len(oses) > 1
+            if by_os:
+                first = {}
+                for v in run.variants:
+                    first.setdefault(v.host, os_key(v.meta))
+                hosts.sort(key=lambda h: oses.index(first[h]) if first[h] in oses else len(oses))
             for host in hosts:
                 vs = [v for v in run.variants if v.host == host]
                 x0 = x + 1
@@ -153,6 +162,8 @@ class Layout:
                     self.slots.append((x, v))
                 m = vs[0].meta
                 sub = " ".join(str(m.get(k, "")) for k in ("os", "os_version") if m.get(k))
+                if by_os:
+                    sub = os_label(m)
                 label = (run.name + " / " if multi else "") + host + ("\n" + sub if sub else "")
                 self.groups.append((x0, x, label))
                 x += 0.8

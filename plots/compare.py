@@ -2,7 +2,13 @@
 change of the median in percent, and whether it is larger than the spread of
 the trials: a change counts as real only when the two runs' min-max ranges
 do not overlap; otherwise it is flagged "within noise" (with fewer than two
-trials on a side the spread is unknown: "1 trial")."""
+trials on a side the spread is unknown: "1 trial").
+
+A side may be RUN:OS or RUN:HOST (make compare BASE=RUN:debian12
+NEW=RUN:debian13): that run's variants of one operating system (meta.json's
+os and os_version run together) or one host, matched with the other side's
+by variant name, so one OS is compared against another for the same
+filesystem."""
 import html
 import math
 import os
@@ -42,13 +48,30 @@ def verdict(b, n):
     return change, "within noise"
 
 
+def by_name(run):
+    """{variant name: variant} of a side selected by OS or host (one host per
+    variant name, else the side is ambiguous)."""
+    out = {}
+    for v in run.variants:
+        if v.name in out:
+            raise Error("%s has variant %s on hosts %s and %s: name one host (RUN:HOST)"
+                        % (run.name, v.name, out[v.name].host, v.host))
+        out[v.name] = v
+    return out
+
+
 def rows_of(base, new):
-    nv = {(v.host, v.name): v for v in new.variants}
+    if getattr(base, "selector", None) or getattr(new, "selector", None):
+        bn, nn = by_name(base), by_name(new)
+        pairs = [(bv, nn.get(n)) for n, bv in bn.items()]
+    else:
+        nv = {(v.host, v.name): v for v in new.variants}
+        pairs = [(bv, nv.get((bv.host, bv.name))) for bv in base.variants]
     rows = []
-    for bv in base.variants:
-        v2 = nv.get((bv.host, bv.name))
+    for bv, v2 in pairs:
         if not v2:
             continue
+        host = bv.host if bv.host == v2.host else "%s vs %s" % (bv.host, v2.host)
         for p, m, u in compared_metrics(bv):
             b, n = stats(bv.values(p, m)), stats(v2.values(p, m))
             if not b[0] or not n[0]:
@@ -57,7 +80,7 @@ def rows_of(base, new):
             d = direction(u)
             if flag == "real" and d and not math.isnan(change):
                 flag += ", " + ("better" if change * d > 0 else "worse")
-            rows.append(dict(host=bv.host, variant=bv.name, phase=p, metric=m, unit=u, base=b, new=n,
+            rows.append(dict(host=host, variant=bv.name, phase=p, metric=m, unit=u, base=b, new=n,
                              change=change, flag=flag))
     if not rows:
         raise Error("runs %s and %s have no host/variant with the same metrics in common" % (base.name, new.name))

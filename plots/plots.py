@@ -4,7 +4,7 @@ It reads only results/ (the formats: docs/formats.md#records).
 
   plots.py plots   [--results DIR] [--out DIR] [RUN ...]
   plots.py report  [--results DIR] [--out DIR] [RUN ...]
-  plots.py compare [--results DIR] [--out DIR] BASE NEW
+  plots.py compare [--results DIR] [--out DIR] BASE NEW   (RUN, or RUN:OS / RUN:HOST)
 """
 import argparse
 import os
@@ -43,8 +43,9 @@ def main(argv):
         if len(names) != 2:
             raise Error("compare wants two runs: BASE and NEW")
         import compare
-        base, new = (resultslib.load_run(a.results, n) for n in names)
-        out = a.out or os.path.join("plots", "out", "compare-%s-vs-%s" % (base.name, new.name))
+        base, new = (resultslib.load_side(a.results, n) for n in names)
+        out = a.out or os.path.join("plots", "out", "compare-%s-vs-%s" % (
+            base.name.replace(":", "-"), new.name.replace(":", "-")))
         prepare_out(out)
         compare.compare(base, new, out)
         print("plots: comparison of %s (base) and %s (new) in %s/compare.html and compare.md" % (base.name, new.name, out))

@@ -4,7 +4,7 @@ import html
 import os
 
 import micro_report
-from resultslib import SPREAD_MAX, TOOL_BUSY, fmt_value, proof, proof_text, rss_text, stats
+from resultslib import SPREAD_MAX, TOOL_BUSY, fmt_value, os_key, os_label, proof, proof_text, rss_text, run_oses, stats
 
 META_COLUMNS = [("os", "OS"), ("kernel", "kernel"), ("arch", "arch"), ("virt", "virt"), ("fs", "fs"),
                 ("mkfs_opts", "mkfs options"), ("mount_opts", "mount options"), ("cpu", "CPU"),
@@ -228,6 +228,7 @@ def write(runs, charts, out):
             "<td class=\"n\">%s</td>" % cell_html(v, p, m) for _t, p, m in SUMMARY)))
     h.append("</table><p>Times in minutes:seconds (seconds below 100 s), serve in requests/s, net in MB/s.</p>")
     h.append("<p>%s</p>" % e(PROOF))
+    h += os_table_html(runs)
     h += replay_table_html(runs)
     h += micro_report.html_sections(runs)
     fails = failure_notes(runs)
@@ -289,6 +290,7 @@ def write_markdown(runs, figs, fails, notes, out):
     md.append("| --- |" + " ---: |" * len(SUMMARY))
     md += ["| %s | %s |" % (mdc(label(v, multi)), " | ".join(mdc(cell_md(v, p, m)) for _t, p, m in SUMMARY)) for v in allv]
     md += ["", PROOF]
+    md += os_table_md(runs)
     md += replay_table_md(runs)
     md += micro_report.markdown_sections(runs)
     if fails:
@@ -300,3 +302,47 @@ def write_markdown(runs, figs, fails, notes, out):
 
 def mdc(s):
     return str(s).replace("|", "\\|").replace("\n", " ")
+
+
+def os_columns(runs):
+    """[(run, fs, os key, column title, variant)] of the runs with several
+    OSes (the VM lab's LAB_OS), each filesystem's OSes next to each other."""
+    cols = []
+    for run in runs:
+        oses = run_oses(run)
+        if len(oses) < 2:
+            continue
+        fss = []
+        for v in run.variants:
+            if v.fs not in fss:
+                fss.append(v.fs)
+        for fs in fss:
+            for k in oses:
+                for v in run.variants:
+                    if v.fs == fs and os_key(v.meta) == k:
+                        title = "%s%s on %s (%s)" % (run.name + " / " if len(runs) > 1 else "", fs, os_label(v.meta), v.host)
+                        cols.append((run, fs, k, title, v))
+    return cols
+
+
+def os_table_html(runs):
+    cols = os_columns(runs)
+    if not cols:
+        return []
+    h = ["<h2 id=\"oses\">Operating systems side by side (medians over trials)</h2>",
+         "<table><tr><th>phase</th>%s</tr>" % "".join("<th>%s</th>" % e(c[3]) for c in cols)]
+    for t, p, m in SUMMARY:
+        h.append("<tr><td>%s</td>%s</tr>" % (e(t), "".join("<td class=\"n\">%s</td>" % cell_html(c[4], p, m) for c in cols)))
+    h.append("</table><p>Each filesystem on each operating system's guest, same phases as the summary; "
+             "the charts below draw one group per OS on common scales.</p>")
+    return h
+
+
+def os_table_md(runs):
+    cols = os_columns(runs)
+    if not cols:
+        return []
+    md = ["", "Operating systems side by side (medians over trials):", "",
+          "| phase | %s |" % " | ".join(mdc(c[3]) for c in cols), "| --- |" + " ---: |" * len(cols)]
+    md += ["| %s | %s |" % (t, " | ".join(mdc(cell_md(c[4], p, m)) for c in cols)) for t, p, m in SUMMARY]
+    return md

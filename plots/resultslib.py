@@ -304,3 +304,45 @@ def proof_text(p):
     if p.get("rss_kb") is not None:
         parts.append(rss_text(p))
     return "; ".join(parts)
+
+
+# Operating systems side by side (the VM lab's LAB_OS="debian12 debian13").
+def os_key(meta):
+    """The OS of a variant as one word, meta.json's os and os_version run
+    together (debian + 12: debian12, as the VM lab's LAB_OS names it)."""
+    return "".join(str(meta.get(k, "")) for k in ("os", "os_version")).replace(" ", "")
+
+
+def os_label(meta):
+    """The OS of a variant for people: "debian 12, Linux 6.1.0-41-amd64"."""
+    name = " ".join(str(meta[k]) for k in ("os", "os_version") if meta.get(k))
+    return ", ".join(x for x in (name, "Linux " + str(meta["kernel"]) if meta.get("kernel") else "") if x)
+
+
+def run_oses(run):
+    """The OS keys of a run's variants in order of appearance."""
+    out = []
+    for v in run.variants:
+        k = os_key(v.meta)
+        if k and k not in out:
+            out.append(k)
+    return out
+
+
+def load_side(results, spec):
+    """One side of make compare: RUN, or RUN:SEL with SEL an OS of that run
+    (os_key: debian12) or one of its hosts; the run with only the variants
+    selected, named RUN:SEL."""
+    try:
+        return load_run(results, spec)
+    except Error:
+        name, sep, sel = spec.rpartition(":")
+        if not sep or not name or not re.match(r"^[A-Za-z0-9._-]+$", sel):
+            raise
+    run = load_run(results, name)
+    picked = [v for v in run.variants if sel in (os_key(v.meta), v.host)]
+    if not picked:
+        raise Error("run '%s' has no OS or host '%s' (OSes: %s; hosts: %s)" % (
+            name, sel, ", ".join(run_oses(run)) or "none", ", ".join(sorted({v.host for v in run.variants}))))
+    run.name, run.variants, run.selector = "%s:%s" % (run.name, sel), picked, sel
+    return run

@@ -145,3 +145,65 @@ cached_image() {
   [ "$status" -eq 1 ]
   [[ $output == *"usage: lab.sh inventory GUESTS.TSV KEY OUT"* ]]
 }
+
+# fake_os_guests FILE : a guests.tsv of two OSes as guests.sh up writes it,
+# the second Debian 12 guest failed.
+fake_os_guests() {
+  {
+    printf 'debian12-1\t40001\t101\ttcg\tup\tdebian12\t/c/debian12-aaa\n'
+    printf 'debian12-2\t40002\t102\ttcg\tfailed: did not answer SSH\tdebian12\t/c/debian12-aaa\n'
+    printf 'debian13-1\t40003\t103\ttcg\tup\tdebian13\t/c/debian13-bbb\n'
+    printf 'debian13-2\t40004\t104\ttcg\tup\tdebian13\t/c/debian13-bbb\n'
+  } >"$1"
+}
+
+@test "lab.sh inventory: each guest in the group of its OS, with its own image's key" {
+  require_cmd yamllint ansible-inventory jq
+  fake_os_guests "$T/guests.tsv"
+  LAB_VARIANTS=ext4 run "$LABSH" inventory "$T/guests.tsv" - "$T/lab.yml"
+  [ "$status" -eq 0 ]
+  yamllint -s -d '{extends: default, rules: {line-length: {max: 160}}}' "$T/lab.yml"
+  run ansible-inventory -i "$T/lab.yml" --list
+  [ "$status" -eq 0 ]
+  inv=$output
+  [ "$(jq -c '.debian12.hosts' <<<"$inv")" = '["debian12-1"]' ]
+  [ "$(jq -c '.debian13.hosts' <<<"$inv")" = '["debian13-1","debian13-2"]' ]
+  [ "$(jq -r '._meta.hostvars."debian12-1".ansible_ssh_private_key_file' <<<"$inv")" = /c/debian12-aaa/lab_key ]
+  [ "$(jq -r '._meta.hostvars."debian13-2".ansible_ssh_private_key_file' <<<"$inv")" = /c/debian13-bbb/lab_key ]
+  [ "$(jq -r '._meta.hostvars."debian13-2".ansible_port' <<<"$inv")" = 40004 ]
+  [ "$(jq -c '._meta.hostvars."debian13-1".shootout_variants' <<<"$inv")" = '[{"device":"/dev/vdb","fs":"ext4","name":"ext4"}]' ]
+  # The servers' play goes through them in this order, one at a time.
+  [ "$(ansible-inventory -i "$T/lab.yml" --graph | grep -o 'debian1[23]-[0-9]' | tr '\n' ' ')" = 'debian12-1 debian13-1 debian13-2 ' ]
+  grep -q 'serial: "{{ shootout_serial | default(1) }}"' "$ROOT/playbooks/shootout.yml"
+}
+
+@test "image.sh: one image per OS of os.tsv, each named by its own spec; an unknown OS is refused" {
+  local img=$ROOT/playbooks/lab/image.sh d12 d13
+  cp "$ROOT/playbooks/lab/os.tsv" "$T/os.tsv"
+  d12=$(LAB_OS_TABLE=$T/os.tsv LAB_CACHE=$T/c "$img" --path debian12)
+  d13=$(LAB_OS_TABLE=$T/os.tsv LAB_CACHE=$T/c "$img" --path debian13)
+  [[ $d12 == "$T/c/debian12-"* ]] && [[ $d13 == "$T/c/debian13-"* ]]
+  # Debian 13's line changes: its image is another, Debian 12's the same.
+  sed -i 's/^debian13\ttrixie\tlinux-image-amd64\t-$/debian13\ttrixie\tlinux-image-amd64\tzstd/' "$T/os.tsv"
+  [ "$(LAB_OS_TABLE=$T/os.tsv LAB_CACHE=$T/c "$img" --path debian12)" = "$d12" ]
+  [ "$(LAB_OS_TABLE=$T/os.tsv LAB_CACHE=$T/c "$img" --path debian13)" != "$d13" ]
+  run "$img" --path debian99
+  [ "$status" -eq 1 ]
+  [[ $output == *"no OS 'debian99' in "*"os.tsv (there: debian12, debian13)"* ]]
+  run "$img" --path 'deb ian'
+  [ "$status" -eq 1 ]
+  [[ $output == *"'deb ian' is not an OS name"* ]]
+  [ ! -e "$T/c" ]
+}
+
+@test "lab.sh run: LAB_OS naming an OS twice or none is refused before anything boots" {
+  require_root
+  require_cmd qemu-system-x86_64 qemu-img ansible-playbook
+  LAB_OS="debian12 debian12" LAB_STATE=$T/state run "$LABSH" run
+  [ "$status" -eq 1 ]
+  [[ $output == *"LAB_OS names debian12 twice"* ]]
+  LAB_OS=" " LAB_STATE=$T/state run "$LABSH" run
+  [ "$status" -eq 1 ]
+  [[ $output == *"LAB_OS is empty"* ]]
+  [ ! -e "$T/state" ]
+}

@@ -1,24 +1,29 @@
 #!/bin/bash
 # Boots and stops the VM lab's guests with qemu.
-#   guests.sh up N STATE IMAGE   boot lab1..labN from the image in IMAGE
-#   guests.sh down STATE         stop them, remove their disks and files
-#   guests.sh accel STATE IMAGE  print the accelerator that really works here
+#   guests.sh up N STATE IMAGE...  boot N guests from each image: OS-1..OS-N, where
+#                                  OS is the image directory's name less its
+#                                  -<spec hash> (image.sh's debian12-<hash>: debian12-1)
+#   guests.sh down STATE           stop them, remove their disks and files
+#   guests.sh accel STATE IMAGE    print the accelerator that really works here
 # STATE is a directory of the lab's own: per guest an overlay root disk, a data
 # disk, a console log and a pid file, and guests.tsv, one line a guest:
-#   name  ssh_port  pid  accel  status (up | failed: why)
+#   name  ssh_port  pid  accel  status (up | failed: why)  os  image
 # Networking is qemu user mode with restrict=on: SSH forwarded from a free
 # loopback port; the guest reaches nothing (neither this machine nor beyond).
-# `up` exits 0 when at least one guest answers SSH; a guest that does not is
+# All guests boot at once; `up` exits 0 when at least one guest answers SSH; a guest that does not is
 # stopped and marked failed in guests.tsv (exit 1 when none came up).
 set -eu
 
 LAB_MEM=${LAB_MEM:-1024}
 LAB_CPUS=${LAB_CPUS:-2}
 LAB_DATA_SIZE=${LAB_DATA_SIZE:-2G}
-LAB_BOOT_TIMEOUT=${LAB_BOOT_TIMEOUT:-300}
+LAB_BOOT_TIMEOUT=${LAB_BOOT_TIMEOUT:-600}
 LAB_KVM_PROBE=${LAB_KVM_PROBE:-20}
 # Extra kernel command line (tests break a boot with it).
 LAB_APPEND=${LAB_APPEND:-}
+LAB_NOMOD="modprobe.blacklist=kvm,kvm_amd,kvm_intel,irqbypass,pcspkr,psmouse,serio_raw,cfg80211,rfkill,\
+vmw_vmci,vsock,vmw_vsock_vmci_transport,vsock_loopback,vmw_vsock_virtio_transport_common,i2c_piix4,\
+i2c_smbus,ccp,evdev,button,binfmt_misc,drm,bochs,vga16fb,floppy,ata_piix,ata_generic systemd.mask=modprobe@drm.service"
 
 say() { printf 'lab guests: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
@@ -39,9 +44,12 @@ boot() {
     qemu-img create -q -f qcow2 -b "$image/base.raw" -F raw "$state/$name.qcow2"
   [ -e "$state/$name-data.raw" ] || truncate -s "$LAB_DATA_SIZE" "$state/$name-data.raw"
   : >"$state/$name.console"
-  qemu-system-x86_64 -name "shootout-$name" -accel "$accel" -m "$LAB_MEM" -smp "$LAB_CPUS" \
+  # -nodefaults: no CD-ROM, floppy, parallel port or VGA, and the kernel
+  # loads no module that nothing uses (kvm, sound, mouse, wireless): under
+  # TCG each driver the guest probes costs seconds of every boot.
+  qemu-system-x86_64 -name "shootout-$name" -nodefaults -accel "$accel" -m "$LAB_MEM" -smp "$LAB_CPUS" \
     -kernel "$image/vmlinuz" -initrd "$image/initrd.img" \
-    -append "root=/dev/vda rw console=ttyS0 net.ifnames=0 systemd.hostname=$name lab.hostname=$name $LAB_APPEND" \
+    -append "root=/dev/vda rw console=ttyS0 net.ifnames=0 systemd.hostname=$name lab.hostname=$name $LAB_NOMOD $LAB_APPEND" \
     -drive "file=$state/$name.qcow2,if=none,id=root,format=qcow2" \
     -device virtio-blk-pci,drive=root \
     -drive "file=$state/$name-data.raw,if=none,id=data,format=raw" \
@@ -139,7 +147,8 @@ wait_ssh() {
   local state=$1 name=$2 port=$3 key=$4 t0
   t0=$(date +%s)
   # shellcheck disable=SC2046 # ssh_opts prints one option a line
-  until timeout 15 ssh $(ssh_opts "$key" "$port") root@127.0.0.1 true 2>/dev/null; do
+  # </dev/null: ssh would read the rest of the guest list `up` reads.
+  until timeout 15 ssh $(ssh_opts "$key" "$port") root@127.0.0.1 true </dev/null 2>/dev/null; do
     if ! guest_pid "$state" "$name" >/dev/null; then
       kill_guest "$state" "$name"
       echo "qemu exited during boot (console: $state/$name.console)"
@@ -154,33 +163,50 @@ wait_ssh() {
   done
 }
 
+# os_of IMAGE : the OS an image directory holds (debian13-<hash>: debian13).
+os_of() {
+  local b
+  b=$(basename "$1")
+  b=${b%-*}
+  case $b in '' | *[!a-z0-9]*) b=lab ;; esac
+  echo "$b"
+}
+
 up() {
-  local n=$1 state=$2 image=$3 acc i name port pid why ok=0 t0
+  local n=$1 state=$2 image os acc i name port pid why ok=0 t0
+  shift 2
   case $n in '' | *[!0-9]* | 0) die "N must be a number of guests from 1 up, not '$n'" ;; esac
-  [ -s "$image/base.raw" ] || die "no image in $image (run playbooks/lab/image.sh)"
+  for image in "$@"; do
+    [ -s "$image/base.raw" ] || die "no image in $image (run playbooks/lab/image.sh)"
+    os=$(os_of "$image")
+    [ "$(for i in "$@"; do os_of "$i"; done | grep -cx "$os")" -eq 1 ] || die "two images for $os: $*"
+  done
   command -v qemu-system-x86_64 >/dev/null || die "missing qemu-system-x86_64 (run 'make deps')"
   mkdir -p "$state"
-  echo "$image/lab_key" >"$state/key"
-  acc=$(accel "$state" "$image" "$(dirname "$image")/accel.$(id -u)")
+  acc=$(accel "$state" "$1" "$(dirname "$1")/accel.$(id -u)")
   : >"$state/boot.tsv"
   t0=$(date +%s)
-  for i in $(seq 1 "$n"); do
-    name=lab$i
-    port=$(free_port)
-    boot "$name" "$acc" "$state" "$image" "$port" || die "$name: qemu failed to start"
-    printf '%s\t%s\t%s\t%s\n' "$name" "$port" "$(cat "$state/$name.pid")" "$acc" >>"$state/boot.tsv"
+  for image in "$@"; do
+    os=$(os_of "$image")
+    for i in $(seq 1 "$n"); do
+      name=$os-$i
+      port=$(free_port)
+      boot "$name" "$acc" "$state" "$image" "$port" || die "$name: qemu failed to start"
+      printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$port" "$(cat "$state/$name.pid")" "$acc" "$os" "$image" >>"$state/boot.tsv"
+    done
   done
   : >"$state/guests.tsv"
-  while IFS=$'\t' read -r name port pid _; do
+  while IFS=$'\t' read -r name port pid _ os image; do
     why=$(wait_ssh "$state" "$name" "$port" "$image/lab_key")
     if [ -z "$why" ]; then
       ok=$((ok + 1))
       say "$name up after $(($(date +%s) - t0))s (ssh root@127.0.0.1 -p $port, $acc)"
-      printf '%s\t%s\t%s\t%s\tup\n' "$name" "$port" "$pid" "$acc" >>"$state/guests.tsv"
+      why=up
     else
       say "$name: $why"
-      printf '%s\t%s\t%s\t%s\tfailed: %s\n' "$name" "$port" "$pid" "$acc" "$why" >>"$state/guests.tsv"
+      why="failed: $why"
     fi
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$port" "$pid" "$acc" "$why" "$os" "$image" >>"$state/guests.tsv"
   done <"$state/boot.tsv"
   rm -f "$state/boot.tsv"
   [ "$ok" -gt 0 ] || die "no guest came up"
@@ -202,7 +228,12 @@ down() {
 abs() { mkdir -p "$1" && (cd "$1" && pwd -P); }
 
 case ${1:-} in
-  up) [ $# -eq 4 ] || die "usage: guests.sh up N STATE IMAGE"; up "$2" "$(abs "$3")" "$4" ;;
+  up)
+    [ $# -ge 4 ] || die "usage: guests.sh up N STATE IMAGE..."
+    n=$2 st=$(abs "$3")
+    shift 3
+    up "$n" "$st" "$@"
+    ;;
   down)
     [ $# -eq 2 ] || die "usage: guests.sh down STATE"
     [ ! -d "$2" ] || down "$(abs "$2")"
@@ -212,5 +243,5 @@ case ${1:-} in
     [ -s "$3/vmlinuz" ] || die "no image in $3 (run playbooks/lab/image.sh)"
     accel "$(abs "$2")" "$3"
     ;;
-  *) die "usage: guests.sh up N STATE IMAGE | down STATE | accel STATE IMAGE" ;;
+  *) die "usage: guests.sh up N STATE IMAGE... | down STATE | accel STATE IMAGE" ;;
 esac

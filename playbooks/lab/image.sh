@@ -1,34 +1,49 @@
 #!/bin/bash
-# Builds (once) the VM lab's guest image and prints the directory that holds it:
-#   base.raw   ext4 root filesystem of a Debian 12 minbase system
+# image.sh [OS] : builds (once) the VM lab's guest image of OS (a name of
+# os.tsv next to this script, default debian12) and prints the directory that
+# holds it (image.sh --path OS: only prints it, built or not):
+#   base.raw   ext4 root filesystem of a Debian minbase system (OS's suite)
 #   vmlinuz, initrd.img   Debian's kernel and initramfs, booted by qemu -kernel
 #   lab_key, lab_key.pub  the lab's SSH key (root login by key only)
-# The image is cached under LAB_CACHE in a directory named by the hash of this
-# script, so it is rebuilt only when its spec (this file) changes.
+# The image is cached under LAB_CACHE in a directory OS-<hash> named by the
+# hash of this script and OS's line of os.tsv, so each OS's image is rebuilt
+# only when its own spec changes.
 set -eu
 
 LAB_CACHE=${LAB_CACHE:-/var/cache/shootout-lab}
 LAB_MIRROR=${LAB_MIRROR:-http://deb.debian.org/debian}
-LAB_SUITE=bookworm
+LAB_OS_TABLE=${LAB_OS_TABLE:-$(dirname "$0")/os.tsv}
+path_only=0
+[ "${1:-}" != --path ] || { path_only=1; shift; }
+os=${1:-debian12}
 # minbase, plus what a shootout host needs: ssh and python3 for Ansible, the
 # build dependencies of the tools, the filesystems' tools, and make + jq for
 # the harness.  The guests have no way out (qemu user networking with
 # restrict=on), so everything the playbooks would install is here already.
 # dbus: `shutdown -r 0` (Ansible's reboot) schedules the reboot through logind.
-LAB_PACKAGES=linux-image-amd64,systemd-sysv,udev,kmod,initramfs-tools,dbus,openssh-server,\
+LAB_PACKAGES=systemd-sysv,udev,kmod,initramfs-tools,dbus,openssh-server,\
 python3,iproute2,procps,util-linux,sudo,make,gcc,libc6-dev,libowfat-dev,zlib1g-dev,jq,\
 e2fsprogs,xfsprogs,btrfs-progs,f2fs-tools,jfsutils,curl,ca-certificates,psmisc
 LAB_ROOT_SIZE=${LAB_ROOT_SIZE:-4G}
 
 die() { printf 'lab image: %s\n' "$*" >&2; exit 1; }
 
+case $os in '' | *[!a-z0-9]*) die "'$os' is not an OS name of $LAB_OS_TABLE" ;; esac
+row=$(awk -F '\t' -v os="$os" '$1 == os && NF >= 4' "$LAB_OS_TABLE" 2>/dev/null) ||
+  die "cannot read $LAB_OS_TABLE"
+[ -n "$row" ] || die "no OS '$os' in $LAB_OS_TABLE (there: $(awk -F '\t' '!/^#/ && NF { printf "%s%s", s, $1; s = ", " }' "$LAB_OS_TABLE"))"
+IFS=$'\t' read -r _ LAB_SUITE kernel extra <<<"$row"
+LAB_PACKAGES=$kernel,$LAB_PACKAGES
+[ "$extra" = - ] || LAB_PACKAGES=$LAB_PACKAGES,$extra
+
+spec=$({ cat "$0"; printf '%s\n' "$row"; } | sha256sum | cut -c1-12)
+dir=$LAB_CACHE/$os-$spec
+[ "$path_only" = 0 ] || { printf '%s\n' "$dir"; exit 0; }
+
 [ "$(id -u)" -eq 0 ] || die "needs root (debootstrap, mkfs); run as root"
 for c in debootstrap mkfs.ext4 ssh-keygen sha256sum; do
   command -v "$c" >/dev/null || die "missing $c (run 'make deps')"
 done
-
-spec=$(sha256sum "$0" | cut -c1-12)
-dir=$LAB_CACHE/debian12-$spec
 if [ -s "$dir/base.raw" ] && [ -s "$dir/vmlinuz" ] && [ -s "$dir/lab_key" ]; then
   printf '%s\n' "$dir"
   exit 0
@@ -39,7 +54,7 @@ work=$(mktemp -d "$LAB_CACHE/build.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 root=$work/rootfs
 
-echo "lab image: debootstrap $LAB_SUITE into $root (a few minutes)" >&2
+echo "lab image: $os: debootstrap $LAB_SUITE into $root (a few minutes)" >&2
 if ! debootstrap --variant=minbase --include="$LAB_PACKAGES" "$LAB_SUITE" "$root" "$LAB_MIRROR" \
   >"$work/debootstrap.log" 2>&1; then
   tail -5 "$work/debootstrap.log" >&2
@@ -94,7 +109,7 @@ rm -rf "$root"
 mv "$work" "$dir"
 trap - EXIT
 # Older images (an earlier spec) go, unless a guest still runs from one.
-for old in "$LAB_CACHE"/debian12-*; do
+for old in "$LAB_CACHE/$os"-*; do
   if [ "$old" != "$dir" ] && [ -d "$old" ] && ! pgrep -f "qemu-system.*$old/" >/dev/null 2>&1; then
     rm -rf "$old"
   fi

@@ -5,8 +5,9 @@
 #   lab.sh inventory GUESTS.TSV KEY OUT  write the Ansible inventory of the guests listed
 #   lab.sh clean                         stop and remove what the lab left (LAB_CLEAN_IMAGE=1: the image too)
 # Settings (environment; `make lab` passes its variables through):
-#   LAB_GUESTS=1 LAB_VARIANTS=ext4,xfs DATASET=tiny SEED=1 TRIALS=1
-#   LAB_ACCEL=kvm|tcg (default: probe)  LAB_BOOT_TIMEOUT=300  LAB_MEM  LAB_CPUS
+#   LAB_OS=debian12 (names of playbooks/lab/os.tsv, e.g. "debian12 debian13")
+#   LAB_GUESTS=1 (per OS) LAB_VARIANTS=ext4,xfs DATASET=tiny SEED=1 TRIALS=1
+#   LAB_ACCEL=kvm|tcg (default: probe)  LAB_BOOT_TIMEOUT=600  LAB_MEM  LAB_CPUS
 #   LAB_NET_COUNT=5000 (the net phases' NET_COUNT in the guests)
 #   LAB_PLAYBOOK=playbooks/shootout.yml  LAB_RUN_ID  LAB_STATE=build/lab/state
 #   LAB_CACHE=/var/cache/shootout-lab  LAB_LOGS=build/lab/logs (the guests' consoles)
@@ -17,12 +18,13 @@ set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 LAB=$ROOT/playbooks/lab
+LAB_OS=${LAB_OS:-debian12}
 LAB_GUESTS=${LAB_GUESTS:-1}
 LAB_VARIANTS=${LAB_VARIANTS:-ext4,xfs}
 DATASET=${DATASET:-tiny}
 SEED=${SEED:-1}
 TRIALS=${TRIALS:-1}
-LAB_BOOT_TIMEOUT=${LAB_BOOT_TIMEOUT:-300}
+LAB_BOOT_TIMEOUT=${LAB_BOOT_TIMEOUT:-600}
 LAB_NET_COUNT=${LAB_NET_COUNT:-5000}
 LAB_PLAYBOOK=${LAB_PLAYBOOK:-$ROOT/playbooks/shootout.yml}
 LAB_STATE=${LAB_STATE:-$ROOT/build/lab/state}
@@ -38,9 +40,11 @@ say() { printf 'lab: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
 
 # inventory GUESTS.TSV KEY OUT : one host per guest that is up, each a server
-# with the variants of LAB_VARIANTS on its data disk, flushed by reboot.
+# with the variants of LAB_VARIANTS on its data disk, flushed by reboot, in
+# the group of its OS (guests.tsv's 6th column) and logged in with its
+# image's key (KEY for a guest with no image column).
 inventory() {
-  local tsv=$1 key=$2 out=$3 name port acc status v tmp n=0
+  local tsv=$1 key=$2 out=$3 name port acc status os image v tmp n=0 g groups ind
   [ -r "$tsv" ] || die "no guest list $tsv"
   local IFS=,
   # shellcheck disable=SC2206 # split on commas
@@ -75,24 +79,39 @@ inventory() {
     echo "    shootout_virt: $acc_all"
     echo "    shootout_make_vars: {VIRT: $acc_all, NET_COUNT: $LAB_NET_COUNT}"
     echo '    ansible_user: root'
-    echo "    ansible_ssh_private_key_file: $key"
     echo '    ansible_ssh_common_args: -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null'
     echo '    ansible_python_interpreter: /usr/bin/python3'
-    echo '  hosts:'
-    while IFS=$'\t' read -r name port _ acc status; do
-      [ "$status" = up ] || continue
-      n=$((n + 1))
-      echo "    $name:"
-      echo '      ansible_host: 127.0.0.1'
-      echo "      ansible_port: $port"
-      echo '      shootout_role: server'
-      echo "      shootout_result_host: $name"
-      echo "      shootout_virt: $acc"
-      echo '      shootout_variants:'
-      for v in "${variants[@]}"; do
-        echo "        - {name: $v, fs: $v, device: $LAB_DEVICE}"
-      done
-    done <"$tsv"
+    # One group per OS (in the order of LAB_OS) with its guests; the
+    # servers' play takes one host at a time, so one guest runs at a time.
+    # Guests of no OS (a guest list of an older lab) are hosts of all.
+    groups=$(awk -F '\t' '$5 == "up" && !seen[$6]++ { if ($6 == "") none = 1; else print $6 }
+      END { if (none) print "-" }' "$tsv")
+    for g in $groups; do
+      if [ "$g" = - ]; then
+        echo '  hosts:'
+        ind='    '
+      else
+        [ "$n" -gt 0 ] || echo '  children:'
+        echo "    $g:"
+        echo '      hosts:'
+        ind='        '
+      fi
+      while IFS=$'\t' read -r name port _ acc status os image; do
+        if [ "$status" != up ] || [ "${os:--}" != "$g" ]; then continue; fi
+        n=$((n + 1))
+        echo "$ind$name:"
+        echo "$ind  ansible_host: 127.0.0.1"
+        echo "$ind  ansible_port: $port"
+        echo "$ind  ansible_ssh_private_key_file: $([ -n "$image" ] && echo "$image/lab_key" || echo "$key")"
+        echo "$ind  shootout_role: server"
+        echo "$ind  shootout_result_host: $name"
+        echo "$ind  shootout_virt: $acc"
+        echo "$ind  shootout_variants:"
+        for v in "${variants[@]}"; do
+          echo "$ind    - {name: $v, fs: $v, device: $LAB_DEVICE}"
+        done
+      done <"$tsv"
+    done
   } >"$tmp"
   [ "$n" -gt 0 ] || { rm -f "$tmp"; die "no guest is up in $tsv"; }
   mv -f "$tmp" "$out"
@@ -109,9 +128,9 @@ teardown() {
   fi
   "$LAB/guests.sh" down "$LAB_STATE" || rc=1
   # The guests' serial consoles (every boot's kernel log) outlive them.
-  if ls "$LAB_STATE"/lab*.console >/dev/null 2>&1; then
+  if ls "$LAB_STATE"/*.console >/dev/null 2>&1; then
     mkdir -p "$LAB_LOGS/$RUN_ID"
-    cp "$LAB_STATE"/lab*.console "$LAB_LOGS/$RUN_ID/"
+    cp "$LAB_STATE"/*.console "$LAB_LOGS/$RUN_ID/"
     say "consoles of the guests: $LAB_LOGS/$RUN_ID"
   fi
   rm -rf "$LAB_STATE"
@@ -135,47 +154,74 @@ bg() {
   return "$rc"
 }
 
-# ship_tools KEY : copy this checkout's binaries and objects (same Debian 12,
-# same architecture) into the guests' checkout, so that the playbook's tools
-# role finds them up to date instead of compiling for minutes under TCG.
-# LAB_TOOLS=build skips this: the guests compile the tools themselves.
+# ship_tools : copy this checkout's binaries and objects (built on Debian 12,
+# same architecture; they run on later Debian releases too) into the guests'
+# checkout, so that the playbook's tools role finds them up to date instead of
+# compiling for minutes under TCG.  LAB_TOOLS=build skips this: the guests
+# compile the tools themselves.
 ship_tools() {
-  local key=$1 name port status
+  local name port status image
   [ "${LAB_TOOLS:-ship}" = ship ] || return 0
   if [ ! -d "$ROOT/bin" ] || [ ! -d "$ROOT/build/default" ]; then
     say "no bin/ here (run make first): the guests build the tools"
     return 0
   fi
-  while IFS=$'\t' read -r name port _ _ status; do
+  while IFS=$'\t' read -r name port _ _ status _ image; do
     [ "$status" = up ] || continue
     # -m: the files get the time of arrival, newer than the sources the
     # playbook unpacks next (objects first, then the binaries made of them),
     # so make takes them as built.
     tar -C "$ROOT" -czf - build/default bin |
       ssh -q -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
-        -o LogLevel=ERROR -i "$key" -p "$port" root@127.0.0.1 \
+        -o LogLevel=ERROR -i "$image/lab_key" -p "$port" root@127.0.0.1 \
         "mkdir -p $LAB_WORKDIR/src && tar -xzmf - -C $LAB_WORKDIR/src" ||
       die "$name: cannot copy the tools"
   done <"$LAB_STATE/guests.tsv"
   say "tools shipped to the guests (LAB_TOOLS=build compiles them there instead)"
 }
 
+# images : build (or find cached) the image of every OS of LAB_OS and print
+# their directories, one a line in the order of LAB_OS.  A cold cache builds
+# them side by side: debootstrap waits on the mirror and dpkg more than on a
+# core.
+images() {
+  local os tmp p rc=0 pids=()
+  tmp=$(mktemp -d)
+  for os in $LAB_OS; do
+    "$LAB/image.sh" "$os" >"$tmp/$os" </dev/null &
+    pids+=("$!")
+  done
+  for p in "${pids[@]}"; do
+    wait "$p" || rc=1
+  done
+  for os in $LAB_OS; do
+    [ "$rc" = 0 ] && cat "$tmp/$os"
+  done
+  rm -rf "$tmp"
+  [ "$rc" = 0 ] || die "no guest image for every OS of LAB_OS (the reason is above)"
+}
+
 run() {
-  local image t0 t rc=0 failed
+  local images t0 t rc=0 failed os
   [ "$(id -u)" -eq 0 ] || die "needs root (debootstrap builds the guest image, guests get raw disks); run as root"
   for c in qemu-system-x86_64 qemu-img ansible-playbook ssh; do
     command -v "$c" >/dev/null || die "missing $c (run 'make deps')"
   done
   [ -r "$LAB_PLAYBOOK" ] || die "no playbook $LAB_PLAYBOOK"
   case $LAB_GUESTS in '' | *[!0-9]* | 0) die "LAB_GUESTS must be a number from 1 up" ;; esac
+  LAB_OS=$(tr ',' ' ' <<<"$LAB_OS")
+  [ -n "${LAB_OS// /}" ] || die "LAB_OS is empty: name operating systems of $LAB/os.tsv, e.g. debian12"
+  for os in $LAB_OS; do
+    [ "$(tr ' ' '\n' <<<"$LAB_OS" | grep -cx "$os")" -eq 1 ] || die "LAB_OS names $os twice"
+  done
   RUN_ID=${LAB_RUN_ID:-$(date -u +%Y%m%dT%H%M%SZ)-lab}
   mkdir -p "$(dirname "$LAB_STATE")"
   exec 9>"$LAB_STATE.lock"
   flock -n 9 || die "another lab runs on $LAB_STATE (lock $LAB_STATE.lock)"
 
   t0=$(date +%s)
-  image=$("$LAB/image.sh") || die "no guest image"
-  say "image $image ($(($(date +%s) - t0))s)"
+  images=$(images) || exit 1
+  say "images ($(($(date +%s) - t0))s): $(tr '\n' ' ' <<<"$images")"
 
   trap teardown EXIT
   trap 'say "interrupted"; exit 130' INT
@@ -183,12 +229,13 @@ run() {
   "$LAB/guests.sh" down "$LAB_STATE"
   rm -rf "$LAB_STATE"
   t=$(date +%s)
-  bg "$LAB/guests.sh" up "$LAB_GUESTS" "$LAB_STATE" "$image" || die "no guest came up: nothing to run"
+  # shellcheck disable=SC2086 # one image directory a word
+  bg "$LAB/guests.sh" up "$LAB_GUESTS" "$LAB_STATE" $images || die "no guest came up: nothing to run"
   say "guests up ($(($(date +%s) - t))s)"
   failed=$(awk -F '\t' '$5 != "up" { printf "%s%s (%s)", sep, $1, $5; sep = ", " }' "$LAB_STATE/guests.tsv")
   acc_all=$(awk -F '\t' '$5 == "up" { print $4; exit }' "$LAB_STATE/guests.tsv")
-  inventory "$LAB_STATE/guests.tsv" "$image/lab_key" "$LAB_INVENTORY"
-  ship_tools "$image/lab_key"
+  inventory "$LAB_STATE/guests.tsv" - "$LAB_INVENTORY"
+  ship_tools
 
   t=$(date +%s)
   say "ansible-playbook -i $LAB_INVENTORY $LAB_PLAYBOOK (run $RUN_ID)"
@@ -223,8 +270,9 @@ clean() {
     if pgrep -f "debootstrap.*$LAB_CACHE/build" >/dev/null 2>&1; then
       die "an image build runs in $LAB_CACHE: wait for it, then clean again"
     fi
-    for d in "$LAB_CACHE"/debian12-* "$LAB_CACHE"/build.* "$LAB_CACHE"/accel.*; do
-      [ -e "$d" ] && rm -rf "$d"
+    for d in "$LAB_CACHE"/*/base.raw "$LAB_CACHE"/build.* "$LAB_CACHE"/accel.*; do
+      [ -e "$d" ] || continue
+      case $d in */base.raw) rm -rf "$(dirname "$d")" ;; *) rm -rf "$d" ;; esac
     done
     rmdir "$LAB_CACHE" 2>/dev/null || true
     say "removed the cached image in $LAB_CACHE"

@@ -1,16 +1,20 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2154 # bats sets $stderr (run --separate-stderr)
 # The VM lab end to end (`make test-lab`, not part of `make test`: it takes
-# 15-30 minutes under TCG): one guest, two filesystem variants, the tiny
-# dataset, flushed by reboot; then a guest that does not come up, and an
-# interrupted lab.  Needs root, qemu, ansible and the shootout playbook.
+# 20-30 minutes under TCG): two guests, Debian 12 and Debian 13, one
+# filesystem variant on each, the tiny dataset, flushed by reboot; then a
+# guest that does not come up, and an interrupted lab.  Needs root, qemu,
+# ansible and the shootout playbook.
 
 load ../helpers
 bats_require_minimum_version 1.5.0
 
 ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 LABSH=$ROOT/playbooks/lab/lab.sh
-VARIANTS=(ext4 xfs)
+# One variant on each OS's guest: two kernels within CI's time.
+OSES=(debian12 debian13)
+GUESTS=(debian12-1 debian13-1)
+VARIANTS=(ext4)
 # The phases a trial records (playbooks' shootout_phases; flush by reboot is
 # Ansible's and records nothing).
 PHASES=(untar untar2 serve-cold-1 serve-warm-1 serve-cold-32 serve-warm-32 delete)
@@ -21,8 +25,11 @@ setup_file() {
   for c in qemu-system-x86_64 qemu-img ansible-playbook ssh jq; do
     command -v "$c" >/dev/null || skip "needs $c (run 'make deps')"
   done
-  ls "${LAB_CACHE:-/var/cache/shootout-lab}"/debian12-*/base.raw >/dev/null 2>&1 ||
-    command -v debootstrap >/dev/null || skip "needs debootstrap to build the guest image (run 'make deps')"
+  local os
+  for os in "${OSES[@]}"; do
+    ls "${LAB_CACHE:-/var/cache/shootout-lab}/$os"-*/base.raw >/dev/null 2>&1 ||
+      command -v debootstrap >/dev/null || skip "needs debootstrap to build the guest images (run 'make deps')"
+  done
   [ -r "$ROOT/playbooks/shootout.yml" ] || skip "the shootout playbook has not landed (playbooks/shootout.yml)"
   [ -x "$ROOT/bin/httpd" ] || skip "run make first (bin/ is shipped to the guests)"
   RUN_ID=test-lab-$(date -u +%Y%m%dT%H%M%SZ)-$$
@@ -33,7 +40,7 @@ setup_file() {
   # The lab itself, once, under a deadline: a TERM at the deadline still
   # tears the guests down.
   local rc=0 t0=$SECONDS
-  LAB_GUESTS=1 LAB_VARIANTS=ext4,xfs DATASET=tiny TRIALS=1 LAB_RUN_ID=$RUN_ID \
+  LAB_OS="${OSES[*]}" LAB_GUESTS=1 LAB_VARIANTS=ext4 DATASET=tiny TRIALS=1 LAB_RUN_ID=$RUN_ID \
     timeout -s TERM "${LAB_TEST_DEADLINE:-1700}" "$LABSH" run >"$BATS_FILE_TMPDIR/lab.log" 2>&1 || rc=$?
   echo "$rc" >"$BATS_FILE_TMPDIR/lab.rc"
   echo "# lab run: exit $rc in $((SECONDS - t0)) s" >&3
@@ -41,6 +48,11 @@ setup_file() {
 
 teardown_file() {
   [ -n "${RUN_ID:-}" ] || return 0
+  # The lab's output and the guests' consoles outlive the test (build/lab/).
+  mkdir -p "$ROOT/build/lab"
+  cp "$BATS_FILE_TMPDIR/lab.log" "$ROOT/build/lab/test-lab.log" 2>/dev/null || true
+  rm -rf "$ROOT/build/lab/test-lab-consoles"
+  cp -r "$LAB_LOGS/$RUN_ID" "$ROOT/build/lab/test-lab-consoles" 2>/dev/null || true
   if [ "${LAB_KEEP_RESULTS:-0}" != 1 ]; then
     rm -rf "$ROOT/results/$RUN_ID" "$ROOT/build/incoming"
   fi
@@ -56,66 +68,102 @@ show_log() {
   sed 's/^/# /' "$BATS_FILE_TMPDIR/lab.log" | tail -n 60 >&3
 }
 
-@test "make lab: the shootout runs on a guest and every variant's results come home" {
+@test "make lab: the shootout runs on a guest of each OS and every variant's results come home" {
+  local g v
   [ "$(cat "$BATS_FILE_TMPDIR/lab.rc")" -eq 0 ] || { show_log; false; }
-  for v in "${VARIANTS[@]}"; do
-    [ -s "$ROOT/results/$RUN_ID/lab1/$v/meta.json" ]
-    [ -s "$ROOT/results/$RUN_ID/lab1/$v/records.tsv" ]
+  for g in "${GUESTS[@]}"; do
+    for v in "${VARIANTS[@]}"; do
+      [ -s "$ROOT/results/$RUN_ID/$g/$v/meta.json" ] || { echo "# no $g/$v/meta.json" >&3; false; }
+      [ -s "$ROOT/results/$RUN_ID/$g/$v/records.tsv" ]
+    done
   done
   grep -q "results: $ROOT/results/$RUN_ID" "$BATS_FILE_TMPDIR/lab.log"
+  # One at a time (the servers' play is serial, in whichever order Ansible
+  # takes them): the later guest began after the earlier one's phases, at
+  # least their wall times, were over.
+  local a b sa sb wa
+  a=$ROOT/results/$RUN_ID/${GUESTS[0]} b=$ROOT/results/$RUN_ID/${GUESTS[1]}
+  sa=$(date -d "$(jq -r .start_time "$a/${VARIANTS[0]}/meta.json")" +%s)
+  sb=$(date -d "$(jq -r .start_time "$b/${VARIANTS[0]}/meta.json")" +%s)
+  [ "$sa" -le "$sb" ] || { local t=$a; a=$b; b=$t; t=$sa; sa=$sb; sb=$t; }
+  wa=$(awk -F '\t' '$3 == "wall_s" { w += $4 } END { printf "%d", w }' "$a"/*/records.tsv)
+  [ "$wa" -gt 0 ]
+  [ "$sb" -ge $((sa + wa)) ] || { echo "# $(basename "$b") began at $sb, $(basename "$a") at $sa with ${wa}s of phases" >&3; false; }
 }
 
-@test "make lab: every phase of both variants is recorded and succeeded" {
-  local v p f
-  for v in "${VARIANTS[@]}"; do
-    f=$ROOT/results/$RUN_ID/lab1/$v/records.tsv
-    [ -s "$f" ] || { show_log; false; }
-    for p in "${PHASES[@]}"; do
-      awk -F '\t' -v p="$p" '$1 == p && $3 == "status" && $4 == 0 { ok = 1 } END { exit !ok }' "$f" ||
-        { echo "# $v: no successful $p in $f" >&3; false; }
+@test "make lab: every phase of every guest's variants is recorded and succeeded" {
+  local g v p f
+  for g in "${GUESTS[@]}"; do
+    for v in "${VARIANTS[@]}"; do
+      f=$ROOT/results/$RUN_ID/$g/$v/records.tsv
+      [ -s "$f" ] || { show_log; false; }
+      for p in "${PHASES[@]}"; do
+        awk -F '\t' -v p="$p" '$1 == p && $3 == "status" && $4 == 0 { ok = 1 } END { exit !ok }' "$f" ||
+          { echo "# $g/$v: no successful $p in $f" >&3; false; }
+      done
     done
   done
 }
 
-@test "make lab: meta.json marks the host as a VM with the lab's accelerator, the variant's fs and disk" {
-  local v m acc
-  acc=$(sed -n 's/.*lab guests: lab1 up after .*, \(kvm\|tcg\))$/\1/p' "$BATS_FILE_TMPDIR/lab.log")
+@test "make lab: meta.json marks each host as a VM with the lab's accelerator, the variant's fs and disk" {
+  local g v m acc
+  acc=$(sed -n 's/.*lab guests: debian12-1 up after .*, \(kvm\|tcg\))$/\1/p' "$BATS_FILE_TMPDIR/lab.log")
   [ -n "$acc" ] || { show_log; false; }
-  for v in "${VARIANTS[@]}"; do
-    m=$ROOT/results/$RUN_ID/lab1/$v/meta.json
-    # The lab passes VIRT=kvm|tcg, which meta.sh records as it is.
-    case $acc/$(jq -r .virt "$m") in
-      kvm/kvm | tcg/tcg) ;;
-      *) echo "# $v: virt $(jq -r .virt "$m"), the lab ran $acc" >&3; false ;;
-    esac
-    [ "$(jq -r .fs "$m")" = "$v" ]
-    [ "$(jq -r .host "$m")" = lab1 ]
-    [[ $(jq -r .device "$m") == /dev/vdb* ]]
-    [ "$(jq -r .flush "$m")" = reboot ]
+  for g in "${GUESTS[@]}"; do
+    for v in "${VARIANTS[@]}"; do
+      m=$ROOT/results/$RUN_ID/$g/$v/meta.json
+      # The lab passes VIRT=kvm|tcg, which meta.sh records as it is.
+      case $acc/$(jq -r .virt "$m") in
+        kvm/kvm | tcg/tcg) ;;
+        *) echo "# $g/$v: virt $(jq -r .virt "$m"), the lab ran $acc" >&3; false ;;
+      esac
+      [ "$(jq -r .fs "$m")" = "$v" ]
+      [ "$(jq -r .host "$m")" = "$g" ]
+      [[ $(jq -r .device "$m") == /dev/vdb* ]]
+      [ "$(jq -r .flush "$m")" = reboot ]
+    done
   done
 }
 
+@test "make lab: each guest ran its own OS and kernel (Debian 12 on 6.1, Debian 13 on 6.12)" {
+  local m12 m13
+  m12=$ROOT/results/$RUN_ID/debian12-1/${VARIANTS[0]}/meta.json
+  m13=$ROOT/results/$RUN_ID/debian13-1/${VARIANTS[0]}/meta.json
+  [ -s "$m12" ] && [ -s "$m13" ] || { show_log; false; }
+  [ "$(jq -r '.os + " " + .os_version' "$m12")" = "debian 12" ]
+  [ "$(jq -r '.os + " " + .os_version' "$m13")" = "debian 13" ]
+  [[ $(jq -r .kernel "$m12") == 6.1.* ]] || { echo "# debian12 kernel $(jq -r .kernel "$m12")" >&3; false; }
+  [[ $(jq -r .kernel "$m13") == 6.12.* ]] || { echo "# debian13 kernel $(jq -r .kernel "$m13")" >&3; false; }
+  # Two distinct kernels over all the records of the run.
+  [ "$(jq -r .kernel "$ROOT/results/$RUN_ID"/*/*/meta.json | sort -u | wc -l)" -eq 2 ]
+  # The guests' consoles say the same.
+  grep -q "Linux version $(jq -r .kernel "$m12") " "$LAB_LOGS/$RUN_ID/debian12-1.console"
+  grep -q "Linux version $(jq -r .kernel "$m13") " "$LAB_LOGS/$RUN_ID/debian13-1.console"
+}
+
 @test "make lab: a freshly booted kernel before every cold phase (boot ids, guest console)" {
-  local v f
-  for v in "${VARIANTS[@]}"; do
-    f=$ROOT/results/$RUN_ID/lab1/$v/boot_ids.tsv
-    [ -s "$f" ] || { show_log; false; }
-    # boot_ids.tsv: the boot id at the end of each phase, in order (and the
-    # harness's "flush" check after each reboot, which notes the new one).
-    # Between untar and untar2, untar2 and serve (1 process: serve's own
-    # reboot, the flush before it is left out), serve (1) and serve (32),
-    # and net and delete the playbook rebooted: each of these must differ
-    # from the phase before it; the warm replays ran on their cold replay's
-    # boot.
-    awk -F '\t' '
-      $1 ~ /^(flush|untar2|serve-warm-1|serve-warm-32|delete)$/ && $3 == prev { print "# no reboot before " $1 ": " $3; bad = 1 }
-      $1 != "flush" { prev = $3 }
-      END { exit bad }' "$f" >&3
-    [ "$(cut -f3 "$f" | sort -u | wc -l)" -ge 5 ]
+  local g v f
+  for g in "${GUESTS[@]}"; do
+    for v in "${VARIANTS[@]}"; do
+      f=$ROOT/results/$RUN_ID/$g/$v/boot_ids.tsv
+      [ -s "$f" ] || { show_log; false; }
+      # boot_ids.tsv: the boot id at the end of each phase, in order (and the
+      # harness's "flush" check after each reboot, which notes the new one).
+      # Between untar and untar2, untar2 and serve (1 process: serve's own
+      # reboot, the flush before it is left out), serve (1) and serve (32),
+      # and net and delete the playbook rebooted: each of these must differ
+      # from the phase before it; the warm replays ran on their cold replay's
+      # boot.
+      awk -F '\t' -v g="$g" '
+        $1 ~ /^(flush|untar2|serve-warm-1|serve-warm-32|delete)$/ && $3 == prev { print "# " g ": no reboot before " $1 ": " $3; bad = 1 }
+        $1 != "flush" { prev = $3 }
+        END { exit bad }' "$f" >&3
+      [ "$(cut -f3 "$f" | sort -u | wc -l)" -ge 5 ]
+    done
+    # The guest's console saw every boot: the first and four per variant
+    # (after untar, before each cold serve, before delete).
+    [ "$(grep -c 'Linux version' "$LAB_LOGS/$RUN_ID/$g.console")" -ge $((1 + 4 * ${#VARIANTS[@]})) ]
   done
-  # The guest's console saw every boot: the first and four per variant
-  # (after untar, before each cold serve, before delete).
-  [ "$(grep -c 'Linux version' "$LAB_LOGS/$RUN_ID/lab1.console")" -ge $((1 + 4 * ${#VARIANTS[@]})) ]
 }
 
 @test "make lab: afterwards no qemu process is left, the state and the inventory are gone" {
@@ -129,7 +177,7 @@ show_log() {
   local state=$BATS_FILE_TMPDIR/slow
   LAB_STATE=$state LAB_ACCEL=tcg LAB_BOOT_TIMEOUT=5 run --separate-stderr "$LABSH" run
   [ "$status" -eq 1 ]
-  [[ $stderr == *"lab1: did not answer SSH within LAB_BOOT_TIMEOUT=5s (console: $state/lab1.console); stopped it"* ]]
+  [[ $stderr == *"debian12-1: did not answer SSH within LAB_BOOT_TIMEOUT=5s (console: $state/debian12-1.console); stopped it"* ]]
   [[ $stderr == *"no guest came up"* ]]
   no_qemu "$state"
   [ ! -e "$state" ]
@@ -142,7 +190,7 @@ show_log() {
   LAB_STATE=$state LAB_ACCEL=tcg "$LABSH" run >"$BATS_FILE_TMPDIR/intr.log" 2>&1 3>&- &
   pid=$!
   set +m
-  wait_for_file "$state/lab1.pid" 120
+  wait_for_file "$state/debian12-1.pid" 120
   kill -INT "$pid"
   wait "$pid" || rc=$?
   [ "$rc" -eq 130 ]

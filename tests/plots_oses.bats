@@ -1,0 +1,75 @@
+#!/usr/bin/env bats
+# The report and the comparison of a run with two operating systems: the
+# committed fixture tests/fixtures/lab2os/lab-2os is a real `make lab
+# LAB_OS="debian12 debian13"` run (see the README there): Debian 12 and
+# Debian 13 guests, ext4 on each.
+load helpers
+
+FIX=${FIX:-tests/fixtures/lab2os}
+RUN=lab-2os
+
+setup() {
+  require_cmd gnuplot python3 jq
+  cd "$ROOT" || return 1
+  OUT=$BATS_TEST_TMPDIR/out
+}
+
+# label_of HOST : the group label of HOST's guest in a chart instance: the
+# host, its OS and its kernel from the fixture's meta.json.
+label_of() {
+  jq -r '"set label \"" + .host + "\\n" + .os + " " + .os_version + ", Linux " + .kernel + "\""' \
+    "$FIX/$RUN/$1/ext4/meta.json"
+}
+
+@test "report of two OSes: every chart has one group per OS, on one scale, and the OS table" {
+  run make --no-print-directory report RESULTS="$FIX" RUN="$RUN" OUT="$OUT"
+  [ "$status" -eq 0 ]
+  [[ $output == *"$OUT/index.html"* ]]
+  local gp n=0 h l
+  for gp in "$OUT"/*.gp; do
+    n=$((n + 1))
+    for h in debian12-1 debian13-1; do
+      # As a command of its own (bars) or inside a panel's setup string (pairs).
+      l=$(label_of "$h")
+      grep -qF "$l" "$gp" || grep -qF "$(sed 's/\\/\\\\/g; s/"/\\"/g' <<<"$l")" "$gp" ||
+        { echo "$gp: no group of $h ($l)"; false; }
+    done
+  done
+  [ "$n" -ge 8 ]
+  # The bars: one a filesystem in each OS's group, one vertical scale per chart.
+  for t in "$OUT"/untar.tsv "$OUT"/serve-cold-1.tsv "$OUT"/delete.tsv; do
+    [ "$(cut -f2,3 "$t" | tail -n +2 | tr '\t\n' '/ ')" = "debian12-1/ext4 debian13-1/ext4 " ]
+  done
+  [ "$(grep -c 'set label' "$OUT/untar.gp")" -eq 2 ]
+  [ "$(grep -o 'set yrange \[[^]]*\]' "$OUT/untar.gp")" = "$(grep -o 'set yrange \[[^]]*\]' "$OUT/untar2.gp")" ]
+  # The report's table of OSes side by side, both kernels named.
+  grep -q 'Operating systems side by side' "$OUT/index.html"
+  grep -qF "ext4 on $(jq -r '.os + " " + .os_version + ", Linux " + .kernel' "$FIX/$RUN/debian12-1/ext4/meta.json") (debian12-1)" "$OUT/index.html"
+  grep -qF "ext4 on $(jq -r '.os + " " + .os_version + ", Linux " + .kernel' "$FIX/$RUN/debian13-1/ext4/meta.json") (debian13-1)" "$OUT/summary.md"
+}
+
+@test "compare RUN:debian12 against RUN:debian13: the same filesystem on the two OSes" {
+  run make --no-print-directory compare RESULTS="$FIX" BASE="$RUN:debian12" NEW="$RUN:debian13" OUT="$OUT"
+  [ "$status" -eq 0 ]
+  [[ $output == *"comparison of $RUN:debian12 (base) and $RUN:debian13 (new)"* ]]
+  grep -q "^| debian12-1 vs debian13-1 | ext4 | untar | wall_s | .* | [-+][0-9.]*% | 1 trial |$" "$OUT/compare.md"
+  grep -q "^| debian12-1 vs debian13-1 | ext4 | serve-cold-1 | rps | " "$OUT/compare.md"
+  # The change is the medians' (one trial each here).
+  b=$(awk -F '\t' '$1 == "untar" && $3 == "wall_s" { print $4 }' "$FIX/$RUN/debian12-1/ext4/records.tsv")
+  n=$(awk -F '\t' '$1 == "untar" && $3 == "wall_s" { print $4 }' "$FIX/$RUN/debian13-1/ext4/records.tsv")
+  want=$(awk -v b="$b" -v n="$n" 'BEGIN { printf "%.2f", (n - b) / b * 100 }')
+  [ "$(awk -F '\t' '$3 == "untar" && $4 == "wall_s" { print $14 }' "$OUT/compare.tsv")" = "$want" ]
+  grep -q '<svg' "$OUT/compare.svg"
+  # A host works as a side too; the default output directory has no colon.
+  run make --no-print-directory compare RESULTS="$FIX" BASE="$RUN:debian12-1" NEW="$RUN:debian13"
+  [ "$status" -eq 0 ]
+  [ -s "plots/out/compare-$RUN-debian12-1-vs-$RUN-debian13/compare.md" ]
+  rm -rf "plots/out/compare-$RUN-debian12-1-vs-$RUN-debian13"
+}
+
+@test "compare: an OS the run does not have is one line naming the OSes it has" {
+  run python3 plots/plots.py compare --results "$FIX" --out "$OUT" "$RUN:freebsd14" "$RUN:debian13"
+  [ "$status" -ne 0 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [ "$output" = "plots: run '$RUN' has no OS or host 'freebsd14' (OSes: debian12, debian13; hosts: debian12-1, debian13-1)" ]
+}
