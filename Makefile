@@ -8,6 +8,8 @@ CC ?= cc
 OPT ?= -O2 -g
 WARN := -Wall -Wextra -Werror
 CPPFLAGS += -D_GNU_SOURCE -Itools
+# Debian 13's libowfat-dev keeps its headers in /usr/include/libowfat/.
+CPPFLAGS += $(if $(wildcard /usr/include/libowfat/io.h),-I/usr/include/libowfat)
 LDLIBS ?= -lowfat -lz
 # Where binaries and objects go; the sanitizer and static builds use their own.
 BIN ?= bin

@@ -128,6 +128,11 @@ cached_image() {
   [ "$(h 'lab1.shootout_make_vars.VIRT')" = tcg ]
   [ "$(jq -c '._meta.hostvars.lab3.shootout_variants' <<<"$inv")" = \
     '[{"device":"/dev/vdb","fs":"ext4","name":"ext4"},{"device":"/dev/vdb","fs":"xfs","name":"xfs"}]' ]
+  # the serve modes: every one by default, LAB_SERVE_MODES to cut reboots
+  [ "$(jq -c '._meta.hostvars.lab1.shootout_serve_modes' <<<"$inv")" = '[1,32,"fork"]' ]
+  LAB_SERVE_MODES=1 run "$LABSH" inventory "$T/guests.tsv" /k/lab_key "$T/lab1.yml"
+  [ "$status" -eq 0 ]
+  [ "$(ansible-inventory -i "$T/lab1.yml" --list | jq -c '._meta.hostvars.lab1.shootout_serve_modes')" = '[1]' ]
 }
 
 @test "lab.sh inventory: bad variants, no guest up, bad usage are refused" {
@@ -135,6 +140,10 @@ cached_image() {
   LAB_VARIANTS='ext4,x fs' run "$LABSH" inventory "$T/guests.tsv" /k "$T/lab.yml"
   [ "$status" -eq 1 ]
   [[ $output == *"LAB_VARIANTS: 'x fs' is not a filesystem name"* ]]
+  [ ! -e "$T/lab.yml" ]
+  LAB_SERVE_MODES='1 many' run "$LABSH" inventory "$T/guests.tsv" /k "$T/lab.yml"
+  [ "$status" -eq 1 ]
+  [[ $output == *"LAB_SERVE_MODES: 'many' is not a serve mode"* ]]
   [ ! -e "$T/lab.yml" ]
   grep -v 'up$' "$T/guests.tsv" >"$T/down.tsv"
   run "$LABSH" inventory "$T/down.tsv" /k "$T/lab.yml"

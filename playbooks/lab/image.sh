@@ -51,7 +51,17 @@ fi
 
 mkdir -p "$LAB_CACHE"
 work=$(mktemp -d "$LAB_CACHE/build.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+# A build stopped while debootstrap had /proc (or more) mounted in the new
+# root leaves those mounts behind: unmount them, and never let rm cross into
+# a mount, so nothing outside the build directory can go.
+cleanup() {
+  local m
+  awk -v w="$work/" 'index($2, w) == 1 { print $2 }' /proc/mounts | sort -r | while read -r m; do
+    umount -l "$m" || true
+  done
+  rm -rf --one-file-system "$work"
+}
+trap cleanup EXIT
 root=$work/rootfs
 
 echo "lab image: $os: debootstrap $LAB_SUITE into $root (a few minutes)" >&2

@@ -9,11 +9,12 @@
 #   LAB_GUESTS=1 (per OS) LAB_VARIANTS=ext4,xfs DATASET=tiny SEED=1 TRIALS=1
 #   LAB_ACCEL=kvm|tcg (default: probe)  LAB_BOOT_TIMEOUT=600  LAB_MEM  LAB_CPUS
 #   LAB_NET_COUNT=5000 (the net phases' NET_COUNT in the guests)
+#   LAB_SERVE_MODES="1 32 fork" (the serve modes: each costs a reboot under TCG)
 #   LAB_PLAYBOOK=playbooks/shootout.yml  LAB_RUN_ID  LAB_STATE=build/lab/state
 #   LAB_CACHE=/var/cache/shootout-lab  LAB_LOGS=build/lab/logs (the guests' consoles)
 #   LAB_TOOLS=ship|build  LAB_INVENTORY=playbooks/inventory/lab.yml
 #   LAB_ANSIBLE_ARGS (extra ansible-playbook arguments)
-# README section "The VM lab".
+# Reference: docs/lab.md.
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,6 +27,7 @@ SEED=${SEED:-1}
 TRIALS=${TRIALS:-1}
 LAB_BOOT_TIMEOUT=${LAB_BOOT_TIMEOUT:-600}
 LAB_NET_COUNT=${LAB_NET_COUNT:-5000}
+LAB_SERVE_MODES=${LAB_SERVE_MODES:-1 32 fork}
 LAB_PLAYBOOK=${LAB_PLAYBOOK:-$ROOT/playbooks/shootout.yml}
 LAB_STATE=${LAB_STATE:-$ROOT/build/lab/state}
 LAB_INVENTORY=${LAB_INVENTORY:-$ROOT/playbooks/inventory/lab.yml}
@@ -55,6 +57,13 @@ inventory() {
     case $v in '' | *[!a-z0-9]*) die "LAB_VARIANTS: '$v' is not a filesystem name (e.g. ext4,xfs)" ;; esac
   done
   case $DATASET$SEED$TRIALS in *[!A-Za-z0-9_-]*) die "DATASET, SEED and TRIALS are names and numbers" ;; esac
+  local serve_modes='' mode
+  for mode in $LAB_SERVE_MODES; do
+    case $mode in fork | [1-9] | [1-9][0-9] | [1-9][0-9][0-9]) ;; *)
+      die "LAB_SERVE_MODES: '$mode' is not a serve mode (process counts and fork, e.g. \"1 32 fork\")" ;; esac
+    serve_modes=${serve_modes:+$serve_modes, }$mode
+  done
+  [ -n "$serve_modes" ] || die "LAB_SERVE_MODES is empty: e.g. \"1 32 fork\""
   mkdir -p "$(dirname "$out")"
   tmp=$out.tmp.$$
   {
@@ -78,6 +87,8 @@ inventory() {
     echo '    # files each: the default 50,000 costs minutes per variant under TCG.'
     echo "    shootout_virt: $acc_all"
     echo "    shootout_make_vars: {VIRT: $acc_all, NET_COUNT: $LAB_NET_COUNT}"
+    echo '    # The serve modes (LAB_SERVE_MODES): each cold replay follows a reboot.'
+    echo "    shootout_serve_modes: [$serve_modes]"
     echo '    ansible_user: root'
     echo '    ansible_ssh_common_args: -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null'
     echo '    ansible_python_interpreter: /usr/bin/python3'

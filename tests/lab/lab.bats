@@ -17,7 +17,9 @@ GUESTS=(debian12-1 debian13-1)
 VARIANTS=(ext4)
 # The phases a trial records (playbooks' shootout_phases; flush by reboot is
 # Ansible's and records nothing).
-PHASES=(untar untar2 serve-cold-1 serve-warm-1 serve-cold-32 serve-warm-32 delete)
+PHASES=(untar untar2 serve-cold-1 serve-warm-1 delete)
+# (LAB_SERVE_MODES=1: each serve mode costs a reboot per guest under TCG;
+# the 32-process and fork serves are tested locally, tests/serve-fork.bats)
 
 setup_file() {
   [ "$(id -u)" -eq 0 ] || skip "needs root (guest image, raw disks)"
@@ -40,7 +42,7 @@ setup_file() {
   # The lab itself, once, under a deadline: a TERM at the deadline still
   # tears the guests down.
   local rc=0 t0=$SECONDS
-  LAB_OS="${OSES[*]}" LAB_GUESTS=1 LAB_VARIANTS=ext4 DATASET=tiny TRIALS=1 LAB_RUN_ID=$RUN_ID \
+  LAB_OS="${OSES[*]}" LAB_GUESTS=1 LAB_VARIANTS=ext4 LAB_SERVE_MODES=1 DATASET=tiny TRIALS=1 LAB_RUN_ID=$RUN_ID \
     timeout -s TERM "${LAB_TEST_DEADLINE:-1700}" "$LABSH" run >"$BATS_FILE_TMPDIR/lab.log" 2>&1 || rc=$?
   echo "$rc" >"$BATS_FILE_TMPDIR/lab.rc"
   echo "# lab run: exit $rc in $((SECONDS - t0)) s" >&3
