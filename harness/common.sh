@@ -115,7 +115,7 @@ ensure_dataset() {
   # it the dataset's figures now (only that key, only when it is empty).
   local meta=${RUN_DIR:-}/meta.json info
   if [ -n "${RUN_DIR:-}" ] && [ -s "$meta" ] && [ "$(jq -c .dataset_info "$meta")" = '{}' ]; then
-    if ! info=$("$HARNESS/meta.sh" --dataset-info) ||
+    if ! info=$(DATASET=$DATASET SEED=$SEED DATASETS_OUT=$DATASETS_OUT "$HARNESS/meta.sh" --dataset-info) ||
       ! jq --argjson i "$info" '.dataset_info = $i' "$meta" >"$meta.tmp" || ! mv -f "$meta.tmp" "$meta"; then
       fail "cannot add the dataset's figures to $meta"
     fi
