@@ -56,7 +56,7 @@ lint_suite() {
   # Shell: every script by extension or shebang, and the bats files.
   while IFS= read -r f; do
     out=$(shellcheck -x "$f" 2>&1); tap $? "shellcheck $f" "$out"
-  done < <(lint_shell_files)
+  done < <(lint_files '@(*.sh|*.bats|*.bash|.ci/run)' '^#!.*\b(ba)?sh\b')
   # YAML and Ansible.
   if [ -n "$(find playbooks datasets -name '*.yml' -o -name '*.yaml' 2>/dev/null | head -1)" ]; then
     out=$(yamllint -s . 2>&1); tap $? "yamllint" "$out"
@@ -67,7 +67,7 @@ lint_suite() {
   # Python: the plots, the fixtures and the harness's converters.
   while IFS= read -r f; do
     out=$(pyflakes3 "$f" 2>&1); tap $? "pyflakes $f" "$out"
-  done < <(lint_python_files)
+  done < <(lint_files '*.py' '^#!.*python')
   # Every OS-specific call of the harness stays in harness/os/linux.sh (the
   # per-OS adapter): the phase scripts, the sampler, meta.sh and the rest.
   out=$(harness/os/lint.sh harness/phase-*.sh harness/sampler.sh harness/meta.sh harness/flush.sh \
@@ -82,25 +82,18 @@ lint_suite() {
   done < <(git ls-files -co --exclude-standard -- '*.c' '*.h')
 }
 
-lint_shell_files() {
+# lint_files EXTENSION-PATTERN SHEBANG-REGEX : the tracked and new files of
+# one language: by extension (a case pattern), or, for names without one,
+# by the interpreter their first line names.
+lint_files() {
+  shopt -s extglob
   git ls-files -co --exclude-standard | while IFS= read -r f; do
     [ -f "$f" ] || continue
+    # shellcheck disable=SC2254 # the pattern is the caller's, on purpose
     case $f in
-      *.sh | *.bats | *.bash | .ci/run) echo "$f" ;;
+      $1) echo "$f" ;;
       *.*) ;;
-      *) head -c 64 "$f" | grep -qE '^#!.*\b(ba)?sh\b' && echo "$f" ;;
-    esac
-  done
-}
-
-# Python by extension or shebang.
-lint_python_files() {
-  git ls-files -co --exclude-standard | while IFS= read -r f; do
-    [ -f "$f" ] || continue
-    case $f in
-      *.py) echo "$f" ;;
-      *.*) ;;
-      *) head -c 64 "$f" | grep -qE '^#!.*python' && echo "$f" ;;
+      *) head -c 64 "$f" | grep -qE "$2" && echo "$f" ;;
     esac
   done
 }
