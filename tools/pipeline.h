@@ -13,7 +13,7 @@
 #include "ring.h"
 #include "tar_extract.h"
 
-#define PIPE_SLOTS 8
+#define PIPE_SLOTS 32
 #define PIPE_SLOT (128 * 1024)
 
 struct pipeline {

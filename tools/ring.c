@@ -18,7 +18,11 @@ int ring_init(struct ring *r, size_t n, size_t size) {
   }
   for (size_t i = 0; i < n; i++) r->slots[i].data = r->mem + i * size;
   int e = pthread_mutex_init(&r->mu, NULL);
-  if (e == 0 && (e = pthread_cond_init(&r->cv, NULL)) != 0) pthread_mutex_destroy(&r->mu);
+  if (e == 0 && (e = pthread_cond_init(&r->producer_cv, NULL)) != 0) pthread_mutex_destroy(&r->mu);
+  if (e == 0 && (e = pthread_cond_init(&r->consumer_cv, NULL)) != 0) {
+    pthread_cond_destroy(&r->producer_cv);
+    pthread_mutex_destroy(&r->mu);
+  }
   if (e != 0) {
     free(r->slots);
     free(r->mem);
@@ -29,7 +33,8 @@ int ring_init(struct ring *r, size_t n, size_t size) {
 }
 
 void ring_destroy(struct ring *r) {
-  pthread_cond_destroy(&r->cv);
+  pthread_cond_destroy(&r->producer_cv);
+  pthread_cond_destroy(&r->consumer_cv);
   pthread_mutex_destroy(&r->mu);
   free(r->slots);
   free(r->mem);
@@ -37,9 +42,34 @@ void ring_destroy(struct ring *r) {
   r->mem = NULL;
 }
 
+/* Wake the other side if it sleeps (called with mu held).  A sleeping side
+ * is woken for data or room only once a quarter of the ring is ready for
+ * it, so that the threads do not wake each other for every slot (each
+ * wake-up of an idle CPU costs more than a slot's bookkeeping); closing,
+ * pausing, resuming and cancelling always wake it. */
+static size_t batch(const struct ring *r) { return r->n >= 4 ? r->n / 4 : 1; }
+static void wake_consumer(struct ring *r, int always) {
+  if (r->consumer_waits && (always || r->head - r->tail >= batch(r)))
+    pthread_cond_signal(&r->consumer_cv);
+}
+static void wake_producer(struct ring *r, int always) {
+  if (r->producer_waits && (always || r->n - (r->head - r->tail) >= batch(r)))
+    pthread_cond_signal(&r->producer_cv);
+}
+static void producer_wait(struct ring *r) {
+  r->producer_waits++;
+  pthread_cond_wait(&r->producer_cv, &r->mu);
+  r->producer_waits--;
+}
+static void consumer_wait(struct ring *r) {
+  r->consumer_waits++;
+  pthread_cond_wait(&r->consumer_cv, &r->mu);
+  r->consumer_waits--;
+}
+
 char *ring_claim(struct ring *r) {
   pthread_mutex_lock(&r->mu);
-  while (!r->cancelled && r->head - r->tail == r->n) pthread_cond_wait(&r->cv, &r->mu);
+  while (!r->cancelled && r->head - r->tail == r->n) producer_wait(r);
   char *p = r->cancelled ? NULL : r->slots[r->head % r->n].data;
   pthread_mutex_unlock(&r->mu);
   return p;
@@ -51,7 +81,7 @@ void ring_publish(struct ring *r, size_t len, int flags) {
   s->len = len;
   s->flags = flags;
   r->head++;
-  pthread_cond_broadcast(&r->cv);
+  wake_consumer(r, 0);
   pthread_mutex_unlock(&r->mu);
 }
 
@@ -59,8 +89,8 @@ int ring_pause(struct ring *r) {
   pthread_mutex_lock(&r->mu);
   r->paused = 1;
   r->resumed = 0;
-  pthread_cond_broadcast(&r->cv);
-  while (!r->cancelled && !r->resumed) pthread_cond_wait(&r->cv, &r->mu);
+  wake_consumer(r, 1);
+  while (!r->cancelled && !r->resumed) producer_wait(r);
   int go = !r->cancelled;
   r->paused = 0;
   pthread_mutex_unlock(&r->mu);
@@ -70,7 +100,7 @@ int ring_pause(struct ring *r) {
 void ring_close(struct ring *r) {
   pthread_mutex_lock(&r->mu);
   r->closed = 1;
-  pthread_cond_broadcast(&r->cv);
+  wake_consumer(r, 1);
   pthread_mutex_unlock(&r->mu);
 }
 
@@ -84,7 +114,7 @@ int ring_cancelled(struct ring *r) {
 const struct ring_slot *ring_take(struct ring *r) {
   pthread_mutex_lock(&r->mu);
   while (r->head == r->tail && !r->closed && !(r->paused && !r->resumed))
-    pthread_cond_wait(&r->cv, &r->mu);
+    consumer_wait(r);
   const struct ring_slot *s = r->head != r->tail ? &r->slots[r->tail % r->n] : NULL;
   pthread_mutex_unlock(&r->mu);
   return s;
@@ -93,21 +123,21 @@ const struct ring_slot *ring_take(struct ring *r) {
 void ring_release(struct ring *r) {
   pthread_mutex_lock(&r->mu);
   r->tail++;
-  pthread_cond_broadcast(&r->cv);
+  wake_producer(r, 0);
   pthread_mutex_unlock(&r->mu);
 }
 
 void ring_resume(struct ring *r) {
   pthread_mutex_lock(&r->mu);
   r->resumed = 1;
-  pthread_cond_broadcast(&r->cv);
+  wake_producer(r, 1);
   pthread_mutex_unlock(&r->mu);
 }
 
 void ring_cancel(struct ring *r) {
   pthread_mutex_lock(&r->mu);
   r->cancelled = 1;
-  pthread_cond_broadcast(&r->cv);
+  wake_producer(r, 1);
   pthread_mutex_unlock(&r->mu);
 }
 

@@ -22,7 +22,10 @@ struct ring_slot {
 
 struct ring {
   pthread_mutex_t mu;
-  pthread_cond_t cv; /* any change of state below */
+  /* Each side sleeps on its own condition and is woken only when it
+   * sleeps: most slots then pass without a futex call. */
+  pthread_cond_t producer_cv, consumer_cv;
+  int producer_waits, consumer_waits;
   struct ring_slot *slots;
   char *mem;
   size_t n, size;    /* slot count, bytes per slot */
