@@ -3,7 +3,9 @@
 # `pigz -dc | tar xf -` and `igzip -dc | tar xf -` (ISA-L's own tool: the peer
 # a user would build from the library dltar inflates with) on the same
 # gzipped tarball, extracted onto tmpfs: RUNS rounds (tools interleaved),
-# medians of wall time and of user+sys CPU, and the ratios.
+# medians of wall time and of user+sys CPU, and the ratios.  After every
+# run the target must hold the archive's regular files with their exact
+# total size, else the bench stops with FAIL.
 # Targets (issue 19): dltar wall <= 0.6x the fastest peer's, dltar CPU <=
 # 0.25x GNU tar's.
 #   RUNS=5  BENCH_MB=250 (generated tarball)  BENCH_DATA=auto|generated
@@ -39,9 +41,12 @@ else
   tests/fixtures/mktarball.py "$BENCH_MB" | "$gz" -1 >"$tgz"
   what="generated, ${BENCH_MB} MB of incompressible files"
 fi
-files=$(tar -tzf "$tgz" | wc -l)
+# What every tool must leave on the target: the regular files and their
+# bytes (a tool that stops early or skips entries makes its time worthless).
+read -r files want_files want_bytes < <(tar -tvzf "$tgz" |
+  awk '{ n++ } /^-/ { f++; b += $3 } END { printf "%d %d %.0f\n", n, f, b }')
 echo "dltar: $(bin/dltar --version | tr '\n' ' ')on $(nproc) CPUs"
-echo "tarball: $what: $(stat -c %s "$tgz") bytes, $files entries; target: $mnt ($( [ $mounted = 1 ] && echo own tmpfs || echo /dev/shm))"
+echo "tarball: $what: $(stat -c %s "$tgz") bytes, $files entries ($want_files files, $want_bytes bytes); target: $mnt ($( [ $mounted = 1 ] && echo own tmpfs || echo /dev/shm))"
 
 calc() { awk "BEGIN { x = $1; print x }"; } # calc EXPR: a number (or 1/0 for a comparison)
 tools=(dltar dltar-1t tar bsdtar pigz+tar igzip+tar)
@@ -74,6 +79,13 @@ for r in $(seq 1 "$RUNS"); do
     # bash's `time`: wall, and the user/sys CPU of every process it waited for
     { time run_tool "$t"; } 2>"$work/time"
     read -r e u s <"$work/time"
+    # (an inode once: a hard link is no second file in tar's listing)
+    read -r got_files got_bytes < <(find "$mnt" -type f -printf '%i %s\n' |
+      awk '!seen[$1]++ { f++; b += $2 } END { printf "%d %.0f\n", f, b }')
+    if [ "$got_files $got_bytes" != "$want_files $want_bytes" ]; then
+      echo "dltar bench: FAIL: $t left $got_files files, $got_bytes bytes; the archive has $want_files, $want_bytes" >&2
+      exit 1
+    fi
     echo "$t $e $(calc "$u + $s")" >>"$work/results"
     printf '  run %d %-9s wall %6.2f s  cpu %6.2f s\n' "$r" "$t" "$e" "$(calc "$u + $s")"
   done
