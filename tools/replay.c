@@ -33,6 +33,8 @@ static void usage(FILE *f) {
         "  -U PATH -n N  request PATH N times instead\n"
         "  --stats FILE  write the figures as metric<TAB>value<TAB>unit lines\n"
         "  --series FILE write per-second requests, bytes and errors\n"
+        "  -h, --help    this text\n"
+        "  --version     print the version\n"
         "HOST is a name, an IPv4 address or [IPv6]; it is resolved once.\n"
         "Every failed request counts once, with one reason: the summary's 'failed',\n"
         "--stats' failed (the sum of its failed_* lines) and the exit status agree.\n"

@@ -21,6 +21,8 @@ static void usage(FILE *f) {
         "  Refuses / and the current root.\n"
         "  --stats FILE   write files, dirs, errors, wall_s, maxrss_kb as metric<TAB>value<TAB>unit\n"
         "  --series FILE  write the files removed per second\n"
+        "  -h, --help     this text\n"
+        "  --version      print the version\n"
         "Exit status: 0 DIR is gone, 1 something was left (errors are reported),\n"
         "2 usage error or DIR refused or not opened.\n",
         f);
