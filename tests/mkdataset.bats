@@ -211,6 +211,18 @@ P
   grep -qx $'files\t101000' "$T/b/dataset.txt"
 }
 
+@test "mkdataset: capture mode on a filesystem too small for its list: one line, nothing written" {
+  require_root
+  mkdir -p "$T/small"
+  mount -t tmpfs -o size=1m tmpfs "$T/small"
+  printf 'a.jpg 10\nbig/b.bin 3000000\n' >"$T/big.list"
+  run "$BIN/mkdataset" -c "$T/big.list" -a "$FIX/access.log" -o "$T/small/d"
+  [ "$status" -eq 1 ]
+  [ "$(printf '%s\n' "$output" | wc -l)" -eq 1 ]
+  [[ $output =~ ^mkdataset:\ .*/small/d\ needs\ 3\.0\ MB,\ its\ filesystem\ has\ 1\.0\ MB\ free:\ 2\.0\ MB\ missing$ ]]
+  [ -z "$(ls -A "$T/small")" ]
+}
+
 @test "mkdataset: capture mode: requests are the log's GET 200/304 lines for listed paths" {
   run "$BIN/mkdataset" -c "$FIX/list.txt" -a "$FIX/access.log" -u 0.5 -o "$T/d"
   [ "$status" -eq 0 ]

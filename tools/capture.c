@@ -233,6 +233,19 @@ static void scan_log(struct emitter *e, const struct index *ix, const char *log,
   free(seen);
 }
 
+uint64_t capture_need(const char *list) {
+  struct lines l;
+  char *s, *path;
+  size_t len;
+  uint64_t size, need = 4096;
+  lines_open(&l, list);
+  while ((s = lines_next(&l, &len)) != NULL)
+    if (list_entry(l.name, l.lineno, s, len, &path, &size) == 0)
+      need += 512 + (size + 511) / 512 * 512 + 2 * (strlen(path) + 32);
+  lines_close(&l);
+  return need;
+}
+
 void run_capture(struct emitter *e, const char *list, const char *log, uint64_t share_micro,
                  struct totals *t) {
   struct index ix;

@@ -61,7 +61,7 @@ static const char *find_profile(const char *arg, char *buf, size_t cap) {
 
 /* Dies, in one line saying how much is missing, unless the filesystem of
  * DIR (or of its nearest existing parent: -o may name a new directory) has
- * NEED bytes free. */
+ * NEED bytes free (for a capture, what its list alone needs). */
 static void check_space(const char *dir, uint64_t need) {
   char at[4096];
   uint64_t avail;
@@ -151,7 +151,7 @@ int main(int argc, char **argv) {
   if (list && access(list, R_OK) != 0) diesys(1, "cannot read ", ESC(list));
   if (log && access(log, R_OK) != 0) diesys(1, "cannot read ", ESC(log));
 
-  if (profile) check_space(out, synth_need(&prof, seed));
+  check_space(out, profile ? synth_need(&prof, seed) : capture_need(list));
   double t0 = now_mono();
   struct emitter e;
   struct totals t;

@@ -20,6 +20,10 @@ void run_synth(struct emitter *e, const struct profile *p, struct totals *t);
 /* The bytes run_synth will write at most (both tarballs as if gzip did not
  * shrink them, manifest and requests), from the sizes alone. */
 uint64_t synth_need(const struct profile *p, uint64_t seed);
+/* The bytes a capture from LIST needs at least: the layout tarball (a tar
+ * header and the padded data of each listed file) and the manifest; the
+ * update and the requests come on top. */
+uint64_t capture_need(const char *list);
 void run_capture(struct emitter *e, const char *list, const char *log, uint64_t share_micro,
                  struct totals *t);
 
