@@ -49,7 +49,7 @@ PATTERN_CHARTS = [
     (r"^net-(\d+)$", "mbps", "network: one 11 KB file over and over, {0} server processes (MB/s, higher is better)", "net"),
 ]
 # ... the others one of their first metric found in this list.
-GENERIC_METRICS = ["wall_s", "rps", "mbps", "iops", "ops_s", "tps", "files_s"]
+GENERIC_METRICS = ["wall_s", "rps", "mbps", "iops", "tps"]
 # (chart name, title, [(panel title, scale group, [(phase, metric, legend)])])
 PAIR_CHARTS = [
     ("serve-cold-vs-warm", "serve: cold cache | warm cache, 1 | 32 server processes (requests/s)",

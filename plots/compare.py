@@ -16,7 +16,7 @@ import os
 import charts
 from resultslib import Error, stats
 
-LOWER_BETTER = ("s", "ms")
+LOWER_BETTER = ("s", "ms", "us", "ns")
 
 
 def direction(unit):
