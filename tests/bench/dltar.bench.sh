@@ -86,7 +86,7 @@ for r in $(seq 1 "$RUNS"); do
       echo "dltar bench: FAIL: $t left $got_files files, $got_bytes bytes; the archive has $want_files, $want_bytes" >&2
       exit 1
     fi
-    echo "$t $e $(calc "$u + $s")" >>"$work/results"
+    echo "$t $e $(calc "$u + $s") $u $s" >>"$work/results"
     printf '  run %d %-9s wall %6.2f s  cpu %6.2f s\n' "$r" "$t" "$e" "$(calc "$u + $s")"
   done
 done
@@ -94,17 +94,19 @@ done
 median() { # median of the numbers on stdin
   sort -g | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'
 }
-declare -A W C
+declare -A W C U S
 echo
-printf '%-9s %10s %10s %12s %12s\n' tool wall_s cpu_s "wall/dltar" "cpu/dltar"
+printf '%-9s %10s %10s %8s %8s %12s %12s\n' tool wall_s cpu_s user_s sys_s "wall/dltar" "cpu/dltar"
 for t in "${tools[@]}"; do
   grep -q "^$t " "$work/results" || continue
   W[$t]=$(awk -v t="$t" '$1==t {print $2}' "$work/results" | median)
   C[$t]=$(awk -v t="$t" '$1==t {print $3}' "$work/results" | median)
+  U[$t]=$(awk -v t="$t" '$1==t {print $4}' "$work/results" | median)
+  S[$t]=$(awk -v t="$t" '$1==t {print $5}' "$work/results" | median)
 done
 for t in "${tools[@]}"; do
   [ -n "${W[$t]:-}" ] || continue
-  printf '%-9s %10.2f %10.2f %12.2f %12.2f\n' "$t" "${W[$t]}" "${C[$t]}" \
+  printf '%-9s %10.2f %10.2f %8.2f %8.2f %12.2f %12.2f\n' "$t" "${W[$t]}" "${C[$t]}" "${U[$t]}" "${S[$t]}" \
     "$(calc "${W[$t]} / ${W[dltar]}")" "$(calc "${C[$t]} / ${C[dltar]}")"
 done
 fastest=
@@ -125,4 +127,10 @@ for d in dltar dltar-1t; do
       "$(calc "${C[$d]} / ${C[tar]}")" "$(verdict "${C[$d]} <= 0.25 * ${C[tar]}")"
   fi
 done
+if [ -n "${U[tar]:-}" ] && [ -n "${U[dltar]:-}" ]; then
+  # sys is mostly the target filesystem's own work (page cache, allocation),
+  # the same for every tool; user is the tool's.
+  printf 'dltar    user cpu / GNU tar user cpu = %.2f  (sys: dltar %.2f s, GNU tar %.2f s)\n' \
+    "$(calc "${U[dltar]} / ${U[tar]}")" "${S[dltar]}" "${S[tar]}"
+fi
 echo "(medians of $RUNS runs; a shared, noisy machine inflates wall times)"
