@@ -2,6 +2,7 @@
  * calls (block size, read-ahead extent, page cache available to one file,
  * number of direct block pointers).  Shared declarations of its parts:
  *   fsdisco.c    options, the tests' driver, the report
+ *   testfile.c   the test file (filled, flushed) and --out's per-offset files
  *   clock.c      the clock check and timed system calls
  *   stats.c      summaries (min / median a position) and the detectors
  *   write.c      the write-latency tests: block size, direct pointers
@@ -13,6 +14,16 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "printable.h"
+
+/* Bytes from the command line or a path, escaped for a one-line message
+ * (printable.h), in a buffer that lives until the end of the statement. */
+#define ESC(s) fsd_esc((char[PRINTABLE_SIZE(256)]){0}, PRINTABLE_SIZE(256), (s))
+static inline const char *fsd_esc(char *buf, size_t cap, const char *s) {
+  printable(buf, cap, s);
+  return buf;
+}
 
 /* How the page cache is emptied between iterations. */
 enum flush_mode { FLUSH_DROP, FLUSH_CMD, FLUSH_FADVISE, FLUSH_NONE };
@@ -87,7 +98,7 @@ int test_pointers(const struct disco_opts *o, uint64_t block, struct ptr_result 
 int test_readahead(const struct disco_opts *o, struct ra_result *r);
 int test_cache(const struct disco_opts *o, struct cache_result *r, uint64_t size);
 
-/* Shared by the tests (fsdisco.c). */
+/* testfile.c: shared by the tests. */
 int flush_caches(const struct disco_opts *o, int fd);
 int write_offsets(const struct disco_opts *o, const char *name, const struct lat_matrix *m,
                   uint64_t step);
