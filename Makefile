@@ -1,13 +1,14 @@
 # Every entry point of the project.  Each part adds its binaries, C unit tests
-# and targets through a fragment (tools/*.mk, httpd/*.mk, harness/*.mk, ...),
-# so parts can grow without touching this file.
+# and targets through a fragment (each program's folder: dltar/dltar.mk,
+# httpd/httpd.mk, ...; lib/lib.mk, mk/*.mk, harness/*.mk, ...), so parts can
+# grow without touching this file.
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
 
 CC ?= cc
 OPT ?= -O2 -g
 WARN := -Wall -Wextra -Werror
-CPPFLAGS += -D_GNU_SOURCE -Itools
+CPPFLAGS += -D_GNU_SOURCE -Ilib
 # Debian 13's libowfat-dev keeps its headers in /usr/include/libowfat/.
 CPPFLAGS += $(if $(wildcard /usr/include/libowfat/io.h),-I/usr/include/libowfat)
 LDLIBS ?= -lowfat -lz
@@ -23,7 +24,7 @@ CTESTS :=
 
 objs = $(patsubst %.c,$(B)/%.o,$(1))
 
-include $(sort $(wildcard tools/*.mk httpd/*.mk harness/*.mk playbooks/*.mk plots/*.mk))
+include $(sort $(filter-out build/%,$(wildcard */*.mk)))
 
 define bin_rule
 $(BIN)/$(1): $(call objs,$($(1)_SRCS)) | $(BIN)

@@ -9,8 +9,12 @@
 #include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
+
+#include "os_sendfile.h"
 
 static void list_unlink(struct server *s, struct conn *c) {
   if (c->prev) c->prev->next = c->next; else s->head = c->next;
@@ -26,7 +30,7 @@ static void list_append(struct server *s, struct conn *c) {
 }
 
 /* A new deadline: the list stays ordered because deadlines only grow. */
-void conn_touch(struct server *s, struct conn *c) {
+static void conn_touch(struct server *s, struct conn *c) {
   c->deadline = s->now + s->timeout;
   if (s->tail != c) {
     list_unlink(s, c);
@@ -115,10 +119,90 @@ void conn_close(struct server *s, struct conn *c) {
   }
 }
 
+/* Sends what is pending: the head in c->out, then the file bytes with
+ * sendfile (os_sendfile.h: the head first, held back to share a packet with
+ * the file bytes) or from an mmap window, at most HTTPD_CHUNK file bytes per
+ * turn.  With sendfile, a body of at most HTTPD_INLINE bytes is read and
+ * goes out with the head in one writev.  1 done, 0 would block, 2 chunk
+ * budget used, -1 error. */
+/* -m mmap: make the window cover c->off; returns its bytes from c->off. */
+static size_t map_window(struct conn *c) {
+  if (c->map != NULL && c->off >= c->map_off && c->off < c->map_off + c->map_len)
+    return (size_t)(c->map_off + c->map_len - c->off);
+  if (c->map != NULL) munmap(c->map, c->map_len);
+  c->map = NULL;
+  uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+  c->map_off = c->off - c->off % page;
+  uint64_t len = c->end - c->map_off;
+  if (len > HTTPD_CHUNK) len = HTTPD_CHUNK;
+  void *m = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, c->file_fd, (off_t)c->map_off);
+  if (m == MAP_FAILED) return 0;
+  c->map = m;
+  c->map_len = (size_t)len;
+  return (size_t)(c->map_off + len - c->off);
+}
+
+static int conn_send(struct server *s, struct conn *c) {
+  uint64_t budget = HTTPD_CHUNK;
+  for (;;) {
+    struct iovec iov[2];
+    int k = 0;
+    size_t head = c->out_len - c->out_pos, fpart = 0;
+    if (head > 0) iov[k].iov_base = c->out + c->out_pos, iov[k++].iov_len = head;
+    if (s->use_mmap && c->off < c->end) {
+      if (budget == 0) return 2;
+      fpart = map_window(c);
+      if (fpart == 0) return -1;
+      if (fpart > c->end - c->off) fpart = (size_t)(c->end - c->off);
+      if (fpart > budget) fpart = (size_t)budget;
+      iov[k].iov_base = c->map + (c->off - c->map_off), iov[k++].iov_len = fpart;
+    } else if (head > 0 && c->off < c->end && c->end - c->off <= HTTPD_INLINE) {
+      /* A small body: read it and send it with the head in one writev,
+       * cheaper than a send and a sendfile of a few bytes. */
+      ssize_t r = pread(c->file_fd, s->inl, (size_t)(c->end - c->off), (off_t)c->off);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return -1; /* error, or the file shrank under us */
+      fpart = (size_t)r;
+      iov[k].iov_base = s->inl, iov[k++].iov_len = fpart;
+    }
+    ssize_t n;
+    if (!s->use_mmap && fpart == 0 && c->off < c->end) {
+      /* sendfile of the file part, after the head while it is due */
+      if (budget == 0) return 2;
+      uint64_t want = c->end - c->off;
+      if (want > budget) want = budget;
+      fpart = (size_t)want;
+      n = os_sendfile(c->fd, c->file_fd, c->off, fpart, c->out + c->out_pos, head);
+      if (n == 0) return -1; /* the file shrank under us */
+    } else if (k == 0) {
+      return 1;
+    } else if (k == 1 && head > 0) {
+      n = send(c->fd, iov[0].iov_base, head, MSG_NOSIGNAL);
+    } else {
+      n = writev(c->fd, iov, k);
+    }
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        io_eagain_write(c->fd);
+        return 0;
+      }
+      return -1;
+    }
+    s->ctr->bytes += (uint64_t)n;
+    size_t used = (size_t)n < head ? (size_t)n : head;
+    c->out_pos += used;
+    c->off += (uint64_t)n - used;
+    budget -= (uint64_t)n - used;
+    if (c->out_pos >= c->out_len && c->off >= c->end) return 1;
+    if (fpart > 0 || (size_t)n < head) conn_touch(s, c);
+  }
+}
+
 void conn_run(struct server *s, struct conn *c) {
   for (;;) {
     if (c->out_pos < c->out_len || c->off < c->end) {
-      int r = serve_send(s, c);
+      int r = conn_send(s, c);
       if (r < 0) {
         conn_close(s, c);
         return;

@@ -113,7 +113,6 @@ void listen_free(struct listeners *l);
 void conn_accept(struct server *s, int lfd);
 void conn_run(struct server *s, struct conn *c);
 void conn_close(struct server *s, struct conn *c);
-void conn_touch(struct server *s, struct conn *c);
 void conn_free_all(struct server *s);
 /* The peer's address as the log shows it (an IPv4-mapped one as IPv4), "-"
  * when there is none. */
@@ -124,8 +123,6 @@ int oneconn_run(struct server *s, const char *stats_path);
 /* serve_file.c */
 void serve_request(struct server *s, struct conn *c, const struct http_req *r);
 void serve_error(struct server *s, struct conn *c, const struct http_req *r, int status);
-/* Sends what is pending; 1 done, 0 would block, 2 chunk budget used, -1 error. */
-int serve_send(struct server *s, struct conn *c);
 void serve_file_done(struct conn *c);
 /* outfd.c */
 void outfd_open(struct outfd *o, int fd);

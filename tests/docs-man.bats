@@ -8,7 +8,7 @@ load helpers
 
 # The tools the Makefile builds (BINS += NAME in the make fragments).
 tools() {
-  grep -rhoE '^BINS \+= [a-z]+' "$ROOT"/tools/*.mk "$ROOT"/httpd/*.mk "$ROOT/Makefile" 2>/dev/null |
+  grep -rhoE '^BINS \+= [a-z]+' "$ROOT"/*/*.mk "$ROOT/Makefile" 2>/dev/null |
     awk '{ print $3 }' | sort -u
 }
 

@@ -127,14 +127,14 @@ lab_suite() {
   fi
 }
 
-# `make cross` (tools/cross.mk): one result per target and tool, each
+# `make cross` (mk/cross.mk): one result per target and tool, each
 # binary there and of the target's OS by `file`; the tools not yet
 # portable are counted as skipped.
 cross_suite() {
   local n=0 t tool want out targets tools pending
-  targets=$(sed -n 's/^CROSS_TARGETS := //p' tools/cross.mk)
-  tools=$(sed -n 's/^CROSS_TOOLS := //p' tools/cross.mk)
-  pending=$(sed -n 's/^CROSS_PENDING := //p' tools/cross.mk)
+  targets=$(sed -n 's/^CROSS_TARGETS := //p' mk/cross.mk)
+  tools=$(sed -n 's/^CROSS_TOOLS := //p' mk/cross.mk)
+  pending=$(sed -n 's/^CROSS_PENDING := //p' mk/cross.mk)
   echo "1..$(($(wc -w <<<"$targets") * $(wc -w <<<"$tools $pending")))"
   for t in $targets; do
     case $t in

@@ -1,6 +1,6 @@
 /* fsdisco's detectors on synthetic latency curves shaped like the paper's. */
 #include "check.h"
-#include "fsdisco.h"
+#include "../../fsdisco/fsdisco.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* Percentiles of the log-bucketed histogram stay within its precision. */
 #include "check.h"
-#include "histogram.h"
+#include "../../replay/histogram.h"
 
 #include <stdlib.h>
 

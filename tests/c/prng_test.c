@@ -3,10 +3,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "fixmath.h"
+#include "../../mkdataset/fixmath.h"
 #include "prng.h"
-#include "profile.h"
-#include "synth.h"
+#include "../../mkdataset/profile.h"
+#include "../../mkdataset/synth.h"
 
 int main(void) {
   struct rng r;

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "profile.h"
+#include "../../mkdataset/profile.h"
 
 static const char good[] =
     "# comment\n"

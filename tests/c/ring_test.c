@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "ring.h"
+#include "../../dltar/ring.h"
 
 #define SLOTS 4
 #define SIZE 1000

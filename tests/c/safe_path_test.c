@@ -1,4 +1,4 @@
-/* Unit tests of tools/safe_path.c: names, symlink targets, the fd chain. */
+/* Unit tests of dltar/safe_path.c: names, symlink targets, the fd chain. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 
 #include "check.h"
 #include "os_open.h"
-#include "safe_path.h"
+#include "../../dltar/safe_path.h"
 
 static int norm_is(const char *in, const char *want) {
   char out[256];
@@ -81,7 +81,7 @@ int main(void) {
   CHECK(sp_walk(root, "nope/x", &leaf, &why) == -1, "walk does not create");
   CHECK(fstatat(root, "nope", &st, 0) == -1, "nothing was created by walk");
 
-  /* os_open_dir_at (tools/os_open.c), the OS layer under the chain */
+  /* os_open_dir_at (lib/os_open.c), the OS layer under the chain */
   CHECK(symlinkat("a", root, "lnka") == 0, "make a symlink to a directory");
   errno = 0;
   CHECK(os_open_dir_at(root, "lnka") == -1 && errno == ELOOP, "symlink to a directory: ELOOP, not followed");

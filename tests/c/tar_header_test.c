@@ -1,9 +1,9 @@
-/* Unit tests of tools/tar_header.c: checksums, numeric fields, names, pax. */
+/* Unit tests of dltar/tar_header.c: checksums, numeric fields, names, pax. */
 #include <stdio.h>
 #include <string.h>
 
 #include "check.h"
-#include "tar_header.h"
+#include "../../dltar/tar_header.h"
 
 static void set_checksum(unsigned char *b) {
   unsigned sum = 0;

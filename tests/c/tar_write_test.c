@@ -5,8 +5,8 @@
 #include <zlib.h>
 
 #include "check.h"
-#include "gz_write.h"
-#include "tar_write.h"
+#include "../../mkdataset/gz_write.h"
+#include "../../mkdataset/tar_write.h"
 
 struct mem {
   unsigned char *p;

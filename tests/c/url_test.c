@@ -1,4 +1,4 @@
-/* Unit tests of tools/url.c: dltar's URLs and replay's HOST:PORT, one
+/* Unit tests of lib/url.c: dltar's URLs and replay's HOST:PORT, one
  * parser for the address part of both. */
 #include <stdio.h>
 #include <string.h>

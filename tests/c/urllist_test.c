@@ -1,7 +1,7 @@
 /* Loading the URL list and the manifest. */
 #include "check.h"
-#include "manifest.h"
-#include "urllist.h"
+#include "../../replay/manifest.h"
+#include "../../replay/urllist.h"
 
 #include <stdio.h>
 #include <stdlib.h>

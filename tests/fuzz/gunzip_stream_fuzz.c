@@ -1,18 +1,18 @@
-/* libFuzzer target: the gzip stream (tools/gunzip_stream.h), as dltar pulls
+/* libFuzzer target: the gzip stream (dltar/gunzip_stream.h), as dltar pulls
  * it: from a source that hands out the input in pieces of varying size
  * (first byte even) or from memory (gz_map, first byte odd); the first byte
  * also picks the output buffer size.  The rest is the raw stream.
  *
  * gz_read reports a corrupt stream the way every tool does: one line and
  * exit(1).  That is a correct answer here, not a crash, so this target is
- * linked with -Wl,--wrap=exit,--wrap=errmsg_warn (see tools/fuzz.mk): while
+ * linked with -Wl,--wrap=exit,--wrap=errmsg_warn (see mk/fuzz.mk): while
  * an input runs, exit() jumps back here and the message is dropped. */
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gunzip_stream.h"
+#include "../../dltar/gunzip_stream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 void __wrap_exit(int code);

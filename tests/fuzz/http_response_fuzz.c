@@ -1,5 +1,5 @@
 /* libFuzzer target: replay's incremental response parser
- * (tools/http_response.h).  The first byte picks how the rest is cut into
+ * (lib/http_response.h).  The first byte picks how the rest is cut into
  * pieces (down to one byte at a time, as a slow server sends it) and
  * whether the request was HEAD; the rest is what the server sent on one
  * keep-alive connection: responses are parsed one after another, as replay

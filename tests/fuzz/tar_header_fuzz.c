@@ -1,4 +1,4 @@
-/* libFuzzer target: the tar header reader (tools/tar_header.h).  The
+/* libFuzzer target: the tar header reader (dltar/tar_header.h).  The
  * input's first 512 bytes are a header block (zero-padded when shorter),
  * the rest a pax extended-header record set; every public function runs on
  * buffers of exactly the size the extractor gives them, so ASan sees any
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tar_header.h"
+#include "../../dltar/tar_header.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,4 +1,4 @@
-/* libFuzzer target: the address parsers of our clients (tools/url.h): the
+/* libFuzzer target: the address parsers of our clients (lib/url.h): the
  * input as dltar's SOURCE URL and as replay's HOST:PORT target.  Buffers
  * are exactly as large as their contents. */
 #include <stdint.h>

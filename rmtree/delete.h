@@ -4,8 +4,8 @@
  * unlinkat.  No recursion and no path-length limit; descriptors are kept
  * open for a window of levels only, deeper levels are reopened through
  * ".." (checked by device and inode). */
-#ifndef SHOOTOUT_DIRWALK_H
-#define SHOOTOUT_DIRWALK_H
+#ifndef SHOOTOUT_RMTREE_DELETE_H
+#define SHOOTOUT_RMTREE_DELETE_H
 
 #include <stdint.h>
 

@@ -3,7 +3,7 @@
  * (unless asked) or limits on depth and path length; prints one summary
  * line. */
 #include "common.h"
-#include "dirwalk.h"
+#include "delete.h"
 #include "os_proc.h"
 #include "printable.h"
 

@@ -16,14 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Bytes from the command line or a path, escaped for a one-line message
- * (printable.h). */
-#define ESC(s) fsd_esc((char[PRINTABLE_SIZE(256)]){0}, PRINTABLE_SIZE(256), (s))
-static const char *fsd_esc(char *buf, size_t cap, const char *s) {
-  printable(buf, cap, s);
-  return buf;
-}
-
 /* One iteration: a new file written with n writes of wsize bytes, each timed. */
 static int timed_writes(const struct disco_opts *o, uint64_t wsize, size_t n, double *lat) {
   if (unlink(o->path) != 0 && errno != ENOENT) {

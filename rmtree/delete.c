@@ -1,5 +1,5 @@
-/* rmtree's deletion engine (see dirwalk.h). */
-#include "dirwalk.h"
+/* rmtree's deletion engine (see delete.h). */
+#include "delete.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* replay: the state of one run, shared by the connection engine
- * (replay_conn.c), the report (replay_report.c) and main (replay.c). */
+ * (conn.c), the report (report.c) and main (replay.c). */
 #ifndef SHOOTOUT_REPLAY_H
 #define SHOOTOUT_REPLAY_H
 
@@ -108,14 +108,14 @@ struct run {
 /* Nanoseconds, monotonic. */
 uint64_t now_ns(void);
 
-/* Connection engine (replay_conn.c).  run_loop() drives every request of
+/* Connection engine (conn.c).  run_loop() drives every request of
  * the run to an end and returns 0, or -1 when the very first connection
  * attempts fail (the error is printed; nothing was served). */
 int run_setup(struct run *r);
 int run_loop(struct run *r);
 void run_free(struct run *r);
 
-/* Report (replay_report.c).  report_failure() describes the first failure
+/* Report (report.c).  report_failure() describes the first failure
  * of each kind on stderr, one line: "replay: GET URL: KIND[: DETAIL]"; the
  * URL is escaped here, DETAIL must be printable already. */
 void report_failure(struct run *r, enum fail_kind k, const char *url, size_t urllen, const char *detail);

@@ -1,15 +1,15 @@
 #!/bin/sh
 # Builds the libraries that `make static` links, from Debian's SOURCE
 # packages, with dietlibc:
-#   tools/static-libs.sh OUT      -> OUT/lib/libowfat.a OUT/lib/libz.a OUT/include/
+#   mk/static-libs.sh OUT      -> OUT/lib/libowfat.a OUT/lib/libz.a OUT/include/
 # The sources are fetched with `apt-get source libowfat zlib` into OUT/src
 # (never committed).  When apt knows no deb-src entry, one is added as a
 # separate file, /etc/apt/sources.list.d/shootout-deb-src.sources, made from
 # the deb entries of the system (needs root), followed by `apt-get update`.
 # Does nothing when OUT already holds both libraries.
-#   tools/static-libs.sh --fetch OUT
+#   mk/static-libs.sh --fetch OUT
 # only fetches the two sources into OUT/src and prints their directories,
-# zlib's then libowfat's, one a line (tools/cross-libs.sh uses this).
+# zlib's then libowfat's, one a line (mk/cross-libs.sh uses this).
 set -eu
 
 mode=build

@@ -1,18 +1,29 @@
 /* fsdisco: discovers a filesystem's hidden parameters by timing single system
  * calls (block size, read-ahead extent, page cache available to one file,
  * number of direct block pointers).  Shared declarations of its parts:
- *   fsdisco.c        options, the tests' driver, the report
- *   fsdisco_clock.c  the clock check and timed system calls
- *   fsdisco_stats.c  summaries (min / median a position) and the detectors
- *   fsdisco_write.c  the write-latency tests: block size, direct pointers
- *   fsdisco_read.c   the read-latency tests: read-ahead, page cache
- *   fsdisco_truth.c  what the system states: statfs, sysfs, dumpe2fs, ... */
+ *   fsdisco.c    options, the tests' driver, the report
+ *   testfile.c   the test file (filled, flushed) and --out's per-offset files
+ *   clock.c      the clock check and timed system calls
+ *   stats.c      summaries (min / median a position) and the detectors
+ *   write.c      the write-latency tests: block size, direct pointers
+ *   read.c       the read-latency tests: read-ahead, page cache
+ *   truth.c      what the system states: statfs, sysfs, dumpe2fs, ... */
 #ifndef FSDISCO_H
 #define FSDISCO_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "printable.h"
+
+/* Bytes from the command line or a path, escaped for a one-line message
+ * (printable.h), in a buffer that lives until the end of the statement. */
+#define ESC(s) fsd_esc((char[PRINTABLE_SIZE(256)]){0}, PRINTABLE_SIZE(256), (s))
+static inline const char *fsd_esc(char *buf, size_t cap, const char *s) {
+  printable(buf, cap, s);
+  return buf;
+}
 
 /* How the page cache is emptied between iterations. */
 enum flush_mode { FLUSH_DROP, FLUSH_CMD, FLUSH_FADVISE, FLUSH_NONE };
@@ -43,7 +54,7 @@ int lat_alloc(struct lat_matrix *m, size_t iters, size_t n);
 void lat_free(struct lat_matrix *m);
 #define LAT(m, i, k) ((m)->v[(i) * (m)->n + (k)])
 
-/* fsdisco_clock.c */
+/* clock.c */
 struct clock_info {
   double res_ns;      /* clock_getres */
   double step_ns;     /* smallest non-zero difference of two readings */
@@ -52,7 +63,7 @@ struct clock_info {
 int clock_check(struct clock_info *ci);
 double clock_us(void); /* CLOCK_MONOTONIC in microseconds */
 
-/* fsdisco_stats.c: pure functions, unit-tested. */
+/* stats.c: pure functions, unit-tested. */
 double median_of(const double *v, size_t n);     /* NaN when n == 0 */
 void summarize(const struct lat_matrix *m, double *min, double *med);
 /* Block size from per-write latencies of a sequential write of wsize-byte
@@ -72,7 +83,7 @@ size_t detect_step(const double *v, size_t n, size_t skip, double factor);
  * and the slowest quarter at the end. */
 size_t detect_edge(const double *v, size_t n, size_t known, double *threshold);
 
-/* fsdisco_write.c / fsdisco_read.c: each fills its result and writes its
+/* write.c / read.c: each fills its result and writes its
  * per-offset file when opts->out is set.  Return 0, or -1 after a message. */
 struct block_result { uint64_t block; double ratio; size_t iters, rounds; };
 /* The pointers test's rounds are this many iterations at least (see
@@ -87,13 +98,13 @@ int test_pointers(const struct disco_opts *o, uint64_t block, struct ptr_result 
 int test_readahead(const struct disco_opts *o, struct ra_result *r);
 int test_cache(const struct disco_opts *o, struct cache_result *r, uint64_t size);
 
-/* Shared by the tests (fsdisco.c). */
+/* testfile.c: shared by the tests. */
 int flush_caches(const struct disco_opts *o, int fd);
 int write_offsets(const struct disco_opts *o, const char *name, const struct lat_matrix *m,
                   uint64_t step);
 int fill_file(const char *path, uint64_t size);
 
-/* fsdisco_truth.c */
+/* truth.c */
 struct truth {
   char fstype[64], device[256], mnt[4096];
   uint64_t f_bsize;          /* statfs */

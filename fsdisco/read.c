@@ -15,14 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Bytes from the command line or a path, escaped for a one-line message
- * (printable.h). */
-#define ESC(s) fsd_esc((char[PRINTABLE_SIZE(256)]){0}, PRINTABLE_SIZE(256), (s))
-static const char *fsd_esc(char *buf, size_t cap, const char *s) {
-  printable(buf, cap, s);
-  return buf;
-}
-
 #define PAGE 4096
 
 static int timed_read(int fd, char *buf, uint64_t len, uint64_t off, double *us) {

@@ -1,6 +1,6 @@
 /* A pull stream that gunzips its input when it starts with the gzip magic
  * bytes and passes it through otherwise.  The inflater behind it is chosen
- * at build time: ISA-L (tools/gunzip_isal.c) or zlib (tools/gunzip_zlib.c). */
+ * at build time: ISA-L (gunzip_isal.c) or zlib (gunzip_zlib.c). */
 #ifndef SHOOTOUT_GUNZIP_STREAM_H
 #define SHOOTOUT_GUNZIP_STREAM_H
 

@@ -11,17 +11,16 @@ DLTAR_INFLATE := $(if $(findstring diet,$(CC)),zlib,$(shell echo '$(dltar_hash)i
   | $(CC) -E -x c - >/dev/null 2>&1 && echo isal || echo zlib))
 endif
 BINS += dltar
-dltar_SRCS := tools/dltar.c tools/tar_extract.c tools/tar_header.c tools/safe_path.c tools/os_open.c \
-  tools/url.c tools/http_response.c tools/http_conn.c tools/xfer.c tools/gunzip_stream.c \
-  tools/gunzip_$(DLTAR_INFLATE).c tools/pipeline.c tools/ring.c tools/common.c \
-  tools/os_cache.c tools/printable.c tools/os_proc.c
+dltar_SRCS := dltar/dltar.c dltar/tar_extract.c dltar/tar_header.c dltar/safe_path.c \
+  dltar/http_conn.c dltar/xfer.c dltar/gunzip_stream.c dltar/gunzip_$(DLTAR_INFLATE).c \
+  dltar/pipeline.c dltar/ring.c lib/url.c lib/http_response.c lib/os_open.c lib/common.c \
+  lib/os_cache.c lib/printable.c lib/os_proc.c
 # (override: `make static` sets LDLIBS on the command line)
 $(BIN)/dltar: override LDLIBS += $(if $(filter isal,$(DLTAR_INFLATE)),-lisal) -lpthread
-CTESTS += tar_header safe_path url ring
-tar_header_test_SRCS := tests/c/tar_header_test.c tools/tar_header.c
-safe_path_test_SRCS := tests/c/safe_path_test.c tools/safe_path.c tools/os_open.c
-url_test_SRCS := tests/c/url_test.c tools/url.c tools/common.c
-ring_test_SRCS := tests/c/ring_test.c tools/ring.c
+CTESTS += tar_header safe_path ring
+tar_header_test_SRCS := tests/c/tar_header_test.c dltar/tar_header.c
+safe_path_test_SRCS := tests/c/safe_path_test.c dltar/safe_path.c lib/os_open.c
+ring_test_SRCS := tests/c/ring_test.c dltar/ring.c
 $(B)/tests/ring_test: override LDLIBS += -lpthread
 
 .PHONY: dltar-zlib

@@ -1,6 +1,6 @@
-/* dltar's HTTP/1.1 GET client for one download: tools/url.c parses the URL,
- * tools/http_response.c the response (the parser replay uses too);
- * tools/http_conn.c connects, sends the request and reads the body. */
+/* dltar's HTTP/1.1 GET client for one download: lib/url.c parses the URL,
+ * lib/http_response.c the response (the parser replay uses too);
+ * http_conn.c connects, sends the request and reads the body. */
 #ifndef SHOOTOUT_HTTP_CONN_H
 #define SHOOTOUT_HTTP_CONN_H
 

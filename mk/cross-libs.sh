@@ -1,16 +1,16 @@
 #!/bin/sh
 # Builds the libraries that `make cross` links, for one target, with zig's
 # C compiler, from Debian's SOURCE packages (never vendored):
-#   tools/cross-libs.sh ZIG TARGET OUT
+#   mk/cross-libs.sh ZIG TARGET OUT
 #     -> OUT/lib/libowfat.a OUT/lib/libz.a OUT/include/ and OUT/zcc, the
 #        compiler wrapper (`zig cc -target TARGET`) the tools are built with.
-# The sources come from `tools/static-libs.sh --fetch` (apt-get source
+# The sources come from `mk/static-libs.sh --fetch` (apt-get source
 # zlib libowfat, adding a deb-src entry when apt has none) into
 # build/cross/src, shared by all targets; each target builds in its own
 # copy under OUT/src.  Does nothing when OUT already holds both libraries.
 set -eu
 
-[ $# -eq 3 ] || { echo "usage: tools/cross-libs.sh ZIG TARGET OUT" >&2; exit 2; }
+[ $# -eq 3 ] || { echo "usage: mk/cross-libs.sh ZIG TARGET OUT" >&2; exit 2; }
 zig=$1 target=$2 out=$3
 case $out in /*) ;; *) out=$(pwd)/$out ;; esac
 case $zig in /*) ;; *) zig=$(pwd)/$zig ;; esac
@@ -32,7 +32,7 @@ mv "$out/zcc.tmp" "$out/zcc"
 
 # A static musl binary carries no note naming its OS, so `file` would not
 # say "Linux": linked into the Linux targets' tools (through LDFLAGS, see
-# tools/cross.mk) is the ELF ABI tag glibc's start files carry (OS 0 =
+# mk/cross.mk) is the ELF ABI tag glibc's start files carry (OS 0 =
 # Linux) with the oldest kernel the tools need: 4.11, for statx.
 case $target in
   *-linux-*)
@@ -45,7 +45,7 @@ esac
 
 [ -f "$out/lib/libowfat.a" ] && [ -f "$out/lib/libz.a" ] && [ -f "$out/include/io.h" ] && exit 0
 
-dirs=$(tools/static-libs.sh --fetch "$(dirname "$out")") || fail "fetching the Debian sources failed"
+dirs=$(mk/static-libs.sh --fetch "$(dirname "$out")") || fail "fetching the Debian sources failed"
 zsrc=$(printf '%s\n' "$dirs" | sed -n 1p)
 osrc=$(printf '%s\n' "$dirs" | sed -n 2p)
 if [ ! -d "$zsrc" ] || [ ! -d "$osrc" ]; then fail "no source directories from static-libs.sh --fetch"; fi

@@ -14,17 +14,17 @@ FUZZ_DIR := build/fuzz
 FUZZ_ALL := tar_header gunzip_stream http_parse http_response url
 FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-  -fno-omit-frame-pointer -D_GNU_SOURCE -Itools -Ihttpd -Wall -Wextra -Werror
+  -fno-omit-frame-pointer -D_GNU_SOURCE -Ilib -Ihttpd -Wall -Wextra -Werror
 # Every target also links the shared helpers, so a parser that starts to
 # use them (printable, parse_u64) still links.
-FUZZ_COMMON := tools/common.c tools/printable.c
-fuzz_tar_header_SRCS := tools/tar_header.c
-# the inflater dltar is built with (tools/dltar.mk: ISA-L or zlib)
-fuzz_gunzip_stream_SRCS = tools/gunzip_stream.c tools/gunzip_$(DLTAR_INFLATE).c
+FUZZ_COMMON := lib/common.c lib/printable.c
+fuzz_tar_header_SRCS := dltar/tar_header.c
+# the inflater dltar is built with (dltar/dltar.mk: ISA-L or zlib)
+fuzz_gunzip_stream_SRCS = dltar/gunzip_stream.c dltar/gunzip_$(DLTAR_INFLATE).c
 fuzz_gunzip_stream_LDFLAGS = -Wl,--wrap=exit,--wrap=errmsg_warn $(if $(filter isal,$(DLTAR_INFLATE)),-lisal)
-fuzz_http_parse_SRCS := httpd/http_parse.c httpd/http_reply.c httpd/http_path.c tools/os_beneath.c tools/os_open.c
-fuzz_http_response_SRCS := tools/http_response.c
-fuzz_url_SRCS := tools/url.c
+fuzz_http_parse_SRCS := httpd/http_parse.c httpd/http_reply.c httpd/http_path.c lib/os_beneath.c lib/os_open.c
+fuzz_http_response_SRCS := lib/http_response.c
+fuzz_url_SRCS := lib/url.c
 
 define fuzz_rule
 $(FUZZ_DIR)/$(1)_fuzz: tests/fuzz/$(1)_fuzz.c $(fuzz_$(1)_SRCS) $(FUZZ_COMMON) $(FUZZ_HDRS)
@@ -32,7 +32,7 @@ $(FUZZ_DIR)/$(1)_fuzz: tests/fuzz/$(1)_fuzz.c $(fuzz_$(1)_SRCS) $(FUZZ_COMMON) $
 	$$(FUZZ_CC) $$(FUZZ_CFLAGS) -o $$@ $$(filter %.c,$$^) $$(fuzz_$(1)_LDFLAGS) -lowfat -lz
 endef
 # One link of a few small files each: rebuilt when any header changes.
-FUZZ_HDRS := $(wildcard tools/*.h httpd/*.h)
+FUZZ_HDRS := $(wildcard lib/*.h httpd/*.h dltar/*.h)
 $(foreach t,$(FUZZ_ALL),$(eval $(call fuzz_rule,$(t))))
 
 # Can this compiler build a libFuzzer target at all?  (clang, and the

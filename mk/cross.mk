@@ -2,7 +2,7 @@
 # built with zig's C compiler and the same -Wall -Wextra -Werror, into
 # bin/cross/<target>/.  zig comes from PyPI (ziglang, pinned) in a venv,
 # build/venv; libowfat and zlib are built for each target from Debian's
-# source packages by tools/cross-libs.sh into CROSS_CACHE/<target>/.  They
+# source packages by mk/cross-libs.sh into CROSS_CACHE/<target>/.  They
 # and zig's own cache (musl for aarch64 alone takes minutes) live outside
 # the checkout, keyed by zig's version, so a fresh clone (CI) reuses them:
 # `rm -rf` that directory to rebuild them.
@@ -33,10 +33,10 @@ cross-deps:
 	$(call deps,cross)
 
 $(addprefix cross-,$(CROSS_TARGETS)): cross-%: $(CROSS_ZIG)
-	tools/cross-libs.sh $(CROSS_ZIG) $* $(CROSS_CACHE)/$*
+	mk/cross-libs.sh $(CROSS_ZIG) $* $(CROSS_CACHE)/$*
 	$(MAKE) --no-print-directory B=build/cross/$*/obj BIN=bin/cross/$* \
 	  CC=$(CROSS_CACHE)/$*/zcc OPT="-O2" \
-	  CPPFLAGS="-D_GNU_SOURCE -Itools -I$(CROSS_CACHE)/$*/include" \
+	  CPPFLAGS="-D_GNU_SOURCE -Ilib -I$(CROSS_CACHE)/$*/include" \
 	  LDFLAGS="-L$(CROSS_CACHE)/$*/lib $(if $(findstring -linux-,$*),$(CROSS_CACHE)/$*/abi-tag.o)" LDLIBS="-lowfat -lz" \
 	  $(addprefix bin/cross/$*/,$(CROSS_TOOLS))
 

@@ -1,0 +1,14 @@
+# lib/: the code two or more programs share (messages and numbers,
+# printable(), the OS layer os_*.c, URLs and addresses, the HTTP response
+# parser), and its unit tests.
+CTESTS += common
+common_test_SRCS := tests/c/common_test.c lib/common.c
+# Escaping untrusted bytes for messages (lib/printable.c), linked into every tool.
+CTESTS += printable
+printable_test_SRCS := tests/c/printable_test.c lib/printable.c
+# dltar's URLs and replay's HOST:PORT (lib/url.c).
+CTESTS += url
+url_test_SRCS := tests/c/url_test.c lib/url.c lib/common.c
+# The HTTP/1.1 response parser of dltar and replay (lib/http_response.c).
+CTESTS += http_response
+http_response_test_SRCS := tests/c/http_response_test.c lib/http_response.c
