@@ -17,7 +17,8 @@ SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/common.sh
 . "$SHOOTOUT_ROOT/harness/common.sh"
 
-PRELOAD=${PRELOAD:-dirs}
+# PRELOAD unset: this phase, run alone, preloads the directories.
+[ -n "$PRELOAD" ] || PRELOAD=dirs
 [ "$PRELOAD" = dirs ] || harness_die "PRELOAD=$PRELOAD: the one kind of preloading is 'dirs' (the directories, not the files)"
 read -r first_procs _ <<<"$SERVE_PROCS"
 PRELOAD_PROCS=${PRELOAD_PROCS:-${first_procs:-1}}
