@@ -23,7 +23,7 @@ plots|make plots, report, compare|gnuplot-nox python3
 micro|the micro-benchmark phases: Iometer-style (fio), PostMark|fio postmark
 lab|the VM lab: qemu and the guest image|qemu-system-x86 qemu-utils debootstrap openssh-client'
 
-die() {
+deps_die() {
   echo "deps: $*" >&2
   exit 2
 }
@@ -36,7 +36,7 @@ packages() {
   fi
   for g in "$@"; do
     line=$(printf '%s\n' "$GROUPS_TABLE" | grep "^$g|") ||
-      die "no group '$g' (harness/deps.sh groups lists them)"
+      deps_die "no group '$g' (harness/deps.sh groups lists them)"
     printf '%s\n' "$line" | cut -d'|' -f3
   done
 }

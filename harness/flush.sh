@@ -22,24 +22,24 @@ SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/target-guard.sh
 . "$SHOOTOUT_ROOT/harness/target-guard.sh"
 
-[ $# -eq 1 ] || die "usage: flush.sh drop|remount|prime|none|reboot (env TARGET)"
+[ $# -eq 1 ] || harness_die "usage: flush.sh drop|remount|prime|none|reboot (env TARGET)"
 method=$1
 case $method in
   none) exit 0 ;;
   drop | remount | prime | reboot) ;;
-  *) die "unknown flush method '$method': use drop, remount, prime, none or reboot" ;;
+  *) harness_die "unknown flush method '$method': use drop, remount, prime, none or reboot" ;;
 esac
 # The guard of every phase: a mount point (or ALLOW_NONMOUNT=1), never / or a
 # system directory.
-target_guard || die "$TARGET_REFUSAL"
+target_guard || harness_die "$TARGET_REFUSAL"
 
 need_root() {
-  [ "$(id -u)" -eq 0 ] || die "FLUSH=$method needs root: run as root (sudo make ...) or use FLUSH=none"
+  [ "$(id -u)" -eq 0 ] || harness_die "FLUSH=$method needs root: run as root (sudo make ...) or use FLUSH=none"
 }
 
 drop() {
   need_root
-  os_drop_caches || die "$OS_ERR"
+  os_drop_caches || harness_die "$OS_ERR"
 }
 
 # mount_back : mount TARGET again as it was (tries the full options, then
@@ -59,10 +59,10 @@ mount_back() {
 
 remount() {
   need_root
-  os_is_mountpoint "$TARGET" || die "FLUSH=remount needs TARGET=$TARGET to be a mount point: use FLUSH=drop"
+  os_is_mountpoint "$TARGET" || harness_die "FLUSH=remount needs TARGET=$TARGET to be a mount point: use FLUSH=drop"
   IFS=$'\t' read -r _ fstype opts vfsopts src _ < <(os_mount_of "$TARGET")
   case $fstype in
-    tmpfs | ramfs) die "FLUSH=remount on $fstype would throw the data away: use FLUSH=drop" ;;
+    tmpfs | ramfs) harness_die "FLUSH=remount on $fstype would throw the data away: use FLUSH=drop" ;;
   esac
   # A loop device set up by "mount -o loop" goes away on umount: os_mount
   # sets it up again.
@@ -71,9 +71,9 @@ remount() {
   trap 'exit 143' TERM INT HUP
   sync
   os_umount "$TARGET" 2>/dev/null ||
-    die "umount $TARGET failed (busy?): stop what uses it (fuser -vm $TARGET) or use FLUSH=drop"
+    harness_die "umount $TARGET failed (busy?): stop what uses it (fuser -vm $TARGET) or use FLUSH=drop"
   unmounted=1
-  mount_back || die "cannot mount $src on $TARGET again (type $fstype, options $opts): mount it by hand"
+  mount_back || harness_die "cannot mount $src on $TARGET again (type $fstype, options $opts): mount it by hand"
   trap - EXIT
 }
 
@@ -83,32 +83,32 @@ prime() {
     gb=$(os_memory | awk '{ printf "%.3f", 2 * $1 / 1048576 }')
   fi
   mb=$(awk -v g="$gb" 'BEGIN { if (g !~ /^[0-9]*\.?[0-9]+$/) exit 1; printf "%d", g * 1024 + 0.5 }') ||
-    die "PRIME_GB=$gb is not a number of GB"
-  guard_dir PRIME_DIR "$dir" || die "$TARGET_REFUSAL"
+    harness_die "PRIME_GB=$gb is not a number of GB"
+  guard_dir PRIME_DIR "$dir" || harness_die "$TARGET_REFUSAL"
   dir=$GUARD_DIR
   case $dir/ in
-    "$TARGET"/data/*) die "PRIME_DIR=$dir is inside TARGET/data: name another directory" ;;
+    "$TARGET"/data/*) harness_die "PRIME_DIR=$dir is inside TARGET/data: name another directory" ;;
   esac
   avail=$(os_fs_space "$dir" | awk '{ printf "%d", $3 * $4 / 1048576 }')
   [ "$avail" -gt "$mb" ] ||
-    die "$dir has $avail MB free but priming writes $mb MB: set PRIME_DIR to a filesystem with room or lower PRIME_GB"
+    harness_die "$dir has $avail MB free but priming writes $mb MB: set PRIME_DIR to a filesystem with room or lower PRIME_GB"
   file=$dir/.shootout-prime.$$
   trap 'rm -f "$file"' EXIT
   trap 'exit 143' TERM INT HUP
-  os_write_zeros "$file" "$mb" 2>&1 || die "writing $mb MB to $file failed"
+  os_write_zeros "$file" "$mb" 2>&1 || harness_die "writing $mb MB to $file failed"
   rm -f "$file"
   trap - EXIT
 }
 
 reboot_check() {
   local now last
-  now=$(os_boot_id) || die "cannot read the boot id (harness/os/$OS_ID.sh: os_boot_id)"
+  now=$(os_boot_id) || harness_die "cannot read the boot id (harness/os/$OS_ID.sh: os_boot_id)"
   f=$(run_dir)/boot_ids.tsv
   last=$(awk -F '\t' 'END { print $3 }' "$f" 2>/dev/null)
   [ -n "$last" ] ||
-    die "FLUSH=reboot: no earlier phase of run $(run_id) noted a boot id, so a reboot cannot be checked: run a phase first"
+    harness_die "FLUSH=reboot: no earlier phase of run $(run_id) noted a boot id, so a reboot cannot be checked: run a phase first"
   [ "$now" != "$last" ] ||
-    die "FLUSH=reboot: the boot id is still $now: the host did not reboot since the last phase (reboot it, or use FLUSH=drop)"
+    harness_die "FLUSH=reboot: the boot id is still $now: the host did not reboot since the last phase (reboot it, or use FLUSH=drop)"
 }
 
 case $method in

@@ -1,20 +1,28 @@
-# The phases on one host.  Each target runs harness/<target>.sh
-# with the variables below in its environment (only those that are set).
-HARNESS_VARS := TARGET DATASET SEED SOURCE FLUSH TRIALS VARIANT RUN_ID RESULTS \
-  SERVE_PROCS REPLAY_CONC REPLAY_KEEPALIVE REPLAY_FROM PRIME_GB ALLOW_NONMOUNT \
-  PRIME_DIR NET_PROCS NET_COUNT NET_CONC NET_KEEPALIVE NET_SIZE PORT TRIAL \
-  HOST FS MKFS_OPTS SSH REPLAY_BIN SERVE_HOST SERVE_BIND REPLAY_COUNT PRELOAD \
-  PRELOAD_PROCS SERVE_HOST6 SERVE_BIND6 SERVE_MODES TCPSERVER
+# The phases on one host.  Each target runs harness/<target>.sh with the
+# settings of harness/settings.tsv (the one list: name, default, groups,
+# meaning) in its environment: those make knows (command line, environment
+# or a makefile), shell-quoted by settings_env.
+SETTINGS := $(dir $(lastword $(MAKEFILE_LIST)))settings.tsv
+# settings_of GROUP... : the names of the settings of those groups, once each.
+settings_of = $(shell awk -F '\t' -v groups='$(1)' 'BEGIN { n = split(groups, g, " ") } \
+  $$1 ~ /^[A-Z]/ { for (i = 1; i <= n; i++) if (index("," $$3 ",", "," g[i] ",") && !seen[$$1]++) print $$1 }' $(SETTINGS))
+# settings_env NAME... : NAME='value' for each one make knows, for env(1).
+settings_q = '$(subst ','\'',$(1))'
+settings_env = $(foreach v,$(1),$(if $(filter-out undefined,$(origin $(v))),$(v)=$(call settings_q,$($(v)))))
+
+# The phase scripts (and micro.mk's) take the groups harness and micro.
+HARNESS_VARS := $(call settings_of,harness micro)
 HARNESS_PHASES := phase-untar phase-untar2 phase-serve phase-preload phase-net phase-delete phase-flush
 
-# shell-quote a value for the recipe's command line
-harness_q = '$(subst ','\'',$(1))'
-harness_env = $(foreach v,$(HARNESS_VARS),$(if $(filter-out undefined,$(origin $(v))),$(v)=$(call harness_q,$($(v)))))
-
-.PHONY: $(HARNESS_PHASES) shootout
+.PHONY: $(HARNESS_PHASES) shootout settings-docs
 $(HARNESS_PHASES): all
-	@env $(harness_env) harness/$@.sh
+	@env $(call settings_env,$(HARNESS_VARS)) harness/$@.sh
 
 shootout: all
 	$(call deps,harness fs)
-	@env $(harness_env) harness/shootout.sh
+	@env $(call settings_env,$(HARNESS_VARS)) harness/shootout.sh
+
+# The settings tables of docs/harness.md, docs/micro.md and docs/lab.md,
+# made again from harness/settings.tsv (tests/settings.bats checks them).
+settings-docs:
+	@harness/settings-doc --update

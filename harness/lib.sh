@@ -2,7 +2,7 @@
 # harness/lib.sh: sourced by every phase script.  It knows where the current
 # run's results live and how to append records (docs/formats.md#records):
 #   results/<run-id>/<host>/<variant>/{meta.json,records.tsv,series/<phase>-<trial>.tsv}
-# Phase scripts use only the functions below.
+# Phase scripts use only the functions below (and common.sh's).
 #
 # Environment (all optional):
 #   RESULTS  results root (default: <checkout>/results)
@@ -15,21 +15,36 @@ RESULTS=${RESULTS:-$SHOOTOUT_ROOT/results}
 HOST=${HOST:-$(hostname -s 2>/dev/null || echo localhost)}
 VARIANT=${VARIANT:-default}
 
-# die MESSAGE : one line on stderr naming the script, exit 1.
-die() {
-  printf '%s: %s\n' "$(basename "$0")" "$*" >&2
+# harness_die MESSAGE : the one error exit of the harness (status 1).  In a
+# phase's frame (phase_begin has run: PHASE_FRAME=1) the frame reports
+# MESSAGE as it exits ("PHASE: MESSAGE" on stderr, the failure records and
+# failures.tsv); elsewhere, or in a subshell of the frame, one line on
+# stderr naming the script: "SCRIPT: MESSAGE".
+# shellcheck disable=SC2034,SC3028 # FAIL_MSG is the frame's; BASHPID is
+# bash's (the frame is bash: plain sh scripts never have PHASE_FRAME=1).
+harness_die() {
+  FAIL_MSG=$*
+  if [ "${PHASE_FRAME:-0}" != 1 ] || [ "${BASHPID:-$$}" != "$$" ]; then
+    printf '%s: %s\n' "$(basename "$0")" "$*" >&2
+  fi
   exit 1
+}
+
+# harness_say MESSAGE : a progress note on stderr when it is a terminal.
+harness_say() {
+  [ -t 2 ] && printf '%s: %s\n' "${CUR_PHASE:-harness}" "$*" >&2
+  return 0
 }
 
 # new_run : start a new run: a fresh id (UTC time + host; "-2", "-3", ...
 # appended when that directory exists already), its directory claimed with
 # mkdir so that two runs never share one, made current.  Prints the id.
 new_run() {
-  mkdir -p "$RESULTS" || die "cannot create $RESULTS"
+  mkdir -p "$RESULTS" || harness_die "cannot create $RESULTS"
   _base=$(date -u +%Y%m%dT%H%M%SZ)-$HOST
   _id=$_base _n=1
   while ! mkdir "$RESULTS/$_id" 2>/dev/null; do
-    [ -d "$RESULTS/$_id" ] || die "cannot create $RESULTS/$_id"
+    [ -d "$RESULTS/$_id" ] || harness_die "cannot create $RESULTS/$_id"
     _n=$((_n + 1))
     _id=$_base-$_n
   done
@@ -60,14 +75,14 @@ run_dir() {
 
 # record PHASE TRIAL METRIC VALUE UNIT : append one measurement.
 record() {
-  [ $# -eq 5 ] || die "record: want PHASE TRIAL METRIC VALUE UNIT, got: $*"
+  [ $# -eq 5 ] || harness_die "record: want PHASE TRIAL METRIC VALUE UNIT, got: $*"
   printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >>"$(run_dir)/records.tsv"
 }
 
 # record_stats PHASE TRIAL FILE : append every "metric value unit" line of a
 # tool's --stats FILE as records of PHASE/TRIAL.
 record_stats() {
-  [ -r "$3" ] || die "record_stats: no stats file $3"
+  [ -r "$3" ] || harness_die "record_stats: no stats file $3"
   awk -F '\t' -v p="$1" -v t="$2" 'NF >= 3 { printf "%s\t%s\t%s\t%s\t%s\n", p, t, $1, $2, $3 }' \
     "$3" >>"$(run_dir)/records.tsv"
 }
@@ -97,10 +112,10 @@ record_failure() {
   printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$_m" >>"$_f"
 }
 
-# calc AWK-EXPRESSION : print the value of a numeric expression, e.g.
-# calc "1048576 / 2.5 / 1e6".  Division by zero prints 0.  Six significant
+# harness_calc AWK-EXPRESSION : print the value of a numeric expression, e.g.
+# harness_calc "1048576 / 2.5 / 1e6".  Division by zero prints 0.  Six significant
 # digits, but never in e-notation: from 10^6 on, the whole number.
-calc() {
+harness_calc() {
   awk "BEGIN { x = 0; x = ($1); if (x != x || (x != 0 && x == 2 * x)) x = 0; printf (x >= 1e6 || x <= -1e6 ? \"%.0f\\n\" : \"%.6g\\n\"), x }" 2>/dev/null || echo 0
 }
 

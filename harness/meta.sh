@@ -39,7 +39,7 @@ SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/os.sh
 . "$SHOOTOUT_ROOT/harness/os.sh"
 : "${TARGET:?TARGET is not set}"
-command -v jq >/dev/null || die "jq is missing: run 'make deps'"
+command -v jq >/dev/null || harness_die "jq is missing: run 'make deps'"
 HARNESS_BIN=${HARNESS_BIN:-$SHOOTOUT_ROOT/bin}
 DATASET=${DATASET:-small}
 SEED=${SEED:-1}

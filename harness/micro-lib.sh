@@ -2,7 +2,7 @@
 # harness/micro-lib.sh: what only the micro-benchmark phases (phase-iometer,
 # phase-iozone, phase-postmark, phase-discover) share.  Sourced after lib.sh
 # and common.sh: those phases run in the frame of every phase (phase_begin,
-# phase_end, run_tool, fail; the TARGET guard, status, failures.tsv,
+# phase_end, proc_run, harness_die; the TARGET guard, status, failures.tsv,
 # meta.json, logs and signals of common.sh).
 #
 #   micro_begin PHASE   phase_begin PHASE, then the flush method of the
@@ -24,20 +24,20 @@ MICRO_MARK=.shootout-micro
 micro_begin() {
   # Refused as before the frame, in the script's name ("phase-iometer.sh:
   # TARGET=/ is the root filesystem"); phase_begin checks it again.
-  target_guard || die "$TARGET_REFUSAL"
+  target_guard || harness_die "$TARGET_REFUSAL"
   phase_begin "$1"
   micro_flush_method
   if [ -e "$TARGET/micro" ] && [ ! -e "$TARGET/micro/$MICRO_MARK" ]; then
-    fail "$TARGET/micro exists and is not ours (no $MICRO_MARK in it): refusing to write there"
+    harness_die "$TARGET/micro exists and is not ours (no $MICRO_MARK in it): refusing to write there"
   fi
-  mkdir -p "$TARGET/micro" || fail "cannot create $TARGET/micro"
+  mkdir -p "$TARGET/micro" || harness_die "cannot create $TARGET/micro"
   : >"$TARGET/micro/$MICRO_MARK"
   MICRO_DIR=$TARGET/micro/$1
   [ ! -e "$MICRO_DIR" ] || rm -rf "$MICRO_DIR"
-  mkdir -p "$MICRO_DIR" || fail "cannot create $MICRO_DIR"
+  mkdir -p "$MICRO_DIR" || harness_die "cannot create $MICRO_DIR"
   PHASE_CLEANUP+=" micro_end"
   RAW=$RUN_DIR/raw/$1-$CUR_TRIAL
-  mkdir -p "$RAW" || fail "cannot create $RAW"
+  mkdir -p "$RAW" || harness_die "cannot create $RAW"
 }
 
 micro_end() {
@@ -60,7 +60,7 @@ micro_flush_method() {
   case $FLUSH in
     drop | remount | prime | none) ;;
     reboot) MICRO_FLUSH=drop ;;
-    *) fail "unknown FLUSH=$FLUSH: use drop, remount, prime, none or reboot" ;;
+    *) harness_die "unknown FLUSH=$FLUSH: use drop, remount, prime, none or reboot" ;;
   esac
   if [ "$(id -u)" -ne 0 ] && { [ "$MICRO_FLUSH" = drop ] || [ "$MICRO_FLUSH" = remount ]; }; then
     printf '%s: FLUSH=%s needs root: going on with FLUSH=none (the page cache is kept between iterations)\n' \
@@ -72,7 +72,7 @@ micro_flush_method() {
 }
 
 micro_flush() {
-  [ "$MICRO_FLUSH" = none ] || run_tool flush "$HARNESS/flush.sh" "$MICRO_FLUSH"
+  [ "$MICRO_FLUSH" = none ] || proc_run flush "$HARNESS/flush.sh" "$MICRO_FLUSH"
 }
 
 run_into() {
@@ -81,7 +81,7 @@ run_into() {
   printf '$ %s > %s\n' "$*" "$file" >>"$PHASE_LOG"
   "$@" >"$file" 2>"$WORK/$name.err" || rc=$?
   cat "$WORK/$name.err" >>"$PHASE_LOG"
-  [ "$rc" -eq 0 ] || fail "$name exited $rc: $(grep -v '^[[:space:]]*$' "$WORK/$name.err" | tail -n 1)"
+  [ "$rc" -eq 0 ] || harness_die "$name exited $rc: $(grep -v '^[[:space:]]*$' "$WORK/$name.err" | tail -n 1)"
 }
 
 mem_bytes() {
@@ -96,7 +96,7 @@ to_bytes() {
       m = u == "k" ? 1024 : u == "m" ? 1048576 : u == "g" ? 1073741824 : 1099511627776
       printf "%.0f\n", n * m; next
     }
-    { exit 1 }' || fail "not a size: $1 (want a number of bytes, or with k, m, g, t)"
+    { exit 1 }' || harness_die "not a size: $1 (want a number of bytes, or with k, m, g, t)"
 }
 
 free_bytes() {

@@ -1,16 +1,12 @@
 # The micro-benchmark phases (docs/micro.md): Iometer access
 # specifications and IOzone's sweep run with fio, PostMark, and filesystem
-# discovery with bin/fsdisco.  They run like every phase (harness.mk's
-# variables, the frame of harness/common.sh) and can be named in
+# discovery with bin/fsdisco.  They run like every phase (the frame of
+# harness/common.sh) and can be named in
 # `make shootout PHASES="... iometer iozone postmark discover"`.  Their own
-# variables (ICF=... IOZONE_MAX=... below) reach the scripts too.
+# settings (ICF=... IOZONE_MAX=..., the group micro of harness/settings.tsv)
+# reach the scripts with harness.mk's HARNESS_VARS.
 MICRO_PHASES := phase-iometer phase-iozone phase-postmark phase-discover
-HARNESS_VARS += PHASES ICF ICF_RUNTIME ICF_RAMP ICF_STRICT IOMETER_SIZE IOMETER_DIRECT IOMETER_ENGINE \
-  IOZONE_MIN IOZONE_MAX IOZONE_RECMIN IOZONE_RECMAX IOZONE_TESTS IOZONE_FLUSH IOZONE_FULL IOZONE_STRIDE \
-  POSTMARK_CONFIGS POSTMARK_FILES POSTMARK_TRANSACTIONS POSTMARK_PROCS POSTMARK_SEED POSTMARK_SIZE \
-  POSTMARK_BLOCK POSTMARK_READ POSTMARK_WRITE POSTMARK_BIAS_READ POSTMARK_BIAS_CREATE POSTMARK_BUFFERING \
-  DISCOVER_TESTS DISCOVER_ITERS DISCOVER_CACHE_SIZE DISCOVER_FLUSH DISCOVER_PRIME
 
 .PHONY: $(MICRO_PHASES)
 $(MICRO_PHASES): all
-	@env $(harness_env) harness/$@.sh
+	@env $(call settings_env,$(HARNESS_VARS)) harness/$@.sh

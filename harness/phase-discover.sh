@@ -32,10 +32,10 @@ SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$SHOOTOUT_ROOT/harness/micro-lib.sh"
 
 micro_begin discover
-need_tool fsdisco
+proc_need fsdisco
 tests=${DISCOVER_TESTS:-block pointers readahead cache}
 iters=${DISCOVER_ITERS:-5}
-case $iters in '' | *[!0-9]*) fail "DISCOVER_ITERS: not a whole number: $iters" ;; esac
+case $iters in '' | *[!0-9]*) harness_die "DISCOVER_ITERS: not a whole number: $iters" ;; esac
 flush=${DISCOVER_FLUSH:-}
 if [ -z "$flush" ]; then
   case $MICRO_FLUSH in
@@ -43,7 +43,7 @@ if [ -z "$flush" ]; then
     *) flush=drop ;;
   esac
 fi
-case $flush in drop | fadvise | none) ;; *) fail "DISCOVER_FLUSH: drop, fadvise or none, got $flush" ;; esac
+case $flush in drop | fadvise | none) ;; *) harness_die "DISCOVER_FLUSH: drop, fadvise or none, got $flush" ;; esac
 if [ "$flush" = drop ] && [ "$(id -u)" -ne 0 ]; then
   printf 'discover: DISCOVER_FLUSH=drop needs root: going on with fadvise (only the test file leaves the cache)\n' >&2
   flush=fadvise
@@ -61,7 +61,7 @@ fi
 [ -z "${DISCOVER_CACHE_SIZE:-}" ] || set -- "$@" -s "$DISCOVER_CACHE_SIZE"
 # fsdisco exits 1 when a test failed: the others are still recorded.
 # shellcheck disable=SC2086 # one argument a test
-TOOL_OK=1 run_tool fsdisco "$HARNESS_BIN/fsdisco" "$@" $tests "$MICRO_DIR"
+TOOL_OK=1 proc_run fsdisco "$HARNESS_BIN/fsdisco" "$@" $tests "$MICRO_DIR"
 rc=$TOOL_RC
 [ ! -s "$RAW/stats.tsv" ] || record_stats discover "$CUR_TRIAL" "$RAW/stats.tsv"
 for p in "${prime[@]}"; do
@@ -71,10 +71,10 @@ for p in "${prime[@]}"; do
     set -- -i "$iters" -I "$p" --out "$RAW/$k" --stats "$RAW/$k.tsv" \
       --flush-cmd "TARGET='$TARGET' ALLOW_NONMOUNT='$ALLOW_NONMOUNT' '$HARNESS/flush.sh' drop"
   mkdir -p "$RAW/$k"
-  TOOL_OK=1 run_tool fsdisco "$HARNESS_BIN/fsdisco" "$@" readahead "$MICRO_DIR"
+  TOOL_OK=1 proc_run fsdisco "$HARNESS_BIN/fsdisco" "$@" readahead "$MICRO_DIR"
   [ "$TOOL_RC" -eq 0 ] || rc=$TOOL_RC
   awk -F '\t' -v p="$k." '$1 ~ /^readahead/ { print p $0 }' "$RAW/$k.tsv" >"$RAW/$k.stats"
   record_stats discover "$CUR_TRIAL" "$RAW/$k.stats"
 done
-[ "$rc" -eq 0 ] || fail "fsdisco failed (exit $rc, see $PHASE_LOG); the tests it finished are recorded"
+[ "$rc" -eq 0 ] || harness_die "fsdisco failed (exit $rc, see $PHASE_LOG); the tests it finished are recorded"
 phase_end discover

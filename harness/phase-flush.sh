@@ -19,16 +19,16 @@ cached_kb() {
 phase_begin flush
 case $FLUSH in
   drop | remount | prime | none | reboot) ;;
-  *) fail "unknown FLUSH=$FLUSH: use drop, remount, prime, none or reboot" ;;
+  *) harness_die "unknown FLUSH=$FLUSH: use drop, remount, prime, none or reboot" ;;
 esac
 before=$(cached_kb) || true
 before=${before:--1}
-start_sampler flush -m none
-say "flush: $FLUSH"
-t0=$(now_s)
-run_tool flush "$HARNESS/flush.sh" "$FLUSH"
-wall=$(since "$t0")
-stop_sampler
+sampler_start flush -m none
+harness_say "flush: $FLUSH"
+t0=$(time_now)
+proc_run flush "$HARNESS/flush.sh" "$FLUSH"
+wall=$(time_since "$t0")
+sampler_stop
 record flush "$CUR_TRIAL" wall_s "$wall" s
 after=$(cached_kb) || true
 after=${after:--1}

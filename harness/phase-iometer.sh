@@ -29,14 +29,14 @@ SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$SHOOTOUT_ROOT/harness/micro-lib.sh"
 
 micro_begin iometer
-command -v fio >/dev/null || fail "fio is not installed (make deps)"
+command -v fio >/dev/null || harness_die "fio is not installed (make deps)"
 ICF=${ICF:-"$SHOOTOUT_ROOT/datasets/iometer/fileserver.icf $SHOOTOUT_ROOT/datasets/iometer/webserver.icf $SHOOTOUT_ROOT/datasets/iometer/workstation.icf $SHOOTOUT_ROOT/datasets/iometer/oltp8k.icf"}
 for f in $ICF; do
-  [ -r "$f" ] || fail "ICF file $f is not readable"
+  [ -r "$f" ] || harness_die "ICF file $f is not readable"
   # Parse everything before any I/O: a bad file fails fast.
   "$HARNESS/icf2fio" --check ${ICF_STRICT:+--strict} "$f" >/dev/null 2>"$WORK/check.err" || {
     cat "$WORK/check.err" >&2
-    fail "cannot run $f: $(tail -n 1 "$WORK/check.err")"
+    harness_die "cannot run $f: $(tail -n 1 "$WORK/check.err")"
   }
 done
 data=$MICRO_DIR/iometer.dat
@@ -56,7 +56,7 @@ else
 fi
 avail=$(free_bytes "$MICRO_DIR")
 [ "$size" -lt "$avail" ] ||
-  fail "test file of $size bytes does not fit in $TARGET ($avail bytes free); set IOMETER_SIZE"
+  harness_die "test file of $size bytes does not fit in $TARGET ($avail bytes free); set IOMETER_SIZE"
 
 engine=${IOMETER_ENGINE:-}
 if [ -z "$engine" ]; then
@@ -68,28 +68,28 @@ if [ -z "$engine" ]; then
     fi
   done
   rm -f "$MICRO_DIR/.engine-probe"
-  [ -n "$engine" ] || fail "fio cannot do I/O in $MICRO_DIR with io_uring, libaio or psync"
+  [ -n "$engine" ] || harness_die "fio cannot do I/O in $MICRO_DIR with io_uring, libaio or psync"
 fi
 [ "$engine" != psync ] ||
   printf 'iometer: engine psync is synchronous: outstanding I/Os above 1 are not kept\n' >&2
 
 record iometer "$CUR_TRIAL" size_bytes "$size" B
 record iometer "$CUR_TRIAL" direct "$direct" bool
-say "$size bytes, direct=$direct, engine $engine"
+harness_say "$size bytes, direct=$direct, engine $engine"
 
 unsupported=0
 for f in $ICF; do
   jobs=$RAW/$(basename "$f" .icf)
-  run_tool icf2fio "$HARNESS/icf2fio" --emit "$jobs" --file "$data" --size "$size" "${icf_size[@]}" \
+  proc_run icf2fio "$HARNESS/icf2fio" --emit "$jobs" --file "$data" --size "$size" "${icf_size[@]}" \
     --direct "$direct" --engine "$engine" ${ICF_RUNTIME:+--runtime "$ICF_RUNTIME"} ${ICF_RAMP:+--ramp "$ICF_RAMP"} "$f"
   cp "$WORK/icf2fio.err" "$jobs.notes"
   cat "$jobs.notes" >&2
   unsupported=$((unsupported + $(grep -c 'note: unsupported' "$jobs.notes" || true)))
   while IFS=$'\t' read -r job prefix _; do
     micro_flush
-    say "$prefix"
+    harness_say "$prefix"
     c0=$(cpu_sample)
-    run_tool fio fio --output-format=json --output="$jobs/${job%.fio}.json" "$jobs/$job"
+    proc_run fio fio --output-format=json --output="$jobs/${job%.fio}.json" "$jobs/$job"
     c1=$(cpu_sample)
     run_into "$jobs/${job%.fio}.stats" fio2records "$HARNESS/fio2records" "$jobs/${job%.fio}.json" "$prefix"
     [ -z "$c0" ] || [ -z "$c1" ] ||

@@ -42,7 +42,7 @@ SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 ALL_TESTS="write rewrite read reread randread randwrite bkwdread recrewrite strideread"
 WRITE_TESTS=" write rewrite randwrite recrewrite "
 micro_begin iozone
-command -v fio >/dev/null || fail "fio is not installed (make deps)"
+command -v fio >/dev/null || harness_die "fio is not installed (make deps)"
 fsmin=$(to_bytes "${IOZONE_MIN:-64k}")
 fsmax=$(to_bytes "${IOZONE_MAX:-$(($(mem_bytes) * 2))}")
 rsmin=$(to_bytes "${IOZONE_RECMIN:-4k}")
@@ -51,25 +51,25 @@ stride=${IOZONE_STRIDE:-17}
 flush=${IOZONE_FLUSH:-0}
 tests=$(printf '%s\n' "${IOZONE_TESTS:-$ALL_TESTS}" | tr ',' ' ')
 for t in $tests; do
-  case " $ALL_TESTS " in *" $t "*) ;; *) fail "IOZONE_TESTS: unknown test $t (want: $ALL_TESTS)" ;; esac
+  case " $ALL_TESTS " in *" $t "*) ;; *) harness_die "IOZONE_TESTS: unknown test $t (want: $ALL_TESTS)" ;; esac
 done
 for v in $fsmin $rsmin; do
-  if [ "$v" -lt 4096 ] || [ $((v & (v - 1))) -ne 0 ]; then fail "sizes must be powers of two from 4k: $v"; fi
+  if [ "$v" -lt 4096 ] || [ $((v & (v - 1))) -ne 0 ]; then harness_die "sizes must be powers of two from 4k: $v"; fi
 done
-[ "$fsmin" -le "$fsmax" ] || fail "IOZONE_MIN $fsmin is above IOZONE_MAX $fsmax"
-[ "$rsmin" -le "$rsmax" ] || fail "IOZONE_RECMIN $rsmin is above IOZONE_RECMAX $rsmax"
-case $stride in '' | *[!0-9]*) fail "IOZONE_STRIDE: not a whole number: $stride" ;; esac
-case $flush in 0 | 1) ;; *) fail "IOZONE_FLUSH: 0 or 1, got $flush" ;; esac
+[ "$fsmin" -le "$fsmax" ] || harness_die "IOZONE_MIN $fsmin is above IOZONE_MAX $fsmax"
+[ "$rsmin" -le "$rsmax" ] || harness_die "IOZONE_RECMIN $rsmin is above IOZONE_RECMAX $rsmax"
+case $stride in '' | *[!0-9]*) harness_die "IOZONE_STRIDE: not a whole number: $stride" ;; esac
+case $flush in 0 | 1) ;; *) harness_die "IOZONE_FLUSH: 0 or 1, got $flush" ;; esac
 threads=${IOZONE_THREADS:-0}
-case $threads in '' | *[!0-9]*) fail "IOZONE_THREADS: a number of children, got $threads" ;; esac
+case $threads in '' | *[!0-9]*) harness_die "IOZONE_THREADS: a number of children, got $threads" ;; esac
 tsize=$(to_bytes "${IOZONE_TPUT_SIZE:-512k}")
 trec=$(to_bytes "${IOZONE_TPUT_REC:-4k}")
-[ "$threads" = 0 ] || [ "$trec" -le "$tsize" ] || fail "IOZONE_TPUT_REC $trec is above IOZONE_TPUT_SIZE $tsize"
+[ "$threads" = 0 ] || [ "$trec" -le "$tsize" ] || harness_die "IOZONE_TPUT_REC $trec is above IOZONE_TPUT_SIZE $tsize"
 
 avail=$(free_bytes "$MICRO_DIR")
-[ "$fsmax" -lt "$avail" ] || fail "IOZONE_MAX $fsmax does not fit in $TARGET ($avail bytes free)"
+[ "$fsmax" -lt "$avail" ] || harness_die "IOZONE_MAX $fsmax does not fit in $TARGET ($avail bytes free)"
 [ $((threads * tsize)) -lt "$avail" ] ||
-  fail "IOZONE_THREADS x IOZONE_TPUT_SIZE ($((threads * tsize)) bytes) does not fit in $TARGET ($avail bytes free)"
+  harness_die "IOZONE_THREADS x IOZONE_TPUT_SIZE ($((threads * tsize)) bytes) does not fit in $TARGET ($avail bytes free)"
 data=$MICRO_DIR/iozone.tmp
 # The fio options naming the file(s): one file, or one a child (-t).
 files="filename=$data"
@@ -101,7 +101,7 @@ segment() {
     printf 'invalidate=0\nfallocate=none\nrandrepeat=1\nthread\n'
     for t in "$@"; do job "$t"; done
   } >"$RAW/$cell.$name.fio"
-  run_tool fio fio --eta=never --output-format=json --output="$RAW/$cell.$name.json" "$RAW/$cell.$name.fio"
+  proc_run fio fio --eta=never --output-format=json --output="$RAW/$cell.$name.json" "$RAW/$cell.$name.fio"
   t=${*: -1}
   if [ "$flush" = 1 ] && [[ $WRITE_TESTS == *" $t "* ]]; then
     run_into "$WORK/fsync" fsync "$HARNESS/fio2records" --fsync "$data"
@@ -159,4 +159,4 @@ if [ "$threads" -gt 0 ]; then
 fi
 run_into "$RAW/report.csv" iozone-csv "$HARNESS/fio2records" --iozone-csv "$RAW"
 phase_end iozone
-say "$cells cells"
+harness_say "$cells cells"

@@ -23,19 +23,19 @@ NET_KEEPALIVE=${NET_KEEPALIVE:-10}
 NET_SIZE=${NET_SIZE:-11264}
 names=()
 for p in $NET_PROCS; do
-  case $p in '' | *[!0-9]* | 0) die "NET_PROCS='$NET_PROCS': want numbers of processes like '1 4'" ;; esac
+  case $p in '' | *[!0-9]* | 0) harness_die "NET_PROCS='$NET_PROCS': want numbers of processes like '1 4'" ;; esac
   names+=("net-$p" "net-$p-v6")
 done
-[ ${#names[@]} -gt 0 ] || die "NET_PROCS is empty: want numbers of processes like '1 4'"
-case $NET_COUNT$NET_SIZE in *[!0-9]*) die "NET_COUNT and NET_SIZE want numbers" ;; esac
+[ ${#names[@]} -gt 0 ] || harness_die "NET_PROCS is empty: want numbers of processes like '1 4'"
+case $NET_COUNT$NET_SIZE in *[!0-9]*) harness_die "NET_COUNT and NET_SIZE want numbers" ;; esac
 phase_begin "${names[0]}" "${names[@]}"
-check_nofile $((NET_CONC + 256))
-check_port
+preflight_nofile $((NET_CONC + 256))
+preflight_port
 preflight_done
-need_tool httpd replay
+proc_need httpd replay
 made_data=0
 [ -d "$DATA" ] || made_data=1
-claim_data
+target_claim
 serve_addr
 
 netdir=$DATA/.net
@@ -69,16 +69,16 @@ for p in $NET_PROCS; do
         bind=${SERVE_BIND6:-::} connect="[$SERVE_HOST6]"
       fi
     fi
-    start_httpd "$netdir" "$p" "$bind"
-    say "replay /file.jpg $NET_COUNT times over IPv$ip, $NET_CONC connections, $NET_KEEPALIVE per connection, httpd -N $p"
+    serve_httpd "$netdir" "$p" "$bind"
+    harness_say "replay /file.jpg $NET_COUNT times over IPv$ip, $NET_CONC connections, $NET_KEEPALIVE per connection, httpd -N $p"
     replay_run "$CUR_PHASE" "$connect:$HTTPD_PORT" -c "$NET_CONC" -k "$NET_KEEPALIVE" -U /file.jpg -n "$NET_COUNT"
-    stop_group "$HTTPD_GROUP"
+    proc_stop "$HTTPD_GROUP"
     record_stats "$CUR_PHASE" "$CUR_TRIAL" "$WORK/$CUR_PHASE.stats"
     record "$CUR_PHASE" "$CUR_TRIAL" status 0 exit
-    say "$(stat_value "$WORK/$CUR_PHASE.stats" mbps) MB/s, $(stat_value "$WORK/$CUR_PHASE.stats" rps) req/s"
+    harness_say "$(stat_value "$WORK/$CUR_PHASE.stats" mbps) MB/s, $(stat_value "$WORK/$CUR_PHASE.stats" rps) req/s"
   done
 done
 PHASE_CLEANUP=''
 net_cleanup
-note_boot_id
+phase_note_boot_id
 PHASE_DONE=1

@@ -31,7 +31,7 @@ SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$SHOOTOUT_ROOT/harness/micro-lib.sh"
 
 micro_begin postmark
-command -v postmark >/dev/null || fail "postmark is not installed (make deps)"
+command -v postmark >/dev/null || harness_die "postmark is not installed (make deps)"
 configs=${POSTMARK_CONFIGS:-"1000/50000 20000/50000 20000/100000"}
 if [ -n "${POSTMARK_FILES:-}${POSTMARK_TRANSACTIONS:-}" ]; then
   configs=${POSTMARK_FILES:-500}/${POSTMARK_TRANSACTIONS:-500}
@@ -48,15 +48,15 @@ sizes=${POSTMARK_SIZE:-"500 10000"}
 isnum() { case $1 in '' | *[!0-9]*) return 1 ;; esac; }
 for c in $configs; do
   if ! isnum "${c%/*}" || ! isnum "${c#*/}" || [ "${c%/*}" -le 1 ] || [ "${c#*/}" -le 1 ]; then
-    fail "POSTMARK_CONFIGS: want FILES/TRANSACTIONS above 1, got $c"
+    harness_die "POSTMARK_CONFIGS: want FILES/TRANSACTIONS above 1, got $c"
   fi
 done
-for v in "$procs" "$seed" "$rblock" "$wblock" $sizes; do isnum "$v" || fail "not a whole number: $v"; done
+for v in "$procs" "$seed" "$rblock" "$wblock" $sizes; do isnum "$v" || harness_die "not a whole number: $v"; done
 for v in "$bread" "$bcreate"; do
-  case $v in -1 | [0-9] | 10) ;; *) fail "POSTMARK_BIAS_READ, POSTMARK_BIAS_CREATE: 0 to 10 or -1, got $v" ;; esac
+  case $v in -1 | [0-9] | 10) ;; *) harness_die "POSTMARK_BIAS_READ, POSTMARK_BIAS_CREATE: 0 to 10 or -1, got $v" ;; esac
 done
-[ "$procs" -ge 1 ] || fail "POSTMARK_PROCS must be 1 or more"
-case $buffering in true | false) ;; *) fail "POSTMARK_BUFFERING: true or false, got $buffering" ;; esac
+[ "$procs" -ge 1 ] || harness_die "POSTMARK_PROCS must be 1 or more"
+case $buffering in true | false) ;; *) harness_die "POSTMARK_BUFFERING: true or false, got $buffering" ;; esac
 
 for c in $configs; do
   files=${c%/*} trans=${c#*/}
@@ -71,21 +71,21 @@ for c in $configs; do
     } >"$RAW/$prefix.p$i.cfg"
   done
   micro_flush
-  say "$files files, $trans transactions, $procs instance(s)"
-  t0=$(now_s)
+  harness_say "$files files, $trans transactions, $procs instance(s)"
+  t0=$(time_now)
   pids=()
   for ((i = 1; i <= procs; i++)); do
     # PostMark reads the commands of a file named on its command line.
     # shellcheck disable=SC2016 # the inner shell's arguments
-    start_group pid bash -c 'cd "$1" && exec postmark "$2" >"$3" 2>&1' postmark "$MICRO_DIR/p$i" \
+    proc_start pid bash -c 'cd "$1" && exec postmark "$2" >"$3" 2>&1' postmark "$MICRO_DIR/p$i" \
       "$RAW/$prefix.p$i.cfg" "$RAW/$prefix.p$i.out"
     pids+=("$pid")
   done
   failed=0
   for p in "${pids[@]}"; do wait "$p" || failed=1; done
-  wall=$(since "$t0")
+  wall=$(time_since "$t0")
   GROUPS_RUNNING=()
-  [ "$failed" = 0 ] || fail "postmark failed: $(tail -n 1 "$RAW/$prefix.p1.out") (see $RAW/$prefix.p*.out)"
+  [ "$failed" = 0 ] || harness_die "postmark failed: $(tail -n 1 "$RAW/$prefix.p1.out") (see $RAW/$prefix.p*.out)"
   run_into "$RAW/$prefix.stats" postmark2records "$HARNESS/postmark2records" "$prefix" "$RAW/$prefix".p*.out
   printf '%s.wall_s\t%s\ts\n' "$prefix" "$wall" >>"$RAW/$prefix.stats"
   record_stats postmark "$CUR_TRIAL" "$RAW/$prefix.stats"

@@ -17,41 +17,42 @@ SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/common.sh
 . "$SHOOTOUT_ROOT/harness/common.sh"
 
-PRELOAD=${PRELOAD:-dirs}
-[ "$PRELOAD" = dirs ] || die "PRELOAD=$PRELOAD: the one kind of preloading is 'dirs' (the directories, not the files)"
+# PRELOAD unset: this phase, run alone, preloads the directories.
+[ -n "$PRELOAD" ] || PRELOAD=dirs
+[ "$PRELOAD" = dirs ] || harness_die "PRELOAD=$PRELOAD: the one kind of preloading is 'dirs' (the directories, not the files)"
 read -r first_procs _ <<<"$SERVE_PROCS"
 PRELOAD_PROCS=${PRELOAD_PROCS:-${first_procs:-1}}
-case $PRELOAD_PROCS in *[!0-9]* | 0 | '') die "PRELOAD_PROCS='$PRELOAD_PROCS': want one number of server processes" ;; esac
+case $PRELOAD_PROCS in *[!0-9]* | 0 | '') harness_die "PRELOAD_PROCS='$PRELOAD_PROCS': want one number of server processes" ;; esac
 read -r conc _ <<<"$REPLAY_CONC"
-case ${conc:-x} in *[!0-9]* | 0) die "REPLAY_CONC='$REPLAY_CONC': want numbers of connections like '100' or '100 20'" ;; esac
+case ${conc:-x} in *[!0-9]* | 0) harness_die "REPLAY_CONC='$REPLAY_CONC': want numbers of connections like '100' or '100 20'" ;; esac
 serve=serve-dirwarm-$PRELOAD_PROCS
 
 phase_begin preload-dirs preload-dirs "$serve"
 serve_prepare "$conc"
 
-say "flush ($FLUSH)"
-run_tool flush "$HARNESS/flush.sh" "$FLUSH"
+harness_say "flush ($FLUSH)"
+proc_run flush "$HARNESS/flush.sh" "$FLUSH"
 CUR_PHASE=preload-dirs
-check_cold "$FLUSH"
-start_sampler preload-dirs -m none
-say "find $DATA -type d"
-t0=$(now_s)
+proof_cold "$FLUSH"
+sampler_start preload-dirs -m none
+harness_say "find $DATA -type d"
+t0=$(time_now)
 # shellcheck disable=SC2016 # the inner shell expands $1 and $2
-run_tool preload sh -c 'find "$1" -type d -print >"$2"' preload "$DATA" "$WORK/dirs"
-wall=$(since "$t0")
-stop_sampler
+proc_run preload sh -c 'find "$1" -type d -print >"$2"' preload "$DATA" "$WORK/dirs"
+wall=$(time_since "$t0")
+sampler_stop
 record preload-dirs "$CUR_TRIAL" wall_s "$wall" s
 record preload-dirs "$CUR_TRIAL" dirs "$(wc -l <"$WORK/dirs" | tr -d ' ')" count
 record preload-dirs "$CUR_TRIAL" status 0 exit
-say "walked $(wc -l <"$WORK/dirs" | tr -d ' ') directories in $wall s"
+harness_say "walked $(wc -l <"$WORK/dirs" | tr -d ' ') directories in $wall s"
 
 CUR_PHASE=$serve
 SAMPLER_TOTAL=$REPLAY_TOTAL
-start_httpd "$DATA" "$PRELOAD_PROCS" "$BIND_ADDR"
-say "replay $SAMPLER_TOTAL requests, $conc connections, $REPLAY_KEEPALIVE per connection (directories cached)"
+serve_httpd "$DATA" "$PRELOAD_PROCS" "$BIND_ADDR"
+harness_say "replay $SAMPLER_TOTAL requests, $conc connections, $REPLAY_KEEPALIVE per connection (directories cached)"
 replay_run "$serve" "$CONNECT_ADDR:$HTTPD_PORT" -c "$conc" -k "$REPLAY_KEEPALIVE" "${REPLAY_ARGS[@]}"
-stop_group "$HTTPD_GROUP"
+proc_stop "$HTTPD_GROUP"
 record_stats "$serve" "$CUR_TRIAL" "$WORK/$serve.stats"
 record "$serve" "$CUR_TRIAL" conc "$conc" count
 phase_end "$serve"
-say "$(stat_value "$WORK/$serve.stats" rps) req/s, $(stat_value "$WORK/$serve.stats" failed) failed"
+harness_say "$(stat_value "$WORK/$serve.stats" rps) req/s, $(stat_value "$WORK/$serve.stats" failed) failed"

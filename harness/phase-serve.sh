@@ -2,7 +2,7 @@
 # harness/phase-serve.sh : for MODE in SERVE_MODES (default "1 32 fork";
 # SERVE_PROCS alone when only that is set) and CONC in REPLAY_CONC (default 100; a list like
 # "100 20" runs each): flush the cache (FLUSH), check that it is cold
-# (check_cold: resident_pct), start the server on TARGET/data (a number:
+# (proof_cold: resident_pct), start the server on TARGET/data (a number:
 # bin/httpd -q -N MODE; fork: tcpserver -c CONC forking bin/httpd -1 -q for
 # each connection), replay the first REPLAY_COUNT (10000; 0 = all) lines of
 # the dataset's requests.txt (CONC connections, REPLAY_KEEPALIVE requests
@@ -34,23 +34,23 @@ serve_suffix() {
 }
 
 read -r -a concs <<<"$REPLAY_CONC"
-[ ${#concs[@]} -gt 0 ] || die "REPLAY_CONC is empty: want numbers of connections like '100' or '100 20'"
+[ ${#concs[@]} -gt 0 ] || harness_die "REPLAY_CONC is empty: want numbers of connections like '100' or '100 20'"
 maxconc=0 seen=' '
 for c in "${concs[@]}"; do
-  case $c in *[!0-9]* | 0) die "REPLAY_CONC='$REPLAY_CONC': want numbers of connections like '100' or '100 20'" ;; esac
-  case $seen in *" $c "*) die "REPLAY_CONC='$REPLAY_CONC' names $c twice" ;; esac
+  case $c in *[!0-9]* | 0) harness_die "REPLAY_CONC='$REPLAY_CONC': want numbers of connections like '100' or '100 20'" ;; esac
+  case $seen in *" $c "*) harness_die "REPLAY_CONC='$REPLAY_CONC' names $c twice" ;; esac
   seen="$seen$c "
   [ "$c" -le "$maxconc" ] || maxconc=$c
 done
 SERVE_MODES=${SERVE_MODES:-$SERVE_PROCS fork}
 names=()
 for p in $SERVE_MODES; do
-  case $p in fork) ;; '' | *[!0-9]* | 0) die "SERVE_MODES='$SERVE_MODES': want numbers of processes and fork, like '1 32 fork'" ;; esac
+  case $p in fork) ;; '' | *[!0-9]* | 0) harness_die "SERVE_MODES='$SERVE_MODES': want numbers of processes and fork, like '1 32 fork'" ;; esac
   for c in "${concs[@]}"; do
     names+=("serve-cold-$p$(serve_suffix "$c")" "serve-warm-$p$(serve_suffix "$c")")
   done
 done
-[ ${#names[@]} -gt 0 ] || die "SERVE_MODES is empty: want numbers of processes and fork, like '1 32 fork'"
+[ ${#names[@]} -gt 0 ] || harness_die "SERVE_MODES is empty: want numbers of processes and fork, like '1 32 fork'"
 fork_skip=''
 command -v "${TCPSERVER:-tcpserver}" >/dev/null 2>&1 ||
   fork_skip="no ${TCPSERVER:-tcpserver}: install ucspi-tcp (Debian: apt-get install ucspi-tcp) for the process-per-connection server"
@@ -72,22 +72,22 @@ for p in $SERVE_MODES; do
       continue
     fi
     FORK_CONC=$c
-    say "flush ($method), $([ "$p" = fork ] && echo "tcpserver -c $c, httpd -1" || echo "httpd -N $p")"
-    run_tool flush "$HARNESS/flush.sh" "$method"
-    check_cold "$method"
+    harness_say "flush ($method), $([ "$p" = fork ] && echo "tcpserver -c $c, httpd -1" || echo "httpd -N $p")"
+    proc_run flush "$HARNESS/flush.sh" "$method"
+    proof_cold "$method"
     [ "$method" != reboot ] || method=drop
     for kind in cold warm; do
       CUR_PHASE=serve-$kind-$p$sfx
-      start_httpd "$DATA" "$p" "$BIND_ADDR"
-      say "replay $SAMPLER_TOTAL requests, $c connections, $REPLAY_KEEPALIVE per connection ($kind)"
+      serve_httpd "$DATA" "$p" "$BIND_ADDR"
+      harness_say "replay $SAMPLER_TOTAL requests, $c connections, $REPLAY_KEEPALIVE per connection ($kind)"
       replay_run "$CUR_PHASE" "$CONNECT_ADDR:$HTTPD_PORT" -c "$c" -k "$REPLAY_KEEPALIVE" "${REPLAY_ARGS[@]}"
       record_stats "$CUR_PHASE" "$CUR_TRIAL" "$WORK/$CUR_PHASE.stats"
       record "$CUR_PHASE" "$CUR_TRIAL" conc "$c" count
       record "$CUR_PHASE" "$CUR_TRIAL" status 0 exit
-      say "$(stat_value "$WORK/$CUR_PHASE.stats" rps) req/s, $(stat_value "$WORK/$CUR_PHASE.stats" failed) failed"
-      stop_group "$HTTPD_GROUP"
+      harness_say "$(stat_value "$WORK/$CUR_PHASE.stats" rps) req/s, $(stat_value "$WORK/$CUR_PHASE.stats" failed) failed"
+      proc_stop "$HTTPD_GROUP"
     done
   done
 done
-note_boot_id
+phase_note_boot_id
 PHASE_DONE=1

@@ -16,43 +16,43 @@ name=${1:-untar}
 case $name in
   untar) tarball=layout.tar.gz ;;
   untar2) tarball=update.tar.gz ;;
-  *) die "usage: phase-untar.sh [untar|untar2]" ;;
+  *) harness_die "usage: phase-untar.sh [untar|untar2]" ;;
 esac
 phase_begin "$name"
-ensure_dataset
+data_ensure
 if [ "$name" = untar ]; then
-  if [ -d "$DATA" ] && data_owned && ! data_empty; then
-    fail "$DATA holds an earlier extraction: run make phase-delete TARGET=$TARGET first"
+  if [ -d "$DATA" ] && target_owned && ! target_empty; then
+    harness_die "$DATA holds an earlier extraction: run make phase-delete TARGET=$TARGET first"
   fi
-  claim_data
-  check_dataset_space
+  target_claim
+  preflight_dataset_space
 else
-  if ! data_owned || data_empty; then
-    fail "$DATA holds no extraction of the harness: run make phase-untar first"
+  if ! target_owned || target_empty; then
+    harness_die "$DATA holds no extraction of the harness: run make phase-untar first"
   fi
-  manifest_totals
+  data_totals
 fi
-check_port
+preflight_port
 preflight_done
-need_tool dltar
+proc_need dltar
 
 # Progress totals: dataset.txt's figures for this tarball when it has them.
-files_total=$(dataset_value "${tarball%%.*}_files")
-bytes_total=$(dataset_value "${tarball%%.*}_bytes")
-source_url
+files_total=$(data_value "${tarball%%.*}_files")
+bytes_total=$(data_value "${tarball%%.*}_bytes")
+serve_source_url
 stats=$WORK/dltar.stats
-start_sampler "$name" -s "$WORK/dltar.series" -F "${files_total:-$DS_FILES}" -B "${bytes_total:-$DS_BYTES}"
-say "dltar $SRC_URL/$tarball -> $DATA"
-run_tool dltar "$HARNESS_BIN/dltar" --stats "$stats" --series "$WORK/dltar.series" -C "$DATA" "$SRC_URL/$tarball"
-t0=$(now_s)
-run_tool sync sync
-sync_s=$(since "$t0")
-stop_sampler
-[ -z "${SOURCE_GROUP:-}" ] || stop_group "$SOURCE_GROUP"
+sampler_start "$name" -s "$WORK/dltar.series" -F "${files_total:-$DS_FILES}" -B "${bytes_total:-$DS_BYTES}"
+harness_say "dltar $SRC_URL/$tarball -> $DATA"
+proc_run dltar "$HARNESS_BIN/dltar" --stats "$stats" --series "$WORK/dltar.series" -C "$DATA" "$SRC_URL/$tarball"
+t0=$(time_now)
+proc_run sync sync
+sync_s=$(time_since "$t0")
+sampler_stop
+[ -z "${SOURCE_GROUP:-}" ] || proc_stop "$SOURCE_GROUP"
 
 record_stats "$name" "$CUR_TRIAL" "$stats"
-record_rates "$name" "$stats"
+time_rates "$name" "$stats"
 record "$name" "$CUR_TRIAL" sync_s "$sync_s" s
-record "$name" "$CUR_TRIAL" total_s "$(calc "$(stat_value "$stats" wall_s) + $sync_s")" s
+record "$name" "$CUR_TRIAL" total_s "$(harness_calc "$(stat_value "$stats" wall_s) + $sync_s")" s
 phase_end "$name"
-say "done: $(stat_value "$stats" files) files, $(stat_value "$stats" wall_s) s + sync $sync_s s"
+harness_say "done: $(stat_value "$stats" files) files, $(stat_value "$stats" wall_s) s + sync $sync_s s"

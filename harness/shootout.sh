@@ -20,23 +20,23 @@ PRELOAD=${PRELOAD:-}
 case $PRELOAD in
   '') phases='untar untar2 flush serve net delete' ;;
   dirs) phases='untar untar2 flush serve preload net delete' ;;
-  *) die "PRELOAD=$PRELOAD: leave it unset, or 'dirs' (walk the directories before one more cold serve)" ;;
+  *) harness_die "PRELOAD=$PRELOAD: leave it unset, or 'dirs' (walk the directories before one more cold serve)" ;;
 esac
 if [ -n "${PHASES:-}" ]; then
   for p in $PHASES; do
     f=$p
     case $p in *[!a-z0-9]*) f=/ ;; esac
     [ -x "$SHOOTOUT_ROOT/harness/phase-$f.sh" ] ||
-      die "PHASES: no phase '$p' (want names of harness/phase-*.sh: $(cd "$SHOOTOUT_ROOT/harness" &&
+      harness_die "PHASES: no phase '$p' (want names of harness/phase-*.sh: $(cd "$SHOOTOUT_ROOT/harness" &&
         printf '%s\n' phase-*.sh | sed 's/^phase-//; s/\.sh$//' | tr '\n' ' '))"
   done
   phases=$PHASES
 fi
-case $TRIALS in '' | *[!0-9]* | 0) die "TRIALS=$TRIALS: want a number of cycles (1, 2, ...)" ;; esac
+case $TRIALS in '' | *[!0-9]* | 0) harness_die "TRIALS=$TRIALS: want a number of cycles (1, 2, ...)" ;; esac
 [ "$FLUSH" != reboot ] ||
-  die "FLUSH=reboot needs Ansible to reboot between phases: run the playbook, or use FLUSH=drop, remount, prime or none"
+  harness_die "FLUSH=reboot needs Ansible to reboot between phases: run the playbook, or use FLUSH=drop, remount, prime or none"
 # Refused here already (before a run is made) by the guard every phase makes.
-target_guard || die "$TARGET_REFUSAL"
+target_guard || harness_die "$TARGET_REFUSAL"
 RUN_ID=${RUN_ID:-$(new_run)}
 export RUN_ID
 start=$EPOCHREALTIME
@@ -53,7 +53,7 @@ for trial in $(seq 1 "$TRIALS"); do
     rc=0
     wait "$child" || rc=$?
     child=''
-    [ "$rc" -eq 0 ] || die "phase $phase failed (exit $rc): see $(run_dir)/failures.tsv"
+    [ "$rc" -eq 0 ] || harness_die "phase $phase failed (exit $rc): see $(run_dir)/failures.tsv"
   done
 done
 printf 'shootout: run %s done in %s s: %s\n' "$RUN_ID" \

@@ -1,9 +1,9 @@
 # shellcheck shell=sh disable=SC2034
 # harness/target-guard.sh: the one check on TARGET that every entry point
 # makes before it writes anything: the phases (phase-*.sh, through common.sh's
-# check_target or micro-lib.sh's micro_begin), flush.sh and shootout.sh.
+# target_check or micro-lib.sh's micro_begin), flush.sh and shootout.sh.
 # POSIX sh, sourced; it prints nothing and never exits, the caller reports
-# the reason in its own way (die or fail).
+# the reason (harness_die).
 #
 #   target_guard        TARGET must be set, be a directory, not be a system
 #                       directory (see guard_dir) and be a mount point (or

@@ -17,7 +17,7 @@ teardown() {
   # A failed test may leave its harness processes behind (their arguments
   # name $T): they would keep the mount busy and bats's output open.
   if pkill -TERM -f -- "$T/" 2>/dev/null; then
-    for _ in $(seq 50); do pgrep -f -- "$T/" >/dev/null || break; sleep 0.1; done
+    POLL_STEP=0.1 poll_until 5 no_process "$T/" || true
     pkill -KILL -f -- "$T/" 2>/dev/null || true
   fi
   for m in "$MNT" "$TMPFS"; do
@@ -544,17 +544,10 @@ tiny_shootout() {
   mk=$!
   d=$(the_run)
   wait_for_file "$d/series/serve-cold-4-1.tsv" 60
-  for _ in $(seq 100); do
-    ! pgrep -f "$BIN/replay" >/dev/null || break
-    sleep 0.05
-  done
-  pgrep -f "$BIN/replay" >/dev/null
+  poll_until 5 pgrep -f "$BIN/replay" >/dev/null
   kill -TERM -- "-$mk"
   wait_for_exit "$mk" 20
-  for _ in $(seq 100); do
-    pgrep -f "$BIN/(httpd|replay)|$ROOT/harness/" >/dev/null || break
-    sleep 0.1
-  done
+  POLL_STEP=0.1 poll_until 10 no_process "$BIN/(httpd|replay)|$ROOT/harness/" || true
   run pgrep -af "$BIN/(httpd|replay)|$ROOT/harness/"
   [ "$status" -ne 0 ] || { echo "left behind: $output"; false; }
   [ "$(findmnt -rn -M "$MNT" | wc -l)" -eq 1 ]

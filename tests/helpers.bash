@@ -12,39 +12,31 @@ curl() {
   command curl --connect-timeout 10 --max-time 120 "$@"
 }
 
+# poll_until, free_port, port_busy, pid_gone: the harness's own (harness/poll.sh).
+# shellcheck source=harness/poll.sh
+. "$ROOT/harness/poll.sh"
+
 # wait_for_port PORT [SECONDS] : until something listens on 127.0.0.1:PORT.
 wait_for_port() {
-  local port=$1 limit=${2:-10} i=0
-  while ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
-    i=$((i + 1))
-    [ "$i" -le $((limit * 20)) ] || { echo "nothing listens on port $port after ${limit}s" >&2; return 1; }
-    sleep 0.05
-  done
+  poll_until "${2:-10}" port_busy "$1" ||
+    { echo "nothing listens on port $1 after ${2:-10}s" >&2; return 1; }
 }
 
 # wait_for_file FILE [SECONDS] : until FILE exists and is not empty.
 wait_for_file() {
-  local file=$1 limit=${2:-10} i=0
-  while [ ! -s "$file" ]; do
-    i=$((i + 1))
-    [ "$i" -le $((limit * 20)) ] || { echo "$file did not appear after ${limit}s" >&2; return 1; }
-    sleep 0.05
-  done
+  poll_until "${2:-10}" test -s "$1" ||
+    { echo "$1 did not appear after ${2:-10}s" >&2; return 1; }
 }
 
 # wait_for_exit PID [SECONDS] : until the process is gone.
 wait_for_exit() {
-  local pid=$1 limit=${2:-10} i=0
-  while kill -0 "$pid" 2>/dev/null; do
-    i=$((i + 1))
-    [ "$i" -le $((limit * 20)) ] || { echo "process $pid still alive after ${limit}s" >&2; return 1; }
-    sleep 0.05
-  done
+  poll_until "${2:-10}" pid_gone "$1" ||
+    { echo "process $1 still alive after ${2:-10}s" >&2; return 1; }
 }
 
-# free_port : a TCP port nobody listens on (the kernel picks it).
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+# no_process REGEX : no process's command line matches REGEX (pgrep -f).
+no_process() {
+  ! pgrep -f -- "$1" >/dev/null
 }
 
 require_root() {

@@ -160,7 +160,7 @@ on() {
 # ---- the lint ---------------------------------------------------------------
 
 @test "lint: the harness outside harness/os/linux.sh uses no /proc, util-linux or GNU-only call" {
-  run "$ROOT/harness/os/lint.sh" "$ROOT"/harness/phase-*.sh "$ROOT"/harness/{sampler,meta,flush,common,micro-lib,preflight,target-guard,lib,shootout,os}.sh
+  run "$ROOT/harness/os/lint.sh" "$ROOT"/harness/phase-*.sh "$ROOT"/harness/{sampler,meta,flush,common,micro-lib,poll,target-guard,lib,shootout,os}.sh "$ROOT"/harness/common/*.sh
   [ "$status" -eq 0 ]
   [ -z "$output" ]
 }

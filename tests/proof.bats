@@ -19,7 +19,7 @@ teardown() {
     wait_for_exit "$HOLDER" 10 || true
   fi
   if pkill -TERM -f -- "$T/" 2>/dev/null; then
-    for _ in $(seq 50); do pgrep -f -- "$T/" >/dev/null || break; sleep 0.1; done
+    POLL_STEP=0.1 poll_until 5 no_process "$T/" || true
     pkill -KILL -f -- "$T/" 2>/dev/null || true
   fi
 }

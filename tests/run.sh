@@ -71,7 +71,7 @@ lint_suite() {
   # Every OS-specific call of the harness stays in harness/os/linux.sh (the
   # per-OS adapter): the phase scripts, the sampler, meta.sh and the rest.
   out=$(harness/os/lint.sh harness/phase-*.sh harness/sampler.sh harness/meta.sh harness/flush.sh \
-    harness/common.sh harness/micro-lib.sh harness/preflight.sh harness/target-guard.sh harness/lib.sh \
+    harness/common.sh harness/common/*.sh harness/poll.sh harness/micro-lib.sh harness/target-guard.sh harness/lib.sh \
     harness/shootout.sh harness/os.sh 2>&1)
   tap $? "no /proc, /sys, util-linux or GNU-only call outside harness/os/linux.sh" "$out"
   # Small files, one concern each.

@@ -21,12 +21,8 @@ teardown() {
 sample_once() {
   "$ROOT/harness/sampler.sh" -o "$T/s.tsv" -t "$T/d" -i 0.1 "$@" 2>"$T/err" 3>&- &
   SPID=$!
-  local i=0
-  until grep -q "$(printf '\t\\(tool_bytes\\|requests\\)\t')" "$T/s.tsv" 2>/dev/null; do
-    i=$((i + 1))
-    [ "$i" -le 100 ] || { echo "no tool figure after 10 s"; cat "$T/err"; return 1; }
-    sleep 0.1
-  done
+  POLL_STEP=0.1 poll_until 10 grep -q "$(printf '\t\\(tool_bytes\\|requests\\)\t')" "$T/s.tsv" 2>/dev/null ||
+    { echo "no tool figure after 10 s"; cat "$T/err"; return 1; }
   kill -TERM "$SPID"
   wait_for_exit "$SPID" 5
   SPID=''
@@ -65,7 +61,7 @@ last() {
   mkdir -p "$T/ds"
   printf '# path\tsize\tcrc32\na\t9999999999999\t0\nb\t4294967296\t0\nc\t1\t0\n' >"$T/ds/manifest.tsv"
   run bash -c '. "$SHOOTOUT_ROOT/harness/lib.sh"; . "$SHOOTOUT_ROOT/harness/common.sh"
-    MANIFEST=$1; manifest_totals; echo "$DS_FILES $DS_BYTES $DS_BLOCKS"' _ "$T/ds/manifest.tsv"
+    MANIFEST=$1; data_totals; echo "$DS_FILES $DS_BYTES $DS_BLOCKS"' _ "$T/ds/manifest.tsv"
   [ "$status" -eq 0 ]
   [ "$output" = "3 10004294967296 $(((9999999999999 + 4095) / 4096 + 4294967296 / 4096 + 1))" ]
 }
@@ -73,7 +69,7 @@ last() {
 @test "records: rates of 10^13 bytes are plain numbers, never e-notation" {
   printf 'bytes\t10000000000000\tB\nfiles\t3028001\tfiles\nwall_s\t1\ts\n' >"$T/tool.stats"
   run bash -c '. "$SHOOTOUT_ROOT/harness/lib.sh"; . "$SHOOTOUT_ROOT/harness/common.sh"
-    CUR_TRIAL=1; record_rates untar "$1"; cat "$(run_dir)/records.tsv"' _ "$T/tool.stats"
+    CUR_TRIAL=1; time_rates untar "$1"; cat "$(run_dir)/records.tsv"' _ "$T/tool.stats"
   [ "$status" -eq 0 ]
   [[ $output == *$'untar\t1\tmbps\t10000000\tMB/s'* ]]
   [[ $output == *$'untar\t1\tfiles_per_s\t3028001\tfiles/s'* ]]
@@ -88,7 +84,7 @@ last() {
   printf 'untar\tdltar\t%s\nserve-warm-2\thttpd\t%s\nserve-warm-2\thttpd\t%s\nserve-warm-2\treplay\t%s\n' \
     "$T/w/dltar.stats" "$T/w/httpd1.stats" "$T/w/httpd2.stats" "$T/w/replay.stats" >"$T/w/tool-cpu.tsv"
   run bash -c '. "$SHOOTOUT_ROOT/harness/lib.sh"; . "$SHOOTOUT_ROOT/harness/common.sh"
-    CUR_TRIAL=1 WORK=$1; mkdir -p "$(run_dir)"; record_tool_cpu; cat "$(run_dir)/records.tsv"' _ "$T/w"
+    CUR_TRIAL=1 WORK=$1; mkdir -p "$(run_dir)"; proof_record_cpu; cat "$(run_dir)/records.tsv"' _ "$T/w"
   echo "$output"
   [ "$status" -eq 0 ]
   [[ $output == *$'untar\t1\tmaxrss_kb_dltar\t4100\tKiB'* ]]

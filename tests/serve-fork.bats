@@ -20,7 +20,7 @@ setup() {
 teardown() {
   # Whatever a failed test left running names $T in its arguments.
   if pkill -TERM -f -- "$T/" 2>/dev/null; then
-    for _ in $(seq 50); do pgrep -f -- "$T/" >/dev/null || break; sleep 0.1; done
+    POLL_STEP=0.1 poll_until 5 no_process "$T/" || true
     pkill -KILL -f -- "$T/" 2>/dev/null || true
   fi
   if [ -n "$TMPFS" ] && mountpoint -q "$TMPFS"; then umount "$TMPFS" || umount -l "$TMPFS"; fi

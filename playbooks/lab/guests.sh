@@ -13,6 +13,9 @@
 # All guests boot at once; `up` exits 0 when at least one guest answers SSH; a guest that does not is
 # stopped and marked failed in guests.tsv (exit 1 when none came up).
 set -eu
+# poll_until, free_port, pid_gone
+# shellcheck source=harness/poll.sh
+. "$(dirname "$0")/../../harness/poll.sh"
 
 LAB_MEM=${LAB_MEM:-1024}
 LAB_CPUS=${LAB_CPUS:-2}
@@ -25,16 +28,12 @@ LAB_NOMOD="modprobe.blacklist=kvm,kvm_amd,kvm_intel,irqbypass,pcspkr,psmouse,ser
 vmw_vmci,vsock,vmw_vsock_vmci_transport,vsock_loopback,vmw_vsock_virtio_transport_common,i2c_piix4,\
 i2c_smbus,ccp,evdev,button,binfmt_misc,drm,bochs,vga16fb,floppy,ata_piix,ata_generic systemd.mask=modprobe@drm.service"
 
-say() { printf 'lab guests: %s\n' "$*" >&2; }
-die() { say "$*"; exit 1; }
+lab_say() { printf 'lab guests: %s\n' "$*" >&2; }
+lab_die() { lab_say "$*"; exit 1; }
 
 ssh_opts() { # KEY PORT
   printf '%s\n' -q -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
     -o LogLevel=ERROR -o ConnectTimeout=5 -i "$1" -p "$2"
-}
-
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
 # boot NAME ACCEL STATE IMAGE PORT : start one guest in the background.
@@ -74,19 +73,12 @@ guest_pid() {
 }
 
 kill_guest() { # STATE NAME
-  local pid i
+  local pid
   if pid=$(guest_pid "$1" "$2"); then
     kill "$pid" 2>/dev/null || true
-    for i in $(seq 1 50); do
-      kill -0 "$pid" 2>/dev/null || break
-      [ "$i" -lt 50 ] || kill -9 "$pid" 2>/dev/null || true
-      sleep 0.1
-    done
-    for i in $(seq 1 100); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    ! kill -0 "$pid" 2>/dev/null || say "qemu $pid of $2 survived SIGKILL"
+    POLL_STEP=0.1 poll_until 5 pid_gone "$pid" || kill -9 "$pid" 2>/dev/null || true
+    POLL_STEP=0.1 poll_until 10 pid_gone "$pid" || true
+    ! kill -0 "$pid" 2>/dev/null || lab_say "qemu $pid of $2 survived SIGKILL"
   fi
   rm -f "$1/$2.pid"
 }
@@ -95,29 +87,24 @@ kill_guest() { # STATE NAME
 # kernel prints its first line within LAB_KVM_PROBE seconds, else tcg (here
 # /dev/kvm exists but guests hang before printing anything).
 probe() {
-  local state=$1 image=$2 i
+  local state=$1 image=$2
   if [ ! -w /dev/kvm ]; then
-    say "no usable /dev/kvm; using TCG (software emulation)"
+    lab_say "no usable /dev/kvm; using TCG (software emulation)"
     echo tcg
     return
   fi
   mkdir -p "$state"
   if ! boot kvmprobe kvm "$state" "$image" "$(free_port)" 2>"$state/kvmprobe.err"; then
-    say "KVM: qemu did not start: $(grep -v warning "$state/kvmprobe.err" | head -n 1)"
-  else
-    for i in $(seq 1 $((LAB_KVM_PROBE * 4))); do
-      if grep -q 'Linux version' "$state/kvmprobe.console" 2>/dev/null; then
-        kill_guest "$state" kvmprobe
-        rm -f "$state"/kvmprobe*
-        echo kvm
-        return
-      fi
-      sleep 0.25
-    done
+    lab_say "KVM: qemu did not start: $(grep -v warning "$state/kvmprobe.err" | head -n 1)"
+  elif POLL_STEP=0.25 poll_until "$LAB_KVM_PROBE" grep -q 'Linux version' "$state/kvmprobe.console" 2>/dev/null; then
+    kill_guest "$state" kvmprobe
+    rm -f "$state"/kvmprobe*
+    echo kvm
+    return
   fi
   kill_guest "$state" kvmprobe
   rm -f "$state"/kvmprobe*
-  say "KVM did not boot a guest within ${LAB_KVM_PROBE}s; using TCG (software emulation)"
+  lab_say "KVM did not boot a guest within ${LAB_KVM_PROBE}s; using TCG (software emulation)"
   echo tcg
 }
 
@@ -127,12 +114,12 @@ accel() {
   local state=$1 image=$2 cache=${3:-} boot_id a
   if [ -n "${LAB_ACCEL:-}" ]; then
     case $LAB_ACCEL in kvm | tcg) echo "$LAB_ACCEL"; return ;; esac
-    die "LAB_ACCEL=$LAB_ACCEL: use kvm or tcg"
+    lab_die "LAB_ACCEL=$LAB_ACCEL: use kvm or tcg"
   fi
   boot_id=$(cat /proc/sys/kernel/random/boot_id)
   if [ -n "$cache" ] && [ -s "$cache" ] && [ "$(cut -f1 "$cache")" = "$boot_id" ]; then
     a=$(cut -f2 "$cache")
-    [ "$a" = kvm ] || say "KVM did not boot a guest on this machine (probed earlier); using TCG (software emulation)"
+    [ "$a" = kvm ] || lab_say "KVM did not boot a guest on this machine (probed earlier); using TCG (software emulation)"
     echo "$a"
     return
   fi
@@ -144,23 +131,26 @@ accel() {
 # wait_ssh STATE NAME PORT KEY : until the guest answers on SSH (prints
 # nothing) or LAB_BOOT_TIMEOUT passes (stops the guest, prints why).
 wait_ssh() {
-  local state=$1 name=$2 port=$3 key=$4 t0
-  t0=$(date +%s)
+  local state=$1 name=$2 port=$3 key=$4
+  GUEST_GONE=0
+  if POLL_STEP=2 poll_until "$LAB_BOOT_TIMEOUT" ssh_or_gone "$state" "$name" "$port" "$key"; then
+    [ "$GUEST_GONE" = 1 ] || return 0
+    kill_guest "$state" "$name"
+    echo "qemu exited during boot (console: $state/$name.console)"
+    return
+  fi
+  kill_guest "$state" "$name"
+  echo "did not answer SSH within LAB_BOOT_TIMEOUT=${LAB_BOOT_TIMEOUT}s (console: $state/$name.console); stopped it"
+}
+
+# ssh_or_gone STATE NAME PORT KEY : the guest answers on SSH, or its qemu
+# has exited (then GUEST_GONE=1).
+ssh_or_gone() {
   # shellcheck disable=SC2046 # ssh_opts prints one option a line
   # </dev/null: ssh would read the rest of the guest list `up` reads.
-  until timeout 15 ssh $(ssh_opts "$key" "$port") root@127.0.0.1 true </dev/null 2>/dev/null; do
-    if ! guest_pid "$state" "$name" >/dev/null; then
-      kill_guest "$state" "$name"
-      echo "qemu exited during boot (console: $state/$name.console)"
-      return
-    fi
-    if [ $(($(date +%s) - t0)) -ge "$LAB_BOOT_TIMEOUT" ]; then
-      kill_guest "$state" "$name"
-      echo "did not answer SSH within LAB_BOOT_TIMEOUT=${LAB_BOOT_TIMEOUT}s (console: $state/$name.console); stopped it"
-      return
-    fi
-    sleep 2
-  done
+  timeout 15 ssh $(ssh_opts "$4" "$3") root@127.0.0.1 true </dev/null 2>/dev/null && return 0
+  guest_pid "$1" "$2" >/dev/null && return 1
+  GUEST_GONE=1
 }
 
 # os_of IMAGE : the OS an image directory holds (debian13-<hash>: debian13).
@@ -175,13 +165,13 @@ os_of() {
 up() {
   local n=$1 state=$2 image os acc i name port pid why ok=0 t0
   shift 2
-  case $n in '' | *[!0-9]* | 0) die "N must be a number of guests from 1 up, not '$n'" ;; esac
+  case $n in '' | *[!0-9]* | 0) lab_die "N must be a number of guests from 1 up, not '$n'" ;; esac
   for image in "$@"; do
-    [ -s "$image/base.raw" ] || die "no image in $image (run playbooks/lab/image.sh)"
+    [ -s "$image/base.raw" ] || lab_die "no image in $image (run playbooks/lab/image.sh)"
     os=$(os_of "$image")
-    [ "$(for i in "$@"; do os_of "$i"; done | grep -cx "$os")" -eq 1 ] || die "two images for $os: $*"
+    [ "$(for i in "$@"; do os_of "$i"; done | grep -cx "$os")" -eq 1 ] || lab_die "two images for $os: $*"
   done
-  command -v qemu-system-x86_64 >/dev/null || die "missing qemu-system-x86_64 (run 'make deps')"
+  command -v qemu-system-x86_64 >/dev/null || lab_die "missing qemu-system-x86_64 (run 'make deps')"
   mkdir -p "$state"
   acc=$(accel "$state" "$1" "$(dirname "$1")/accel.$(id -u)")
   : >"$state/boot.tsv"
@@ -191,7 +181,7 @@ up() {
     for i in $(seq 1 "$n"); do
       name=$os-$i
       port=$(free_port)
-      boot "$name" "$acc" "$state" "$image" "$port" || die "$name: qemu failed to start"
+      boot "$name" "$acc" "$state" "$image" "$port" || lab_die "$name: qemu failed to start"
       printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$port" "$(cat "$state/$name.pid")" "$acc" "$os" "$image" >>"$state/boot.tsv"
     done
   done
@@ -200,16 +190,16 @@ up() {
     why=$(wait_ssh "$state" "$name" "$port" "$image/lab_key")
     if [ -z "$why" ]; then
       ok=$((ok + 1))
-      say "$name up after $(($(date +%s) - t0))s (ssh root@127.0.0.1 -p $port, $acc)"
+      lab_say "$name up after $(($(date +%s) - t0))s (ssh root@127.0.0.1 -p $port, $acc)"
       why=up
     else
-      say "$name: $why"
+      lab_say "$name: $why"
       why="failed: $why"
     fi
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$port" "$pid" "$acc" "$why" "$os" "$image" >>"$state/guests.tsv"
   done <"$state/boot.tsv"
   rm -f "$state/boot.tsv"
-  [ "$ok" -gt 0 ] || die "no guest came up"
+  [ "$ok" -gt 0 ] || lab_die "no guest came up"
 }
 
 # down STATE : stop every guest of STATE (qemu -kernel guests keep nothing:
@@ -229,19 +219,19 @@ abs() { mkdir -p "$1" && (cd "$1" && pwd -P); }
 
 case ${1:-} in
   up)
-    [ $# -ge 4 ] || die "usage: guests.sh up N STATE IMAGE..."
+    [ $# -ge 4 ] || lab_die "usage: guests.sh up N STATE IMAGE..."
     n=$2 st=$(abs "$3")
     shift 3
     up "$n" "$st" "$@"
     ;;
   down)
-    [ $# -eq 2 ] || die "usage: guests.sh down STATE"
+    [ $# -eq 2 ] || lab_die "usage: guests.sh down STATE"
     [ ! -d "$2" ] || down "$(abs "$2")"
     ;;
   accel)
-    [ $# -eq 3 ] || die "usage: guests.sh accel STATE IMAGE"
-    [ -s "$3/vmlinuz" ] || die "no image in $3 (run playbooks/lab/image.sh)"
+    [ $# -eq 3 ] || lab_die "usage: guests.sh accel STATE IMAGE"
+    [ -s "$3/vmlinuz" ] || lab_die "no image in $3 (run playbooks/lab/image.sh)"
     accel "$(abs "$2")" "$3"
     ;;
-  *) die "usage: guests.sh up N STATE IMAGE... | down STATE | accel STATE IMAGE" ;;
+  *) lab_die "usage: guests.sh up N STATE IMAGE... | down STATE | accel STATE IMAGE" ;;
 esac

@@ -26,12 +26,12 @@ python3,iproute2,procps,util-linux,sudo,make,gcc,libc6-dev,libowfat-dev,zlib1g-d
 e2fsprogs,xfsprogs,btrfs-progs,f2fs-tools,jfsutils,curl,ca-certificates,psmisc
 LAB_ROOT_SIZE=${LAB_ROOT_SIZE:-4G}
 
-die() { printf 'lab image: %s\n' "$*" >&2; exit 1; }
+lab_die() { printf 'lab image: %s\n' "$*" >&2; exit 1; }
 
-case $os in '' | *[!a-z0-9]*) die "'$os' is not an OS name of $LAB_OS_TABLE" ;; esac
+case $os in '' | *[!a-z0-9]*) lab_die "'$os' is not an OS name of $LAB_OS_TABLE" ;; esac
 row=$(awk -F '\t' -v os="$os" '$1 == os && NF >= 4' "$LAB_OS_TABLE" 2>/dev/null) ||
-  die "cannot read $LAB_OS_TABLE"
-[ -n "$row" ] || die "no OS '$os' in $LAB_OS_TABLE (there: $(awk -F '\t' '!/^#/ && NF { printf "%s%s", s, $1; s = ", " }' "$LAB_OS_TABLE"))"
+  lab_die "cannot read $LAB_OS_TABLE"
+[ -n "$row" ] || lab_die "no OS '$os' in $LAB_OS_TABLE (there: $(awk -F '\t' '!/^#/ && NF { printf "%s%s", s, $1; s = ", " }' "$LAB_OS_TABLE"))"
 IFS=$'\t' read -r _ LAB_SUITE kernel extra <<<"$row"
 LAB_PACKAGES=$kernel,$LAB_PACKAGES
 [ "$extra" = - ] || LAB_PACKAGES=$LAB_PACKAGES,$extra
@@ -40,9 +40,9 @@ spec=$({ cat "$0"; printf '%s\n' "$row"; } | sha256sum | cut -c1-12)
 dir=$LAB_CACHE/$os-$spec
 [ "$path_only" = 0 ] || { printf '%s\n' "$dir"; exit 0; }
 
-[ "$(id -u)" -eq 0 ] || die "needs root (debootstrap, mkfs); run as root"
+[ "$(id -u)" -eq 0 ] || lab_die "needs root (debootstrap, mkfs); run as root"
 for c in debootstrap mkfs.ext4 ssh-keygen sha256sum; do
-  command -v "$c" >/dev/null || die "missing $c (run 'make deps')"
+  command -v "$c" >/dev/null || lab_die "missing $c (run 'make deps')"
 done
 if [ -s "$dir/base.raw" ] && [ -s "$dir/vmlinuz" ] && [ -s "$dir/lab_key" ]; then
   printf '%s\n' "$dir"
@@ -68,7 +68,7 @@ echo "lab image: $os: debootstrap $LAB_SUITE into $root (a few minutes)" >&2
 if ! debootstrap --variant=minbase --include="$LAB_PACKAGES" "$LAB_SUITE" "$root" "$LAB_MIRROR" \
   >"$work/debootstrap.log" 2>&1; then
   tail -5 "$work/debootstrap.log" >&2
-  die "debootstrap failed (log above)"
+  lab_die "debootstrap failed (log above)"
 fi
 
 echo lab > "$root/etc/hostname"
@@ -85,7 +85,7 @@ Address=10.0.2.15/24
 Gateway=10.0.2.2
 NET
 systemctl --root="$root" enable systemd-networkd.service >"$work/systemctl.log" 2>&1 ||
-  { cat "$work/systemctl.log" >&2; die "cannot enable systemd-networkd"; }
+  { cat "$work/systemctl.log" >&2; lab_die "cannot enable systemd-networkd"; }
 # A guest's hostname comes from the kernel command line (lab.hostname=NAME).
 cat >"$root/etc/rc.local" <<'RC'
 #!/bin/sh
@@ -108,7 +108,7 @@ done
 echo MODULES=list >"$root/etc/initramfs-tools/conf.d/lab.conf"
 printf '%s\n' virtio_pci virtio_blk ext4 >>"$root/etc/initramfs-tools/modules"
 chroot "$root" update-initramfs -u -k all >"$work/initramfs.log" 2>&1 ||
-  { tail -5 "$work/initramfs.log" >&2; die "update-initramfs failed (log above)"; }
+  { tail -5 "$work/initramfs.log" >&2; lab_die "update-initramfs failed (log above)"; }
 
 cp "$root"/boot/vmlinuz-* "$work/vmlinuz"
 cp "$root"/boot/initrd.img-* "$work/initrd.img"

@@ -38,8 +38,8 @@ LAB_DEVICE=/dev/vdb
 LAB_WORKDIR=/var/tmp/shootout
 export LAB_BOOT_TIMEOUT LAB_CACHE
 
-say() { printf 'lab: %s\n' "$*" >&2; }
-die() { say "$*"; exit 1; }
+lab_say() { printf 'lab: %s\n' "$*" >&2; }
+lab_die() { lab_say "$*"; exit 1; }
 
 # inventory GUESTS.TSV KEY OUT : one host per guest that is up, each a server
 # with the variants of LAB_VARIANTS on its data disk, flushed by reboot, in
@@ -47,23 +47,23 @@ die() { say "$*"; exit 1; }
 # image's key (KEY for a guest with no image column).
 inventory() {
   local tsv=$1 key=$2 out=$3 name port acc status os image v tmp n=0 g groups ind
-  [ -r "$tsv" ] || die "no guest list $tsv"
+  [ -r "$tsv" ] || lab_die "no guest list $tsv"
   local IFS=,
   # shellcheck disable=SC2206 # split on commas
   local variants=($LAB_VARIANTS)
   unset IFS
-  [ ${#variants[@]} -gt 0 ] || die "LAB_VARIANTS is empty: name filesystems, e.g. ext4,xfs"
+  [ ${#variants[@]} -gt 0 ] || lab_die "LAB_VARIANTS is empty: name filesystems, e.g. ext4,xfs"
   for v in "${variants[@]}"; do
-    case $v in '' | *[!a-z0-9]*) die "LAB_VARIANTS: '$v' is not a filesystem name (e.g. ext4,xfs)" ;; esac
+    case $v in '' | *[!a-z0-9]*) lab_die "LAB_VARIANTS: '$v' is not a filesystem name (e.g. ext4,xfs)" ;; esac
   done
-  case $DATASET$SEED$TRIALS in *[!A-Za-z0-9_-]*) die "DATASET, SEED and TRIALS are names and numbers" ;; esac
+  case $DATASET$SEED$TRIALS in *[!A-Za-z0-9_-]*) lab_die "DATASET, SEED and TRIALS are names and numbers" ;; esac
   local serve_modes='' mode
   for mode in $LAB_SERVE_MODES; do
     case $mode in fork | [1-9] | [1-9][0-9] | [1-9][0-9][0-9]) ;; *)
-      die "LAB_SERVE_MODES: '$mode' is not a serve mode (process counts and fork, e.g. \"1 32 fork\")" ;; esac
+      lab_die "LAB_SERVE_MODES: '$mode' is not a serve mode (process counts and fork, e.g. \"1 32 fork\")" ;; esac
     serve_modes=${serve_modes:+$serve_modes, }$mode
   done
-  [ -n "$serve_modes" ] || die "LAB_SERVE_MODES is empty: e.g. \"1 32 fork\""
+  [ -n "$serve_modes" ] || lab_die "LAB_SERVE_MODES is empty: e.g. \"1 32 fork\""
   mkdir -p "$(dirname "$out")"
   tmp=$out.tmp.$$
   {
@@ -124,7 +124,7 @@ inventory() {
       done <"$tsv"
     done
   } >"$tmp"
-  [ "$n" -gt 0 ] || { rm -f "$tmp"; die "no guest is up in $tsv"; }
+  [ "$n" -gt 0 ] || { rm -f "$tmp"; lab_die "no guest is up in $tsv"; }
   mv -f "$tmp" "$out"
 }
 
@@ -142,15 +142,15 @@ teardown() {
   if ls "$LAB_STATE"/*.console >/dev/null 2>&1; then
     mkdir -p "$LAB_LOGS/$RUN_ID"
     cp "$LAB_STATE"/*.console "$LAB_LOGS/$RUN_ID/"
-    say "consoles of the guests: $LAB_LOGS/$RUN_ID"
+    lab_say "consoles of the guests: $LAB_LOGS/$RUN_ID"
   fi
   rm -rf "$LAB_STATE"
   rm -f "$LAB_INVENTORY"
   if pgrep -f "qemu-system.*$LAB_STATE/" >/dev/null 2>&1; then
-    say "qemu processes of $LAB_STATE are still running"
+    lab_say "qemu processes of $LAB_STATE are still running"
     rc=1
   fi
-  say "guests stopped, $LAB_STATE removed"
+  lab_say "guests stopped, $LAB_STATE removed"
   exit "$rc"
 }
 
@@ -174,7 +174,7 @@ ship_tools() {
   local name port status image
   [ "${LAB_TOOLS:-ship}" = ship ] || return 0
   if [ ! -d "$ROOT/bin" ] || [ ! -d "$ROOT/build/default" ]; then
-    say "no bin/ here (run make first): the guests build the tools"
+    lab_say "no bin/ here (run make first): the guests build the tools"
     return 0
   fi
   while IFS=$'\t' read -r name port _ _ status _ image; do
@@ -186,9 +186,9 @@ ship_tools() {
       ssh -q -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
         -o LogLevel=ERROR -i "$image/lab_key" -p "$port" root@127.0.0.1 \
         "mkdir -p $LAB_WORKDIR/src && tar -xzmf - -C $LAB_WORKDIR/src" ||
-      die "$name: cannot copy the tools"
+      lab_die "$name: cannot copy the tools"
   done <"$LAB_STATE/guests.tsv"
-  say "tools shipped to the guests (LAB_TOOLS=build compiles them there instead)"
+  lab_say "tools shipped to the guests (LAB_TOOLS=build compiles them there instead)"
 }
 
 # images : build (or find cached) the image of every OS of LAB_OS and print
@@ -209,47 +209,47 @@ images() {
     [ "$rc" = 0 ] && cat "$tmp/$os"
   done
   rm -rf "$tmp"
-  [ "$rc" = 0 ] || die "no guest image for every OS of LAB_OS (the reason is above)"
+  [ "$rc" = 0 ] || lab_die "no guest image for every OS of LAB_OS (the reason is above)"
 }
 
 run() {
   local images t0 t rc=0 failed os
-  [ "$(id -u)" -eq 0 ] || die "needs root (debootstrap builds the guest image, guests get raw disks); run as root"
+  [ "$(id -u)" -eq 0 ] || lab_die "needs root (debootstrap builds the guest image, guests get raw disks); run as root"
   for c in qemu-system-x86_64 qemu-img ansible-playbook ssh; do
-    command -v "$c" >/dev/null || die "missing $c (run 'make deps')"
+    command -v "$c" >/dev/null || lab_die "missing $c (run 'make deps')"
   done
-  [ -r "$LAB_PLAYBOOK" ] || die "no playbook $LAB_PLAYBOOK"
-  case $LAB_GUESTS in '' | *[!0-9]* | 0) die "LAB_GUESTS must be a number from 1 up" ;; esac
+  [ -r "$LAB_PLAYBOOK" ] || lab_die "no playbook $LAB_PLAYBOOK"
+  case $LAB_GUESTS in '' | *[!0-9]* | 0) lab_die "LAB_GUESTS must be a number from 1 up" ;; esac
   LAB_OS=$(tr ',' ' ' <<<"$LAB_OS")
-  [ -n "${LAB_OS// /}" ] || die "LAB_OS is empty: name operating systems of $LAB/os.tsv, e.g. debian12"
+  [ -n "${LAB_OS// /}" ] || lab_die "LAB_OS is empty: name operating systems of $LAB/os.tsv, e.g. debian12"
   for os in $LAB_OS; do
-    [ "$(tr ' ' '\n' <<<"$LAB_OS" | grep -cx "$os")" -eq 1 ] || die "LAB_OS names $os twice"
+    [ "$(tr ' ' '\n' <<<"$LAB_OS" | grep -cx "$os")" -eq 1 ] || lab_die "LAB_OS names $os twice"
   done
   RUN_ID=${LAB_RUN_ID:-$(date -u +%Y%m%dT%H%M%SZ)-lab}
   mkdir -p "$(dirname "$LAB_STATE")"
   exec 9>"$LAB_STATE.lock"
-  flock -n 9 || die "another lab runs on $LAB_STATE (lock $LAB_STATE.lock)"
+  flock -n 9 || lab_die "another lab runs on $LAB_STATE (lock $LAB_STATE.lock)"
 
   t0=$(date +%s)
   images=$(images) || exit 1
-  say "images ($(($(date +%s) - t0))s): $(tr '\n' ' ' <<<"$images")"
+  lab_say "images ($(($(date +%s) - t0))s): $(tr '\n' ' ' <<<"$images")"
 
   trap teardown EXIT
-  trap 'say "interrupted"; exit 130' INT
-  trap 'say "terminated"; exit 143' TERM HUP
+  trap 'lab_say "interrupted"; exit 130' INT
+  trap 'lab_say "terminated"; exit 143' TERM HUP
   "$LAB/guests.sh" down "$LAB_STATE"
   rm -rf "$LAB_STATE"
   t=$(date +%s)
   # shellcheck disable=SC2086 # one image directory a word
-  bg "$LAB/guests.sh" up "$LAB_GUESTS" "$LAB_STATE" $images || die "no guest came up: nothing to run"
-  say "guests up ($(($(date +%s) - t))s)"
+  bg "$LAB/guests.sh" up "$LAB_GUESTS" "$LAB_STATE" $images || lab_die "no guest came up: nothing to run"
+  lab_say "guests up ($(($(date +%s) - t))s)"
   failed=$(awk -F '\t' '$5 != "up" { printf "%s%s (%s)", sep, $1, $5; sep = ", " }' "$LAB_STATE/guests.tsv")
   acc_all=$(awk -F '\t' '$5 == "up" { print $4; exit }' "$LAB_STATE/guests.tsv")
   inventory "$LAB_STATE/guests.tsv" - "$LAB_INVENTORY"
   ship_tools
 
   t=$(date +%s)
-  say "ansible-playbook -i $LAB_INVENTORY $LAB_PLAYBOOK (run $RUN_ID)"
+  lab_say "ansible-playbook -i $LAB_INVENTORY $LAB_PLAYBOOK (run $RUN_ID)"
   # Pipelining: one ssh round trip per task (each costs seconds under TCG);
   # profile_tasks (when ansible.posix is installed) shows where time goes.
   # shellcheck disable=SC2086 # LAB_ANSIBLE_ARGS is a list of arguments
@@ -257,18 +257,18 @@ run() {
     ANSIBLE_CALLBACKS_ENABLED=${ANSIBLE_CALLBACKS_ENABLED:-ansible.posix.profile_tasks} \
     bg ansible-playbook -i "$LAB_INVENTORY" -e "shootout_run_id=$RUN_ID" ${LAB_ANSIBLE_ARGS:-} "$LAB_PLAYBOOK" ||
     rc=$?
-  say "playbook done ($(($(date +%s) - t))s, exit $rc)"
+  lab_say "playbook done ($(($(date +%s) - t))s, exit $rc)"
   if [ -d "$ROOT/results/$RUN_ID" ]; then
-    say "results: $ROOT/results/$RUN_ID"
+    lab_say "results: $ROOT/results/$RUN_ID"
   else
-    say "no results arrived in $ROOT/results/$RUN_ID"
+    lab_say "no results arrived in $ROOT/results/$RUN_ID"
     rc=1
   fi
   if [ -n "$failed" ]; then
-    say "failed guests: $failed"
+    lab_say "failed guests: $failed"
     rc=1
   fi
-  say "total $(($(date +%s) - t0))s"
+  lab_say "total $(($(date +%s) - t0))s"
   return "$rc"
 }
 
@@ -279,25 +279,25 @@ clean() {
   rm -f "$LAB_INVENTORY"
   if [ "${LAB_CLEAN_IMAGE:-0}" = 1 ] && [ -d "$LAB_CACHE" ]; then
     if pgrep -f "debootstrap.*$LAB_CACHE/build" >/dev/null 2>&1; then
-      die "an image build runs in $LAB_CACHE: wait for it, then clean again"
+      lab_die "an image build runs in $LAB_CACHE: wait for it, then clean again"
     fi
     for d in "$LAB_CACHE"/*/base.raw "$LAB_CACHE"/build.* "$LAB_CACHE"/accel.*; do
       [ -e "$d" ] || continue
       case $d in */base.raw) rm -rf "$(dirname "$d")" ;; *) rm -rf "$d" ;; esac
     done
     rmdir "$LAB_CACHE" 2>/dev/null || true
-    say "removed the cached image in $LAB_CACHE"
+    lab_say "removed the cached image in $LAB_CACHE"
   fi
-  say "clean"
+  lab_say "clean"
 }
 
 case ${1:-} in
-  run) [ $# -eq 1 ] || die "usage: lab.sh run"; run ;;
+  run) [ $# -eq 1 ] || lab_die "usage: lab.sh run"; run ;;
   inventory)
-    [ $# -eq 4 ] || die "usage: lab.sh inventory GUESTS.TSV KEY OUT"
+    [ $# -eq 4 ] || lab_die "usage: lab.sh inventory GUESTS.TSV KEY OUT"
     acc_all=$(awk -F '\t' '$5 == "up" { print $4; exit }' "$2" 2>/dev/null || true)
     inventory "$2" "$3" "$4"
     ;;
-  clean) [ $# -eq 1 ] || die "usage: lab.sh clean"; clean ;;
-  *) die "usage: lab.sh run | inventory GUESTS.TSV KEY OUT | clean" ;;
+  clean) [ $# -eq 1 ] || lab_die "usage: lab.sh clean"; clean ;;
+  *) lab_die "usage: lab.sh run | inventory GUESTS.TSV KEY OUT | clean" ;;
 esac

@@ -15,6 +15,9 @@
 #   env: DUR (5s) RUNS (3) CONNS (50) NGINX (/usr/sbin/nginx) LOG (0)
 set -eu
 cd "$(dirname "$0")/../.."
+# poll_until, free_port, port_busy
+# shellcheck source=harness/poll.sh
+. harness/poll.sh
 DUR=${DUR:-5s} RUNS=${RUNS:-3} CONNS=${CONNS:-50} NGINX=${NGINX:-/usr/sbin/nginx} LOG=${LOG:-0}
 for c in wrk "$NGINX" python3 curl; do
   command -v "$c" >/dev/null 2>&1 || { echo "httpd bench: needs $c (make deps)" >&2; exit 2; }
@@ -37,16 +40,9 @@ chmod -R a+rX "$tmp/root"
 declare -A size=([small.bin]=3000 [large.bin]=204800)
 declare -A goal=([small.bin]=1.2 [large.bin]=1.0)
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
+# wait_port PORT : until httpd (or nginx) listens there (10 s).
 wait_port() {
-  local i=0
-  until (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; do
-    i=$((i + 1))
-    [ "$i" -le 200 ] || { echo "httpd bench: nothing on port $1" >&2; return 1; }
-    sleep 0.05
-  done
+  poll_until 10 port_busy "$1" || { echo "httpd bench: nothing on port $1" >&2; return 1; }
 }
 
 nginx_conf() { # nginx_conf PORT WORKERS

@@ -13,6 +13,9 @@ cd "$(dirname "$0")/../.."
 ROOT=$PWD
 # shellcheck source=tests/fixtures/nginx.sh
 . tests/fixtures/nginx.sh
+# poll_until, free_port, port_busy
+# shellcheck source=harness/poll.sh
+. harness/poll.sh
 ROUNDS=${ROUNDS:-5}
 RM_ROUNDS=${RM_ROUNDS:-3}
 SECS=${SECS:-3}
@@ -47,17 +50,14 @@ cpu_us() { # cpu_us TIMEFILE REQUESTS: client CPU microseconds per request
 }
 
 # ---- replay vs wrk ----
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 mkdir -p "$T/www"
 head -c 11264 /dev/urandom >"$T/www/small.jpg"
 chmod -R a+rX "$T/www"
 nginx_conf "$T/nginx" "$PORT" "$T/www"
 /usr/sbin/nginx -p "$T/nginx" -c "$T/nginx/nginx.conf" &
 NGINX=$!
-for _ in $(seq 100); do
-  (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
-  sleep 0.1
-done
+POLL_STEP=0.1 poll_until 10 port_busy "$PORT" || true
 URL=http://127.0.0.1:$PORT/small.jpg
 
 echo "replay vs wrk -t1: nginx (1 worker), one 11 KB file, $CONNS connections, keep-alive, ${SECS}s runs"

@@ -1,0 +1,104 @@
+# shellcheck shell=bash disable=SC2034
+# harness/common/phase.sh: the frame of a phase: its traps and trial,
+# meta.json, and its end: status 0, or the failure records (harness_die
+# MESSAGE, a tool's exit, a signal) after every child has stopped.
+
+# Where we are: the phase's name and trial, whether it is done and why it
+# failed; PHASE_FRAME=1 once phase_begin has installed the traps (then
+# harness_die leaves its message to phase_on_exit).
+CUR_PHASE='' CUR_TRIAL='' PHASE_DONE=0 FAIL_MSG='' PHASE_FRAME=0 WORK=''
+# Names of functions phase_on_exit calls (after the children have stopped).
+PHASE_CLEANUP=''
+
+# phase_on_signal SIG : the phase fails, interrupted (the EXIT trap reports).
+phase_on_signal() {
+  FAIL_MSG="interrupted by SIG$1"
+  trap - "$1"
+  case $1 in INT) exit 130 ;; HUP) exit 129 ;; *) exit 143 ;; esac
+}
+
+# phase_on_exit : the EXIT trap: stop the children, clean up, record the
+# tools' CPU and a failure, remove WORK.
+phase_on_exit() {
+  local rc=$?
+  set +e
+  trap '' INT TERM HUP PIPE
+  proc_stop_all
+  for c in $PHASE_CLEANUP; do "$c"; done
+  [ -z "$CUR_TRIAL" ] || proof_record_cpu
+  if [ "$rc" -ne 0 ] && [ -n "$CUR_TRIAL" ] && [ "$PHASE_DONE" = 0 ]; then
+    FAIL_MSG=${FAIL_MSG:-exit status $rc}
+    record_failure "$CUR_PHASE" "$CUR_TRIAL" "$FAIL_MSG"
+    printf '%s: %s\n' "${CUR_PHASE:-harness}" "$FAIL_MSG" >&2
+  elif [ "$rc" -ne 0 ] && [ -n "$FAIL_MSG" ]; then
+    printf '%s: %s\n' "${CUR_PHASE:-harness}" "$FAIL_MSG" >&2
+  fi
+  [ -z "$WORK" ] || rm -rf "$WORK"
+  exit "$rc"
+}
+
+# phase_begin NAME [RECORD-NAMES...] : checks TARGET, picks the trial (TRIAL,
+# or one more than the highest of RECORD-NAMES, default NAME), installs the
+# traps, writes meta.json if this run has none yet.  CUR_PHASE is NAME: the
+# record name a failure is filed under (phase scripts move it along).
+phase_begin() {
+  CUR_PHASE=$1
+  shift
+  trap phase_on_exit EXIT
+  trap 'phase_on_signal INT' INT
+  trap 'phase_on_signal TERM' TERM
+  trap 'phase_on_signal HUP' HUP
+  PHASE_FRAME=1
+  cd "$SHOOTOUT_ROOT" || harness_die "cannot cd to $SHOOTOUT_ROOT"
+  WORK=$(mktemp -d "${TMPDIR:-/tmp}/shootout-$CUR_PHASE.XXXXXX") || harness_die "cannot make a temporary directory"
+  PHASE_LOG=$WORK/early.log
+  target_check
+  local names=("$@")
+  [ ${#names[@]} -gt 0 ] || names=("$CUR_PHASE")
+  if [ -n "${TRIAL:-}" ]; then
+    case $TRIAL in '' | *[!0-9]*) harness_die "TRIAL=$TRIAL is not a number" ;; esac
+    [ "$(next_trial "${names[@]}")" -le "$TRIAL" ] ||
+      harness_die "trial $TRIAL of ${names[0]} is already recorded in run $(run_id): leave TRIAL unset"
+    CUR_TRIAL=$TRIAL
+  else
+    CUR_TRIAL=$(next_trial "${names[@]}")
+  fi
+  RUN_DIR=$(run_dir)
+  mkdir -p "$RUN_DIR/logs"
+  PHASE_LOG=$RUN_DIR/logs/$CUR_PHASE-$CUR_TRIAL.log
+  [ -s "$RUN_DIR/meta.json" ] || "$HARNESS/meta.sh" "$RUN_DIR/meta.json" >>"$PHASE_LOG" 2>&1 ||
+    harness_die "cannot write $RUN_DIR/meta.json: see $PHASE_LOG"
+  phase_warn_on_target
+  harness_say "run $(run_id), trial $CUR_TRIAL"
+}
+
+# phase_warn_on_target : the harness's own writes (RESULTS: records, logs,
+# series) or the dataset on TARGET's filesystem or disk (meta.json's
+# results_on_target, dataset_on_target) disturb what is measured there, a
+# read-only phase's above all: a warning on stderr and in the phase's log
+# every phase, or a refusal with OFF_TARGET=1.
+phase_warn_on_target() {
+  local w m
+  w=$(jq -r '[(if .results_on_target then "RESULTS (\(.results_shares))" else empty end),
+    (if .dataset_on_target then "the dataset (\(.dataset_shares))" else empty end)] | join(" and ")' \
+    "$RUN_DIR/meta.json" 2>/dev/null) || return 0
+  [ -n "$w" ] || return 0
+  m="$w on TARGET's device: the harness's writes land where $TARGET is measured (put RESULTS and DATASETS_OUT on another disk)"
+  [ "${OFF_TARGET:-0}" != 1 ] || harness_die "$m; OFF_TARGET=1 refuses this"
+  printf 'WARNING: %s\n' "$m" | tee -a "$PHASE_LOG" >&2
+}
+
+# phase_end [RECORD-NAME] : the phase succeeded; note the boot id (for the
+# reboot check of a later FLUSH=reboot).
+phase_end() {
+  record "${1:-$CUR_PHASE}" "$CUR_TRIAL" status 0 exit
+  phase_note_boot_id
+  PHASE_DONE=1
+}
+
+# phase_note_boot_id : append "phase trial boot_id" to the run's boot_ids.tsv.
+phase_note_boot_id() {
+  local b
+  b=$(os_boot_id 2>/dev/null) || return 0
+  printf '%s\t%s\t%s\n' "$CUR_PHASE" "$CUR_TRIAL" "$b" >>"$(run_dir)/boot_ids.tsv"
+}

@@ -1,0 +1,93 @@
+# shellcheck shell=bash disable=SC2034
+# harness/common/proc.sh: the tools and children of a phase: run in the
+# foreground (interruptibly), or started and stopped in process groups of
+# their own.
+
+# The groups proc_start started and not yet stopped; the foreground tool.
+GROUPS_RUNNING=() TOOL_PID=''
+
+# proc_need TOOL... : bin/TOOL is built.
+
+proc_need() {
+  local t
+  for t in "$@"; do
+    [ -x "$HARNESS_BIN/$t" ] || harness_die "$HARNESS_BIN/$t is missing: run 'make' first"
+  done
+}
+
+# proc_run NAME CMD... : run CMD in the foreground but interruptibly (a signal
+# reaches our trap at once and the trap stops it); its output goes to the
+# phase log; a non-zero exit fails the phase with its last error line, except
+# the exit statuses listed in TOOL_OK (sets TOOL_RC).
+proc_run() {
+  local name=$1 rc=0 err
+  shift
+  err=$WORK/$name.err
+  printf '$ %s\n' "$*" >>"$PHASE_LOG"
+  "$@" >>"$PHASE_LOG" 2>"$err" &
+  TOOL_PID=$!
+  wait "$TOOL_PID" || rc=$?
+  TOOL_PID=''
+  cat "$err" >>"$PHASE_LOG"
+  TOOL_RC=$rc
+  proof_note_cpu "$name" "$@"
+  case " ${TOOL_OK:-} " in *" $rc "*) return 0 ;; esac
+  if [ "$rc" -ne 0 ]; then
+    sed 's/^/  /' "$err" | tail -n 5 >&2
+    harness_die "$name exited $rc: $(grep -v '^[[:space:]]*$' "$err" | tail -n 1)"
+  fi
+}
+
+# proc_start VAR CMD... : start CMD in a new session (its own process group,
+# so that it and every process it forks can be stopped together); the group
+# id goes into VAR.  Its output goes to the phase log (with KEEP_STDERR=1 its
+# stderr stays on the terminal, if that is one).
+proc_start() {
+  local var=$1
+  shift
+  if [ "${KEEP_STDERR:-0}" = 1 ] && [ -t 2 ]; then
+    os_setsid "$@" </dev/null >>"$PHASE_LOG" &
+  else
+    os_setsid "$@" </dev/null >>"$PHASE_LOG" 2>&1 &
+  fi
+  printf -v "$var" '%s' "$!"
+  GROUPS_RUNNING+=("$!")
+}
+
+# proc_await_gone PID|-PGID : until no such process is left (bash reaps its
+# children as they exit), KILL after 10 s, give up after 20 s.  Cleanup never
+# calls `wait PID`: if a signal interrupted an earlier wait, bash may have
+# reaped PID without noting it, and `wait PID` then blocks until every other
+# child (httpd, the sampler) has exited, which never happens.
+proc_await_gone() {
+  poll_until 10 pid_gone "$1" && return 0
+  kill -KILL -- "$1" 2>/dev/null || true
+  poll_until 10 pid_gone "$1"
+}
+
+
+# proc_stop PGID : TERM the group's leader and give it 2 s to finish (the
+# sampler takes its last sample), then TERM the whole group and wait until
+# every process of it has gone (KILL after 10 s).
+proc_stop() {
+  local g=$1 i keep=()
+  [ -n "$g" ] || return 0
+  kill -TERM "$g" 2>/dev/null || true
+  poll_until 2 pid_gone "$g" || true
+  kill -TERM -- "-$g" 2>/dev/null || true
+  proc_await_gone "-$g" || harness_say "process group $g did not end even after SIGKILL"
+  for i in "${GROUPS_RUNNING[@]}"; do [ "$i" = "$g" ] || keep+=("$i"); done
+  GROUPS_RUNNING=("${keep[@]}")
+}
+
+# proc_stop_all : every group we started and the foreground tool.
+proc_stop_all() {
+  local g
+  if [ -n "$TOOL_PID" ]; then
+    kill -TERM "$TOOL_PID" 2>/dev/null || true
+    proc_await_gone "$TOOL_PID" || harness_say "$TOOL_PID did not end even after SIGKILL"
+    TOOL_PID=''
+  fi
+  for g in "${GROUPS_RUNNING[@]}"; do proc_stop "$g"; done
+  GROUPS_RUNNING=()
+}

@@ -1,0 +1,113 @@
+# shellcheck shell=bash disable=SC2034
+# harness/common/proof.sh: the proof beside a figure: the tools' CPU share
+# and peak size, and the cold cache after a flush.
+
+# proof_note_cpu NAME CMD... : a tool run with --stats FILE (a local one) has
+# its CPU figures there: noted for CUR_PHASE in WORK/tool-cpu.tsv ("phase
+# tool stats-file"); proof_record_cpu turns them into records at exit.
+proof_note_cpu() {
+  local name=$1 prev='' a
+  shift
+  for a in "$@"; do
+    if [ "$prev" = --stats ] && [ -f "$a" ]; then
+      printf '%s\t%s\t%s\n' "$CUR_PHASE" "$name" "$a" >>"$WORK/tool-cpu.tsv"
+    fi
+    prev=$a
+  done
+}
+
+# proof_record_cpu : for every phase (record name) of this trial that ran our
+# tools (dltar, rmtree, replay with --stats; every httpd started with
+# serve_httpd, whose --stats it writes when it stops): cpu_share_TOOL, the
+# tool's user_s + sys_s over the phase's wall_s (its timed part: the wall_s
+# record of the phase, else the tool's own), as a fraction of one core, and
+# tool_cpu_share, the largest of them.  Above 0.5 the tool, not the
+# filesystem, may be what limited the phase.  Also maxrss_kb_TOOL, the tool's
+# peak resident size (its maxrss_kb: the largest of its runs in the phase;
+# httpd -N: of the parent and its children), and tool_maxrss_kb, the largest.
+proof_record_cpu() {
+  local f=$WORK/tool-cpu.tsv recs
+  [ -s "$f" ] || return 0
+  recs=$(run_dir)/records.tsv
+  awk -F '\t' -v trial="$CUR_TRIAL" -v recs="$recs" '
+    function stat(file, m,   line, a, v) {
+      v = ""
+      while ((getline line < file) > 0) { split(line, a, "\t"); if (a[1] == m) v = a[2] }
+      close(file)
+      return v
+    }
+    BEGIN {
+      while ((getline line < recs) > 0) {
+        split(line, a, "\t")
+        if (a[2] == trial && a[3] == "wall_s") wall[a[1]] = a[4]
+      }
+      close(recs)
+    }
+    {
+      u = stat($3, "user_s"); s = stat($3, "sys_s"); w = stat($3, "wall_s"); r = stat($3, "maxrss_kb")
+      if (r != "" && (!(($1 "\t" $2) in rss) || r + 0 > rss[$1 "\t" $2] + 0)) rss[$1 "\t" $2] = r
+      if (u == "" || s == "") next
+      if (!($1 in phases)) { phases[$1] = 1; order[++n] = $1 }
+      cpu[$1 "\t" $2] += u + s
+      if (!(($1 "\t" $2) in own)) { own[$1 "\t" $2] = w; tools[$1] = tools[$1] " " $2 }
+    }
+    END {
+      for (i = 1; i <= n; i++) {
+        p = order[i]; best = -1
+        k = split(substr(tools[p], 2), t, " ")
+        for (j = 1; j <= k; j++) {
+          w = (p in wall) ? wall[p] : own[p "\t" t[j]]
+          if (w + 0 <= 0) continue
+          share = cpu[p "\t" t[j]] / w
+          printf "%s\t%s\tcpu_share_%s\t%.3f\tfraction\n", p, trial, t[j], share
+          if (share > best) best = share
+        }
+        if (best >= 0) printf "%s\t%s\ttool_cpu_share\t%.3f\tfraction\n", p, trial, best
+        big = -1
+        for (j = 1; j <= k; j++) {
+          if (!((p "\t" t[j]) in rss)) continue
+          printf "%s\t%s\tmaxrss_kb_%s\t%.0f\tKiB\n", p, trial, t[j], rss[p "\t" t[j]]
+          if (rss[p "\t" t[j]] + 0 > big) big = rss[p "\t" t[j]] + 0
+        }
+        if (big >= 0) printf "%s\t%s\ttool_maxrss_kb\t%.0f\tKiB\n", p, trial, big
+      }
+    }' "$f" >>"$recs"
+}
+
+# proof_cold METHOD : right after a flush with METHOD, before a cold phase:
+# bin/resident maps a seeded sample (SEED) of RESIDENT_FILES (1000) of the
+# dataset's files in TARGET/data and counts their pages in the page cache.
+# Records CUR_PHASE's resident_pct and resident_files.  Above RESIDENT_MAX
+# (1) percent the phase fails (the flush did not flush) unless METHOD is none
+# or TARGET is a memory filesystem (tmpfs, ramfs, mfs: its pages are its
+# storage and cannot be flushed).  Where the system has no mincore (OpenBSD)
+# nothing is checked or recorded.  Opening the sample reads their inodes:
+# drop and remount run once more after the check to drop those too.
+proof_cold() {
+  local method=$1 out pct files fstype rc=0
+  proc_need resident
+  out=$(awk -F '\t' -v d="$DATA" '!/^#/ && NF >= 2 { print d "/" $1 }' "$MANIFEST" |
+    "$HARNESS_BIN/resident" -n "${RESIDENT_FILES:-1000}" -s "$SEED" 2>>"$PHASE_LOG") || rc=$?
+  if [ "$rc" -eq 3 ]; then
+    harness_say "this system has no mincore: the cold cache is not checked"
+    return 0
+  fi
+  [ "$rc" -eq 0 ] || harness_die "resident could not look at the dataset's files in $DATA: see $PHASE_LOG"
+  printf '%s\n' "$out" >>"$PHASE_LOG"
+  pct=$(printf '%s\n' "$out" | awk -F '\t' '$1 == "resident_pct" { print $2 }')
+  files=$(printf '%s\n' "$out" | awk -F '\t' '$1 == "files" { print $2 }')
+  record "$CUR_PHASE" "$CUR_TRIAL" resident_pct "$pct" %
+  record "$CUR_PHASE" "$CUR_TRIAL" resident_files "$files" count
+  IFS=$'\t' read -r _ fstype _ < <(os_mount_of "$TARGET" 2>/dev/null) || fstype=''
+  awk -v p="$pct" -v m="${RESIDENT_MAX:-1}" 'BEGIN { exit !(p > m) }' || {
+    case $method in drop | remount) proc_run flush "$HARNESS/flush.sh" "$method" ;; esac
+    return 0
+  }
+  case $method:$fstype in
+    none:* | *:tmpfs | *:ramfs | *:mfs)
+      harness_say "$pct% of the sample is in the page cache (FLUSH=$method on ${fstype:-?}: not a failure)"
+      return 0
+      ;;
+  esac
+  harness_die "$pct% of $files dataset files' pages are still in the page cache after FLUSH=$method (more than ${RESIDENT_MAX:-1}%): the flush did not flush, so this phase would not be cold"
+}

@@ -1,0 +1,86 @@
+# shellcheck shell=bash disable=SC2034
+# harness/common/replay.sh: bin/replay here or on REPLAY_FROM over ssh, and
+# its arguments.
+
+# The ssh command line to REPLAY_FROM (SSH, split into words).
+REPLAY_SSH=()
+
+# replay_run NAME HOST:PORT REPLAY-ARGS... : bin/replay with --stats and
+# --series into WORK/NAME.{stats,series}, here or on REPLAY_FROM over ssh
+# (SSH, default "ssh -o BatchMode=yes"; REPLAY_BIN the binary there, default
+# this checkout's path).  Files named in the arguments as @FILE are copied to
+# the remote host first.  The sampler of NAME runs meanwhile.
+replay_run() {
+  local name=$1 addr=$2 a args=() rargs=() rdir
+  shift 2
+  for a in "$@"; do
+    case $a in @*) args+=("${a#@}") ;; *) args+=("$a") ;; esac
+  done
+  if [ -z "$REPLAY_FROM" ]; then
+    sampler_start "$name" -s "$WORK/$name.series" -d ${SAMPLER_TOTAL:+-R "$SAMPLER_TOTAL"}
+    TOOL_OK=1 proc_run replay "$HARNESS_BIN/replay" "${args[@]}" --stats "$WORK/$name.stats" --series "$WORK/$name.series" "$addr"
+    sampler_stop
+    replay_check "$name"
+    return 0
+  fi
+  read -r -a REPLAY_SSH <<<"${SSH:-ssh -o BatchMode=yes}"
+  if [ -z "${REMOTE_DIR:-}" ]; then
+    REMOTE_DIR=$("${REPLAY_SSH[@]}" "$REPLAY_FROM" mktemp -d /tmp/shootout-replay.XXXXXX) ||
+      harness_die "cannot reach REPLAY_FROM=$REPLAY_FROM over ssh: check '${REPLAY_SSH[*]} $REPLAY_FROM true' works without a password"
+    PHASE_CLEANUP+=" replay_remote_cleanup"
+  fi
+  rdir=$REMOTE_DIR
+  for a in "$@"; do
+    case $a in
+      @*)
+        [ -e "$WORK/sent-$(basename "$a")" ] ||
+          "${REPLAY_SSH[@]}" "$REPLAY_FROM" "cat > $rdir/$(basename "$a")" <"${a#@}" ||
+          harness_die "cannot copy ${a#@} to $REPLAY_FROM:$rdir"
+        : >"$WORK/sent-$(basename "$a")"
+        rargs+=("$rdir/$(basename "$a")")
+        ;;
+      *) rargs+=("$(printf '%q' "$a")") ;;
+    esac
+  done
+  sampler_start "$name" -m none
+  TOOL_OK=1 proc_run replay "${REPLAY_SSH[@]}" "$REPLAY_FROM" "$(printf '%q' "${REPLAY_BIN:-$HARNESS_BIN/replay}")" "${rargs[@]}" \
+    --stats "$rdir/$name.stats" --series "$rdir/$name.series" "$addr"
+  sampler_stop
+  "${REPLAY_SSH[@]}" "$REPLAY_FROM" "cat $rdir/$name.stats" >"$WORK/$name.stats" ||
+    harness_die "cannot fetch the replay figures from $REPLAY_FROM:$rdir"
+  "${REPLAY_SSH[@]}" "$REPLAY_FROM" "cat $rdir/$name.series" >"$WORK/$name.series" 2>/dev/null || true
+  replay_check "$name"
+}
+
+# replay_check NAME : replay exits 1 when some requests failed; that is a
+# figure of the run (recorded as "failed"), not a failed phase, as long as
+# it wrote its figures.  No figures, or nothing answered: the phase fails.
+replay_check() {
+  [ "$TOOL_RC" -eq 0 ] && return 0
+  local answered
+  answered=$(stat_value "$WORK/$1.stats" requests 2>/dev/null)
+  [ "${answered:-0}" != 0 ] ||
+    harness_die "replay exited $TOOL_RC without answers: $(grep -v '^[[:space:]]*$' "$WORK/replay.err" 2>/dev/null | tail -n 1)"
+  printf '%s: warning: %s of %s requests failed (see %s)\n' "$1" "$(stat_value "$WORK/$1.stats" failed)" "$answered" "$PHASE_LOG" >&2
+}
+
+# replay_list_args : the replay options of a replay of the dataset's request
+# list into REPLAY_ARGS: -u @requests.txt -M @manifest.tsv, and -n
+# REPLAY_COUNT (its first N lines; 0 = the whole list).  REPLAY_TOTAL is the
+# number of requests that makes.
+replay_list_args() {
+  local lines
+  case $REPLAY_COUNT in '' | *[!0-9]*) harness_die "REPLAY_COUNT=$REPLAY_COUNT: want a number of requests (0 = the whole list)" ;; esac
+  lines=$(grep -c . "$REQUESTS") || true
+  REPLAY_ARGS=(-u "@$REQUESTS" -M "@$MANIFEST")
+  REPLAY_TOTAL=$lines
+  if [ "$REPLAY_COUNT" -gt 0 ]; then
+    REPLAY_ARGS+=(-n "$REPLAY_COUNT")
+    [ "$REPLAY_COUNT" -ge "$lines" ] || REPLAY_TOTAL=$REPLAY_COUNT
+  fi
+}
+
+# replay_remote_cleanup : remove the replay's directory on REPLAY_FROM.
+replay_remote_cleanup() {
+  "${REPLAY_SSH[@]}" "$REPLAY_FROM" rm -rf "$REMOTE_DIR" || true
+}

@@ -1,0 +1,85 @@
+# shellcheck shell=bash disable=SC2034
+# harness/common/serve.sh: serving the dataset: httpd in its own group, the
+# source URL, the addresses and the checks of a serving phase.
+
+
+# serve_httpd ROOT PROCS [ADDR] : bin/httpd -q -N PROCS on a free port (or
+# PORT), in its own group.  Sets HTTPD_PORT and HTTPD_GROUP.  An IPv6 ADDR
+# is probed at ::1 (a wildcard ::) or at itself.  PROCS `fork`: TCPSERVER
+# (tcpserver; at most FORK_CONC connections) forks bin/httpd -1 -q for each one, under
+# harness/fork-server.sh, which writes the CPU figures.
+serve_httpd() {
+  local root=$1 procs=$2 addr=${3:-127.0.0.1} try probe=127.0.0.1
+  case $addr in :: | '[::]') probe=::1 ;; *:*) probe=$addr ;; esac
+  proc_need httpd
+  for try in 1 2 3; do
+    HTTPD_PORT=${PORT:-$(free_port)}
+    HTTPD_RUNS=$((${HTTPD_RUNS:-0} + 1))
+    HTTPD_STATS=$WORK/httpd-$HTTPD_RUNS.stats
+    printf '%s\thttpd\t%s\n' "$CUR_PHASE" "$HTTPD_STATS" >>"$WORK/tool-cpu.tsv"
+    if [ "$procs" = fork ]; then
+      proc_start HTTPD_GROUP "$HARNESS/fork-server.sh" "$HTTPD_STATS" "${TCPSERVER:-tcpserver}" -R -H -l 0 -D -b 1024 \
+        -c "${FORK_CONC:-100}" "$addr" "$HTTPD_PORT" "$HARNESS_BIN/httpd" -1 -q -r "$root"
+    else
+      proc_start HTTPD_GROUP "$HARNESS_BIN/httpd" -q -N "$procs" -r "$root" -i "$addr" -p "$HTTPD_PORT" \
+        --stats "$HTTPD_STATS"
+    fi
+    serve_wait_port "$HTTPD_PORT" "$HTTPD_GROUP" "$probe" && return 0
+    proc_stop "$HTTPD_GROUP"
+    [ -z "${PORT:-}" ] || break
+    harness_say "httpd did not come up on port $HTTPD_PORT (try $try)"
+  done
+  harness_die "httpd -N $procs -r $root did not listen on port $HTTPD_PORT: see $PHASE_LOG"
+}
+
+# serve_wait_port PORT PID [ADDR] : until ADDR (127.0.0.1):PORT answers (10
+# s), failing if PID has died.
+serve_wait_port() {
+  poll_until 10 serve_up_or_dead "$@" || return 1
+  port_busy "$1" "${3:-127.0.0.1}"
+}
+
+# serve_up_or_dead PORT PID [ADDR] : ADDR:PORT answers, or PID has died.
+serve_up_or_dead() {
+  port_busy "$1" "${3:-127.0.0.1}" || ! kill -0 "$2" 2>/dev/null
+}
+
+# serve_source_url : SOURCE, or a local httpd serving the dataset on loopback.
+serve_source_url() {
+  if [ -n "$SOURCE" ]; then
+    SRC_URL=${SOURCE%/}
+  else
+    serve_httpd "$DS" 1
+    SRC_URL=http://127.0.0.1:$HTTPD_PORT
+    SOURCE_GROUP=$HTTPD_GROUP
+  fi
+}
+
+# serve_addr : where httpd listens and the address replay connects to.
+serve_addr() {
+  if [ -z "$REPLAY_FROM" ]; then
+    BIND_ADDR=127.0.0.1 CONNECT_ADDR=127.0.0.1
+  else
+    BIND_ADDR=${SERVE_BIND:-0.0.0.0}
+    CONNECT_ADDR=${SERVE_HOST:-$(os_host_addr)}
+    [ -n "$CONNECT_ADDR" ] || harness_die "cannot tell the address REPLAY_FROM=$REPLAY_FROM should connect to: set SERVE_HOST"
+  fi
+}
+
+# serve_prepare MAXCONC : after phase_begin, what every phase that serves the
+# dataset and replays its request list checks and sets first: an extraction
+# of the harness in DATA, root for a drop or remount flush, open files for
+# MAXCONC connections, the port, the tools, the addresses and REPLAY_ARGS.
+serve_prepare() {
+  data_ensure
+  if ! target_owned || target_empty; then
+    harness_die "$DATA holds no extraction of the harness: run make phase-untar and phase-untar2 first"
+  fi
+  case $FLUSH in drop | remount) preflight_root "FLUSH=$FLUSH" ;; esac
+  preflight_nofile $(($1 + 256))
+  preflight_port
+  preflight_done
+  proc_need httpd replay
+  serve_addr
+  replay_list_args
+}

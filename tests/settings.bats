@@ -1,0 +1,140 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2016 # single quotes: code for bash -c, backquotes of markdown
+# harness/settings.tsv, the one list of settings (name, default, groups,
+# meaning), against what uses them: every setting the scripts read with a
+# fallback (${NAME:-...}) or the make glue names is declared; a default
+# written in a script is the declared one; the harness applies the declared
+# defaults; make passes the declared names; the tables of docs/harness.md,
+# docs/micro.md and docs/lab.md are the ones harness/settings-doc makes.
+load helpers
+
+# The variables the scripts read with a fallback that are not settings: the
+# harness's own state, what the tests set (SHOOTOUT_OS), other programs'.
+INTERNAL='BASHPID CUR_PHASE FAIL_MSG FORK_CONC HTTPD_RUNS KEEP_STDERR MICRO_DIR PHASE_FRAME POLL_STEP
+  REMOTE_DIR RUN_DIR SAMPLER_GROUP SAMPLER_TOTAL SOURCE_GROUP TOOL_OK SHOOTOUT_ROOT SHOOTOUT_OS TMPDIR
+  CHILD ANSIBLE_CALLBACKS_ENABLED'
+
+# scripts : the files that read settings, each with the group its defaults
+# come from.
+scripts() {
+  local f
+  for f in "$ROOT"/harness/*.sh "$ROOT"/harness/common/*.sh; do printf 'harness\t%s\n' "$f"; done
+  for f in "$ROOT"/playbooks/lab/*.sh "$ROOT"/tests/lab/lab.bats; do printf 'lab\t%s\n' "$f"; done
+  printf 'demo\t%s\n' "$ROOT/playbooks/demo.sh"
+}
+
+# check_settings : one line per problem (stdout), from SETTINGS (the list)
+# and the scripts of `scripts`.
+check_settings() {
+  python3 - "${SETTINGS:-$ROOT/harness/settings.tsv}" "$INTERNAL" "$(scripts)" <<'PY'
+import re, sys
+rows = []
+for line in open(sys.argv[1]):
+    line = line.rstrip('\n')
+    if not re.match(r'[A-Z]', line):
+        continue
+    f = line.split('\t')
+    rows.append((f[0], f[1], f[2].split(',')))
+declared = {r[0] for r in rows}
+internal = set(sys.argv[2].split())
+def norm(v):
+    v = v.strip()
+    if len(v) >= 2 and v[0] == v[-1] and v[0] in '"\'':
+        v = v[1:-1]
+    v = re.sub(r'\$\{?(ROOT|SHOOTOUT_ROOT)\b\}?', '${SHOOTOUT_ROOT}', v)
+    return re.sub(r'\$([A-Z_][A-Z0-9_]*)', r'${\1}', v)
+def default_for(name, group):
+    want = {'harness': ('harness', 'micro')}.get(group, (group,))
+    for n, d, gs in rows:
+        if n == name and any(g in want for g in gs):
+            return d
+    for n, d, gs in rows:
+        if n == name and 'harness' in gs:
+            return d
+    return None
+for spec in sys.argv[3].splitlines():
+    group, path = spec.split('\t')
+    for no, line in enumerate(open(path), 1):
+        if line.lstrip().startswith('#'):
+            continue
+        for m in re.finditer(r'\$\{([A-Z][A-Z0-9_]*):([-=+])', line):
+            name, op = m.group(1), m.group(2)
+            if name in internal:
+                continue
+            where = '%s:%d' % (path, no)
+            if name not in declared:
+                print('%s: %s is not declared in harness/settings.tsv' % (where, name))
+                continue
+            if op == '+':
+                continue
+            # the fallback, up to the brace that closes this one
+            i, depth = m.end(), 1
+            while i < len(line) and depth:
+                depth += {'{': 1, '}': -1}.get(line[i], 0)
+                i += 1
+            value = line[m.end():i - 1]
+            d = default_for(name, group)
+            if d is None or d.startswith('(') or value == '':
+                continue
+            if norm(value) != norm(d):
+                print('%s: %s defaults to %s here but to %s in harness/settings.tsv' % (where, name, value, d))
+PY
+}
+
+@test "settings: every setting a script reads is declared, and a default written in a script is the declared one" {
+  run check_settings
+  [ "$status" -eq 0 ]
+  [ -z "$output" ] || { echo "$output"; false; }
+}
+
+@test "settings: the check finds an undeclared setting and a default that drifted" {
+  grep -v '^NET_COUNT	' "$ROOT/harness/settings.tsv" | sed 's/^FLUSH	drop	/FLUSH	remount	/' >"$BATS_TEST_TMPDIR/s.tsv"
+  SETTINGS=$BATS_TEST_TMPDIR/s.tsv run check_settings
+  [[ $output == *"NET_COUNT is not declared"* ]]
+  [[ $output == *"FLUSH defaults to drop here but to remount"* ]]
+}
+
+@test "settings: the make glue names only declared settings and passes every one of its groups" {
+  local mk names
+  # $(NAME) and demo_given,NAME in the fragments, less what they define themselves
+  names=$(cat "$ROOT"/harness/*.mk "$ROOT"/playbooks/*.mk | grep -oE '\$\([A-Z][A-Z0-9_]*\)|demo_given,[A-Z][A-Z0-9_]*' |
+    sed -E 's/^\$\(//; s/\)$//; s/^demo_given,//' | sort -u)
+  for n in $names; do
+    grep -qE "^${n}[[:space:]]*(:=|\+=|=)" "$ROOT"/harness/*.mk "$ROOT"/playbooks/*.mk && continue
+    [ "$n" = MAKEFILE_LIST ] && continue
+    grep -q "^$n	" "$ROOT/harness/settings.tsv" || { echo "make uses $n, not in harness/settings.tsv"; false; }
+  done
+  mk=$(make -C "$ROOT" -s -pn 2>/dev/null)
+  [ "$(grep '^HARNESS_VARS :=' <<<"$mk" | cut -d= -f2 | xargs -n1 | sort)" = \
+    "$(awk -F '\t' '$1 ~ /^[A-Z]/ && $3 ~ /(^|,)(harness|micro)(,|$)/ { print $1 }' "$ROOT/harness/settings.tsv" | sort -u)" ]
+  [ "$(grep '^LAB_VARS :=' <<<"$mk" | cut -d= -f2 | xargs -n1 | sort)" = \
+    "$(awk -F '\t' '$1 ~ /^[A-Z]/ && $3 ~ /(^|,)lab(,|$)/ { print $1 }' "$ROOT/harness/settings.tsv" | sort -u)" ]
+  # a setting given on the command line reaches the script, quoted
+  run make -C "$ROOT" -n phase-untar TARGET=/nowhere "OFF_TARGET=it's" IOZONE_THREADS=2
+  [[ $output == *"env TARGET='/nowhere'"*"OFF_TARGET='it'\\''s'"*"IOZONE_THREADS='2'"*"harness/phase-untar.sh"* ]]
+}
+
+@test "settings: the harness applies the declared defaults (values, not the computed ones)" {
+  run env -i PATH="$PATH" SHOOTOUT_ROOT="$ROOT" HOST=h bash -c 'set -eu
+    . "$SHOOTOUT_ROOT/harness/lib.sh"; . "$SHOOTOUT_ROOT/harness/common.sh"
+    printf "%s|%s|%s|%s|%s|%s|%s\n" "$DATASET" "$FLUSH" "$SERVE_PROCS" "$DATASETS_OUT" "$REPLAY_BIN" "$SOURCE" "${PORT-unset}"'
+  [ "$status" -eq 0 ]
+  [ "$output" = "small|drop|1 32|$ROOT/datasets/out|$ROOT/bin/replay||unset" ]
+  run env -i PATH="$PATH" SHOOTOUT_ROOT="$ROOT" HOST=h DATASET=tiny HARNESS_BIN=/opt/b bash -c 'set -eu
+    . "$SHOOTOUT_ROOT/harness/lib.sh"; . "$SHOOTOUT_ROOT/harness/common.sh"; echo "$DATASET $REPLAY_BIN"'
+  [ "$output" = "tiny /opt/b/replay" ]
+}
+
+@test "settings: the docs' tables are made from the list (a setting left out or a default changed is found)" {
+  run "$ROOT/harness/settings-doc" --check
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  cp -r "$ROOT/harness" "$ROOT/docs" "$BATS_TEST_TMPDIR/"
+  sed -i '/^| `NET_SIZE` |/d; s/^| `TRIALS` | `1` |/| `TRIALS` | `3` |/' "$BATS_TEST_TMPDIR/docs/harness.md"
+  run "$BATS_TEST_TMPDIR/harness/settings-doc" --check
+  [ "$status" -eq 1 ]
+  [[ $output == *'+| `NET_SIZE` |'* ]]
+  [[ $output == *'-| `TRIALS` | `3` |'* ]]
+  [[ $output == *"the harness table of docs/harness.md differs"* ]]
+  "$BATS_TEST_TMPDIR/harness/settings-doc" --update
+  "$BATS_TEST_TMPDIR/harness/settings-doc" --check
+}
