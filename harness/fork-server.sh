@@ -8,7 +8,7 @@
 # every httpd -1's exec and serving, the cost of the whole model; a child
 # still running (not yet reaped) when CMD stops is not counted.  STATS gets
 # "user_s sys_s wall_s" as metric/value/unit lines, the way httpd --stats
-# writes them, for harness/common.sh's record_tool_cpu.  Exits with CMD's
+# writes them, for harness/common/proof.sh's proof_record_cpu.  Exits with CMD's
 # status, 0 when a signal stopped it.
 set -eu
 [ $# -ge 2 ] || { echo "usage: fork-server.sh STATS CMD..." >&2; exit 2; }
