@@ -1,7 +1,8 @@
 # Shared by the bats files: load with `load helpers`.
 # shellcheck shell=bash
 
-ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+# The repository: the folder above this file (tests/lab/*.bats load it too).
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The binaries under test; `BIN=build/asan/bin bats ...` runs the sanitizer build.
 BIN=${BIN:-$ROOT/bin}
 export ROOT BIN
