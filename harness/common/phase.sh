@@ -11,9 +11,13 @@ CUR_PHASE='' CUR_TRIAL='' PHASE_DONE=0 FAIL_MSG='' PHASE_FRAME=0 WORK=''
 PHASE_CLEANUP=''
 
 # phase_on_signal SIG : the phase fails, interrupted (the EXIT trap reports).
+# Further signals are ignored from here on, not reset to their default: make
+# sends its children a SIGTERM of its own after the one to the whole group,
+# and a second one landing before the EXIT trap ran would kill the shell
+# with no failure recorded and its children left running.
 phase_on_signal() {
   FAIL_MSG="interrupted by SIG$1"
-  trap - "$1"
+  trap '' INT TERM HUP
   case $1 in INT) exit 130 ;; HUP) exit 129 ;; *) exit 143 ;; esac
 }
 
