@@ -241,7 +241,7 @@ uint64_t capture_need(const char *list) {
   lines_open(&l, list);
   while ((s = lines_next(&l, &len)) != NULL)
     if (list_entry(l.name, l.lineno, s, len, &path, &size) == 0)
-      need += 512 + (size + 511) / 512 * 512 + 2 * (strlen(path) + 32);
+      need += emit_file_need(size, strlen(path));
   lines_close(&l);
   return need;
 }

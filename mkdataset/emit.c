@@ -198,6 +198,10 @@ void emit_manifest(struct emitter *e, const char *path, uint64_t size, uint32_t 
   put_or_die(e, &e->manifest, "manifest.tsv", line, n);
 }
 
+uint64_t emit_file_need(uint64_t size, uint64_t pathlen) {
+  return 512 + (size + 511) / 512 * 512 + pathlen + 32;
+}
+
 void emit_request(struct emitter *e, const char *path) {
   static const char hex[] = "0123456789ABCDEF";
   char line[3 * 4096 + 4];

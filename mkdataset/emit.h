@@ -47,6 +47,10 @@ uint32_t emit_file(struct emitter *e, int which, const char *path, uint64_t size
 /* The crc32 the content of (key, version, size) will have, without writing. */
 uint32_t emit_crc(const struct emitter *e, uint64_t size, uint64_t key, unsigned version);
 void emit_manifest(struct emitter *e, const char *path, uint64_t size, uint32_t crc);
+/* A file's share of the output, for the space check before writing: its tar
+ * header and 512-byte padded data (gzip at level 1 shrinks the headers and
+ * padding, not the content) and its manifest line. */
+uint64_t emit_file_need(uint64_t size, uint64_t pathlen);
 /* One line of requests.txt: "/" + path, percent-encoding unsafe bytes. */
 void emit_request(struct emitter *e, const char *path);
 void emit_info(struct emitter *e, const char *key, const char *value);

@@ -60,15 +60,14 @@ static void requests(struct emitter *e, const struct synth *s, struct vec64 *upd
   free(seen);
 }
 
-/* One file's share of the output: its tar header and 512-byte padded data
- * (gzip at level 1 shrinks the headers and padding, not the content), and
- * its manifest line. */
+/* One file's share of the output (emit_file_need); adds its path's length
+ * to *paths. */
 static uint64_t file_need(const struct synth *s, uint64_t u, unsigned version, uint64_t *paths) {
   char path[SYNTH_PATH_MAX];
   synth_path(s, u, path);
   uint64_t len = strlen(path);
   *paths += len;
-  return 512 + (synth_size(s, u, version) + 511) / 512 * 512 + len + 32;
+  return emit_file_need(synth_size(s, u, version), len);
 }
 
 uint64_t synth_need(const struct profile *p, uint64_t seed) {
