@@ -12,3 +12,6 @@ url_test_SRCS := tests/c/url_test.c lib/url.c lib/common.c
 # The HTTP/1.1 response parser of dltar and replay (lib/http_response.c).
 CTESTS += http_response
 http_response_test_SRCS := tests/c/http_response_test.c lib/http_response.c
+# A response head and a file's bytes on a socket (lib/os_sendfile.c).
+CTESTS += os_sendfile
+os_sendfile_test_SRCS := tests/c/os_sendfile_test.c lib/os_sendfile.c

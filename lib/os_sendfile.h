@@ -2,7 +2,9 @@
  * file through user space, on every system the tools build for (the OS
  * layer for sendfile and corking):
  *   Linux    send(MSG_MORE) of the head, so that it waits to share a
- *            segment with the first file bytes, then sendfile(2)
+ *            segment with the first file bytes, then sendfile(2); with
+ *            more than 64 KiB behind the head, both under TCP_CORK
+ *            (released before returning)
  *   FreeBSD  one sendfile(2), the head as its header (struct sf_hdtr)
  *   NetBSD, OpenBSD  no sendfile: OS_HAS_SENDFILE is 0, os_sendfile fails
  *            with ENOSYS and callers send from an mmap of the file instead

@@ -121,14 +121,25 @@ server_ticks() {
   echo "$t"
 }
 
-# rps SERVER PATH -> "req/s cpu_us_per_request" of one wrk run; fails (and
-# says why) on any non-2xx answer or socket error.
+# cpu_jiffies : busy and total clock ticks of the whole host so far
+# (/proc/stat's first line: idle and iowait are the idle ones).
+cpu_jiffies() {
+  awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t; exit }' /proc/stat
+}
+
+# rps SERVER PATH -> "req/s server_us_per_request client_cpu_pct host_busy_pct"
+# of one wrk run; fails (and says why) on any non-2xx answer or socket error.
+# client_cpu_pct is wrk's user+sys over the run as a share of one CPU (its
+# one thread): near 100, wrk is the limit and the servers tie.
 rps() {
-  local t0 t1
+  local t0 t1 h0 h1 TIMEFORMAT='%U %S %R'
   t0=$(server_ticks)
-  wrk -t1 -c"$CONNS" -d"$DUR" "http://127.0.0.1:$port$2" >"$tmp/wrk.out" 2>&1 || true
+  h0=$(cpu_jiffies)
+  { time wrk -t1 -c"$CONNS" -d"$DUR" "http://127.0.0.1:$port$2" >"$tmp/wrk.out" 2>&1 || true; } 2>"$tmp/wrk.time"
+  h1=$(cpu_jiffies)
   t1=$(server_ticks)
-  awk -v srv="$1" -v path="$2" -v ticks=$((t1 - t0)) -v hz="$(getconf CLK_TCK)" '
+  awk -v srv="$1" -v path="$2" -v ticks=$((t1 - t0)) -v hz="$(getconf CLK_TCK)" \
+    -v wrk_time="$(tail -1 "$tmp/wrk.time")" -v host="$h0 $h1" '
     / requests in / { n = $1 }
     /^Requests\/sec:/ { r = $2 }
     /Non-2xx or 3xx responses:/ { bad = $NF }
@@ -137,8 +148,21 @@ rps() {
       if (bad + 0 > 0) { print "httpd bench: FAIL: " srv " " path ": " bad " non-2xx answers" > "/dev/stderr"; exit 1 }
       if (sock != "") { print "httpd bench: FAIL: " srv " " path ":" sock > "/dev/stderr"; exit 1 }
       if (r == "") { print "httpd bench: FAIL: " srv " " path ": no Requests/sec from wrk" > "/dev/stderr"; exit 1 }
-      printf "%s %.1f\n", r, (n > 0) ? ticks / hz * 1e6 / n : 0
+      split(wrk_time, w, " ")
+      split(host, h, " ")
+      printf "%s %.1f %.0f %.0f\n", r, (n > 0) ? ticks / hz * 1e6 / n : 0, \
+        (w[3] > 0) ? 100 * (w[1] + w[2]) / w[3] : 0, (h[4] > h[2]) ? 100 * (h[3] - h[1]) / (h[4] - h[2]) : 0
     }' "$tmp/wrk.out"
+}
+
+# limit RPS US_PER_REQ PROCS -> what held the run back (see the legend).
+limit() {
+  awk -v r="$1" -v us="$2" -v p="$3" -v w="$wrk_pct" -v host="$host_pct" 'BEGIN {
+    if (r * us / 1e6 / p >= 0.9) print "server"
+    else if (w >= 90) print "client"
+    else if (host >= 80) print "host"
+    else print "-"
+  }'
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -147,7 +171,8 @@ logs=off
 [ "$LOG" = 1 ] && logs=on
 echo "httpd vs nginx $("$NGINX" -v 2>&1 | sed 's/.*\///') (Debian's settings), access logs $logs," \
   "wrk -t1 -c$CONNS -d$DUR, median of $RUNS interleaved, $(nproc) CPUs (shared: noisy)"
-printf '%-22s %12s %12s %8s %6s %8s %12s %12s\n' case httpd_rps nginx_rps ratio goal "" httpd_us/req nginx_us/req
+printf '%-22s %10s %10s %6s %6s %-7s %8s %8s %6s %6s %-13s\n' case httpd_rps nginx_rps ratio goal "" \
+  httpd_us nginx_us wrk_% host_% limit
 failed=0
 for procs in 1 2; do
   for f in small.bin large.bin; do
@@ -173,13 +198,23 @@ for procs in 1 2; do
     n=$(cut -d' ' -f1 "$tmp/nginx.rps" | median)
     hc=$(cut -d' ' -f2 "$tmp/httpd.rps" | median)
     nc=$(cut -d' ' -f2 "$tmp/nginx.rps" | median)
+    wrk_pct=$(cut -d' ' -f3 "$tmp/httpd.rps" "$tmp/nginx.rps" | median)
+    host_pct=$(cut -d' ' -f4 "$tmp/httpd.rps" "$tmp/nginx.rps" | median)
     ratio=$(awk -v h="$h" -v n="$n" 'BEGIN { printf "%.2f", (n > 0) ? h / n : 0 }')
     met=$(awk -v r="$ratio" -v g="${goal[$f]}" 'BEGIN { print (r >= g) ? "met" : "MISSED" }')
-    printf '%-22s %12.0f %12.0f %8s %6s %-8s %12.1f %12.1f\n' "$f procs=$procs" "$h" "$n" "$ratio" \
-      ">=${goal[$f]}" "$met" "$hc" "$nc"
+    printf '%-22s %10.0f %10.0f %6s %6s %-7s %8.1f %8.1f %6.0f %6.0f %-13s\n' "$f procs=$procs" "$h" "$n" \
+      "$ratio" ">=${goal[$f]}" "$met" "$hc" "$nc" "$wrk_pct" "$host_pct" \
+      "$(limit "$h" "$hc" "$procs")/$(limit "$n" "$nc" "$procs")"
   done
 done
-echo "(us/req: the server's own CPU time per request, all its processes; wrk, one thread"
-echo " on the same 2 CPUs, copies every byte it reads, so on the 200 KB file the client,"
-echo " not the server, sets the requests/s)"
+cat <<'EOF'
+(httpd_us, nginx_us: the server's own CPU time per request, all its processes;
+ wrk_%: wrk's CPU time as a share of its one thread; host_%: the whole host
+ busy; limit, for httpd/nginx: "server" when its processes were busy 90% of
+ their CPUs, else "client" when wrk was at 90% of its thread, else "host"
+ when the host was 80% busy (wrk and the servers take turns on the CPUs),
+ else "-".  Only a server/server row compares the servers' speed; in the
+ others both sides wait for the same client or CPUs, and a tie is expected:
+ the CPU per request is then what tells the servers apart.)
+EOF
 exit "$failed"
