@@ -47,10 +47,15 @@ $(B)/%.o: %.c
 $(BIN):
 	mkdir -p $@
 
-.PHONY: all ctests asan-ctests asan-bins deps deps-check test lint bench static clean demo
+.PHONY: all ctests ctest-list asan-ctests asan-bins deps deps-check test lint bench static clean demo
 all: deps-check $(addprefix $(BIN)/,$(BINS))
 
 ctests: $(addprefix $(B)/tests/,$(addsuffix _test,$(CTESTS)))
+
+# The C tests tests/run.sh runs: these, not whatever an older tree left in
+# build/*/tests.
+ctest-list:
+	@echo $(CTESTS)
 
 SAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan-ctests:

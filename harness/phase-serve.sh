@@ -55,6 +55,7 @@ fork_skip=''
 command -v "${TCPSERVER:-tcpserver}" >/dev/null 2>&1 ||
   fork_skip="no ${TCPSERVER:-tcpserver}: install ucspi-tcp (Debian: apt-get install ucspi-tcp) for the process-per-connection server"
 phase_begin "${names[0]}" "${names[@]}"
+phase_warn_atime
 serve_prepare "$maxconc"
 SAMPLER_TOTAL=$REPLAY_TOTAL
 

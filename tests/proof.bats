@@ -10,7 +10,7 @@ setup() {
   T=$BATS_TEST_TMPDIR
   export RESULTS=$T/results HOST=testhost VARIANT=v1 SHOOTOUT_ROOT=$ROOT HARNESS_BIN=$BIN
   unset RUN_ID TARGET DATASET SEED SOURCE FLUSH TRIALS PORT TRIAL
-  HOLDER=''
+  HOLDER='' TMPFS=''
 }
 
 teardown() {
@@ -22,6 +22,7 @@ teardown() {
     POLL_STEP=0.1 poll_until 5 no_process "$T/" || true
     pkill -KILL -f -- "$T/" 2>/dev/null || true
   fi
+  if [ -n "$TMPFS" ] && mountpoint -q "$TMPFS"; then umount "$TMPFS" || umount -l "$TMPFS"; fi
 }
 
 # hold FILE... : a background process maps the files and locks them in
@@ -228,4 +229,25 @@ crafted_run() {
   grep -q '| h1 / ext4 | 1:42 (tool 0.81 core: tool-bound) |' "$T/out/summary.md"
   run grep -c 'spread [0-9]' "$T/out/summary.md"
   [ "$output" = 0 ]
+}
+
+@test "serve: a TARGET mounted without noatime gets a WARNING (reads write atimes); with noatime none" {
+  require_tools
+  require_root
+  TMPFS=$T/tmpfs
+  mkdir -p "$TMPFS"
+  mount -t tmpfs -o size=64m,relatime tmpfs "$TMPFS"
+  export TARGET=$TMPFS DATASET=tiny FLUSH=none SERVE_PROCS=1 REPLAY_COUNT=50
+  "$ROOT/harness/phase-untar.sh" >/dev/null 2>&1
+  "$ROOT/harness/phase-untar2.sh" >/dev/null 2>&1
+  run "$ROOT/harness/phase-serve.sh"
+  echo "$output"
+  [[ $output != *"requests failed"* ]]
+  [ "$status" -eq 0 ]
+  [[ $output == *"WARNING: $TMPFS is mounted without noatime: reading each file the first time rewrites its inode (atime)"* ]]
+  grep -q "WARNING: $TMPFS is mounted without noatime" "$(the_run)/logs/serve-cold-1-1.log"
+  mount -o remount,noatime "$TMPFS"
+  run "$ROOT/harness/phase-serve.sh"
+  [ "$status" -eq 0 ]
+  [[ $output != *"without noatime"* ]]
 }

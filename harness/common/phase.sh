@@ -92,6 +92,18 @@ phase_warn_on_target() {
   printf 'WARNING: %s\n' "$m" | tee -a "$PHASE_LOG" >&2
 }
 
+# phase_warn_atime : a read-only phase on a TARGET mounted without noatime
+# writes: the first read of each file after untar rewrites its inode
+# (relatime; every read with strictatime), and those writes land in what the
+# phase measures.  A warning on stderr and in the phase's log.
+phase_warn_atime() {
+  local opts m
+  IFS=$'\t' read -r _ _ opts _ < <(os_mount_of "$TARGET" 2>/dev/null) || return 0
+  case ",$opts," in *,noatime,* | *,ro,* | *,rdonly,* | *,read-only,* | ,,) return 0 ;; esac
+  m="$TARGET is mounted without noatime: reading each file the first time rewrites its inode (atime), writes in a read-only phase (mount it with -o noatime, as the playbooks do)"
+  printf 'WARNING: %s\n' "$m" | tee -a "$PHASE_LOG" >&2
+}
+
 # phase_end [RECORD-NAME] : the phase succeeded; note the boot id (for the
 # reboot check of a later FLUSH=reboot).
 phase_end() {
