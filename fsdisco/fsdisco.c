@@ -39,25 +39,6 @@ static const char usage_text[] =
     "  -q              no report on stdout\n"
     "  -h, --version\n";
 
-static int parse_size(const char *s, uint64_t *out) {
-  char num[32];
-  size_t l = strlen(s);
-  uint64_t mul = 1;
-  if (l == 0 || l >= sizeof num) return -1;
-  memcpy(num, s, l + 1);
-  switch (num[l - 1]) {
-  case 'k': case 'K': mul = 1ULL << 10; break;
-  case 'm': case 'M': mul = 1ULL << 20; break;
-  case 'g': case 'G': mul = 1ULL << 30; break;
-  default: break;
-  }
-  if (mul > 1) num[l - 1] = '\0';
-  uint64_t v;
-  if (parse_u64(num, UINT64_MAX / mul, &v) != 0) return -1;
-  *out = v * mul;
-  return 0;
-}
-
 enum { T_CLOCK = 1, T_BLOCK = 2, T_POINTERS = 4, T_READAHEAD = 8, T_CACHE = 16 };
 
 static const char *yesno(int agree) { return agree > 0 ? "yes" : agree == 0 ? "NO" : "n/a"; }

@@ -5,9 +5,12 @@
 # IOZONE_RECMIN to IOZONE_RECMAX (capped at the file size), powers of two, fio
 # does IOzone's tests in IOzone's order on one file in TARGET/micro/iozone/:
 # write (new file), rewrite, read, reread, random read, random write, backward
-# read, record rewrite, stride read.  Like IOzone the I/O is buffered,
-# synchronous (pread/pwrite) and the page cache is kept between the tests of
-# a cell (it is emptied with FLUSH before each cell).  Records, phase
+# read, record rewrite, stride read; then bin/stdiorw does IOzone's stdio
+# tests on the same file: fwrite (new file), frewrite, fread, freread, in
+# records of the record size through a stdio buffer of that size.  Like
+# IOzone the I/O is buffered, synchronous (pread/pwrite) and the page cache
+# is kept between the tests of a cell (it is emptied with FLUSH before each
+# cell).  Records, phase
 # "iozone": <test>.fs<K>k.rs<K>k.kBps (kilobytes of 1024 B a second over the
 # time in the I/O calls, microseconds), cells, flush; and IOzone's -R
 # spreadsheet (report.csv, see below) in the run's raw/iozone-<trial>/.
@@ -16,7 +19,8 @@
 #   TARGET ALLOW_NONMOUNT FLUSH RUN_ID RESULTS HOST VARIANT   as for every phase
 #   IOZONE_MIN=64k IOZONE_MAX=<2x RAM> IOZONE_RECMIN=4k IOZONE_RECMAX=16m
 #   IOZONE_TESTS    comma-separated subset of: write rewrite read reread randread
-#                   randwrite bkwdread recrewrite strideread (default: all)
+#                   randwrite bkwdread recrewrite strideread fwrite frewrite
+#                   fread freread (default: all)
 #   IOZONE_FLUSH=1  include the final fsync in the write tests' time (iozone
 #                   -e): each write test ends its own fio run and the fsync
 #                   after it is timed by fio2records --fsync
@@ -39,10 +43,13 @@ SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/micro-lib.sh
 . "$SHOOTOUT_ROOT/harness/micro-lib.sh"
 
-ALL_TESTS="write rewrite read reread randread randwrite bkwdread recrewrite strideread"
+FIO_TESTS="write rewrite read reread randread randwrite bkwdread recrewrite strideread"
+STDIO_TESTS="fwrite frewrite fread freread"
+ALL_TESTS="$FIO_TESTS $STDIO_TESTS"
 WRITE_TESTS=" write rewrite randwrite recrewrite "
 micro_begin iozone
 command -v fio >/dev/null || harness_die "fio is not installed (make deps)"
+[ -x "$HARNESS_BIN/stdiorw" ] || harness_die "$HARNESS_BIN/stdiorw is not built (make)"
 fsmin=$(to_bytes "${IOZONE_MIN:-64k}")
 fsmax=$(to_bytes "${IOZONE_MAX:-$(($(mem_bytes) * 2))}")
 rsmin=$(to_bytes "${IOZONE_RECMIN:-4k}")
@@ -116,6 +123,27 @@ segment() {
   cat "$WORK/seg.stats" >>"$RAW/$cell.stats"
 }
 
+# wanted TEST... : one of TESTs is in IOZONE_TESTS.
+wanted() {
+  local t
+  for t in "$@"; do
+    case " $tests " in *" $t "*) return 0 ;; esac
+  done
+  return 1
+}
+
+# stdio_tests : IOzone's stdio tests on the cell's file, all four in their
+# order (fwrite makes the file the reads need), the records of those asked
+# for appended to the cell's stats; IOZONE_FLUSH=1 is stdiorw -e.
+stdio_tests() {
+  local opts=(-n "$cell" -s "$fs" -r "$rs")
+  [ "$flush" = 1 ] && opts+=(-e)
+  # shellcheck disable=SC2086 # the tests, one argument each
+  run_into "$WORK/stdio.stats" stdiorw "$HARNESS_BIN/stdiorw" "${opts[@]}" "$data" $STDIO_TESTS
+  awk -F '\t' -v want=" $tests " '{ split($1, m, "."); if (index(want, " " m[1] " ")) print }' \
+    "$WORK/stdio.stats" >>"$RAW/$cell.stats"
+}
+
 cells=0
 fs=$fsmin
 while [ "$fs" -le "$fsmax" ]; do
@@ -128,7 +156,10 @@ while [ "$fs" -le "$fsmax" ]; do
     cell=fs$((fs / 1024))k.rs$((rs / 1024))k
     rm -f "$data" "$RAW/$cell.stats"
     micro_flush
-    if [ "$flush" = 1 ]; then
+    # shellcheck disable=SC2086 # one argument a test
+    if ! wanted $FIO_TESTS; then
+      : # only stdio tests asked for: fwrite makes the file
+    elif [ "$flush" = 1 ]; then
       segment 1 write
       segment 2 rewrite
       segment 3 read reread randread randwrite
@@ -136,8 +167,10 @@ while [ "$fs" -le "$fsmax" ]; do
       segment 5 strideread
     else
       # shellcheck disable=SC2086 # one argument a test
-      segment all $ALL_TESTS
+      segment all $FIO_TESTS
     fi
+    # shellcheck disable=SC2086 # one argument a test
+    wanted $STDIO_TESTS && stdio_tests
     record_stats iozone "$CUR_TRIAL" "$RAW/$cell.stats"
     cells=$((cells + 1))
     rs=$((rs * 2))

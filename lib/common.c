@@ -42,6 +42,25 @@ int parse_u64(const char *s, uint64_t max, uint64_t *out) {
   return 0;
 }
 
+int parse_size(const char *s, uint64_t *out) {
+  char num[32];
+  size_t l = strlen(s);
+  uint64_t mul = 1;
+  if (l == 0 || l >= sizeof num) return -1;
+  memcpy(num, s, l + 1);
+  switch (num[l - 1]) {
+  case 'k': case 'K': mul = 1ULL << 10; break;
+  case 'm': case 'M': mul = 1ULL << 20; break;
+  case 'g': case 'G': mul = 1ULL << 30; break;
+  default: break;
+  }
+  if (mul > 1) num[l - 1] = '\0';
+  uint64_t v;
+  if (parse_u64(num, UINT64_MAX / mul, &v) != 0) return -1;
+  *out = v * mul;
+  return 0;
+}
+
 int parse_seconds(const char *s, double *out) {
   char *end;
   if (s == NULL || *s == '\0' || *s == '-' || *s == '+') return -1;

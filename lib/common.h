@@ -20,6 +20,9 @@ void cpu_times(double *user_s, double *sys_s);
 /* Parse a non-negative decimal integer that must fill the whole string.
  * Returns 0 on success, -1 on junk, overflow or a value above max. */
 int parse_u64(const char *s, uint64_t max, uint64_t *out);
+/* Parse a size: a decimal integer, optionally followed by k, m or g
+ * (KiB, MiB, GiB, either case); same contract, the limit UINT64_MAX. */
+int parse_size(const char *s, uint64_t *out);
 /* Parse a non-negative decimal number (e.g. "2.5"); same contract. */
 int parse_seconds(const char *s, double *out);
 

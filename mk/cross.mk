@@ -11,7 +11,7 @@ CROSS_VENV := build/venv
 CROSS_ZIG := $(CROSS_VENV)/zig-$(ZIG_VERSION)
 CROSS_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/shootout/cross-zig$(ZIG_VERSION)
 CROSS_TARGETS := x86_64-freebsd x86_64-netbsd x86_64-openbsd aarch64-linux-musl
-CROSS_TOOLS := rmtree fsdisco mkdataset replay resident dltar httpd
+CROSS_TOOLS := rmtree fsdisco mkdataset replay resident dltar httpd stdiorw
 # Not yet portable (issue 14): built for Linux only, counted as skipped.
 CROSS_PENDING :=
 

@@ -29,7 +29,8 @@ IOMETER_METRICS = [("iops", "I/Os per second", "IO/s", None), ("mbps", "MB per s
                    ("lat_mean_ms", "mean latency (ms)", "ms", "iometer-latency"),
                    ("lat_p99_ms", "99th percentile latency (ms)", "ms", "iometer-latency"),
                    ("cpu_pct", "CPU utilisation (%)", "%", "iometer-cpu")]
-IOZONE_TESTS = ["write", "rewrite", "read", "reread", "randread", "randwrite", "bkwdread", "recrewrite", "strideread"]
+IOZONE_TESTS = ["write", "rewrite", "read", "reread", "randread", "randwrite", "bkwdread", "recrewrite", "strideread",
+                "fwrite", "frewrite", "fread", "freread"]
 POSTMARK_FIELDS = [("tps", "transactions per second"), ("created_per_s", "files created per second"),
                    ("read_kBps", "kB read per second"), ("written_kBps", "kB written per second"),
                    ("wall_s", "wall time (lower is better)")]

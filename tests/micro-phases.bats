@@ -66,7 +66,7 @@ metrics() {
   run env TARGET="$MICRO_MNT" IOZONE_MIN=64k IOZONE_MAX=128k IOZONE_RECMIN=32k IOZONE_RECMAX=64k \
     IOZONE_FLUSH=1 "$ROOT/harness/phase-iozone.sh"
   [ "$status" -eq 0 ]
-  for t in write rewrite read reread randread randwrite bkwdread recrewrite strideread; do
+  for t in write rewrite read reread randread randwrite bkwdread recrewrite strideread fwrite frewrite fread freread; do
     for c in fs64k.rs32k fs64k.rs64k fs128k.rs32k fs128k.rs64k; do
       awk -F'\t' -v m="$t.$c.kBps" '$1 == "iozone" && $3 == m && $4 > 0 && $5 == "kB/s" { f = 1 } END { exit !f }' "$REC" ||
         { echo "no $t.$c"; return 1; }
@@ -74,6 +74,14 @@ metrics() {
   done
   grep -q "^iozone	1	cells	4	count" "$REC"
   grep -q "^iozone	1	flush	1	bool" "$REC"
+  # IOzone's -R report has the stdio tests' blocks, after the others
+  csv=$RESULTS/$RUN_ID/$HOST/$VARIANT/raw/iozone-1/report.csv
+  [ "$(grep -o '^"[A-Za-z -]* report"' "$csv" | tail -4 | tr '\n' ,)" = '"Fwrite report","Re-Fwrite report","Fread report","Re-Fread report",' ]
+  # the stdio reads alone: fwrite still makes the file, only fread is recorded
+  run env TARGET="$MICRO_MNT" IOZONE_MIN=64k IOZONE_MAX=64k IOZONE_RECMIN=16k IOZONE_RECMAX=16k \
+    IOZONE_TESTS=fread "$ROOT/harness/phase-iozone.sh"
+  [ "$status" -eq 0 ]
+  [ "$(awk -F'\t' '$1 == "iozone" && $2 == 2 && $3 ~ /kBps$/ { print $3 }' "$REC")" = fread.fs64k.rs16k.kBps ]
   run env TARGET="$MICRO_MNT" IOZONE_TESTS=write,sideways "$ROOT/harness/phase-iozone.sh"
   [ "$status" -ne 0 ] && [[ "$output" == *"IOZONE_TESTS: unknown test sideways"* ]]
 }
@@ -83,7 +91,7 @@ metrics() {
   out=$BATS_TEST_TMPDIR/plots
   run make -C "$ROOT" --no-print-directory plots-iozone RUN="$RESULTS/$RUN_ID" IOZONE_PLOTS="$out"
   [ "$status" -eq 0 ]
-  for t in write rewrite read reread randread randwrite bkwdread recrewrite strideread; do
+  for t in write rewrite read reread randread randwrite bkwdread recrewrite strideread fwrite frewrite fread freread; do
     [ -s "$out/$t.png" ] || { echo "no $t.png"; return 1; }
     [ "$(head -c 4 "$out/$t.png" | tail -c 3)" = PNG ]
   done

@@ -13,6 +13,13 @@ int main(void) {
   CHECK(parse_u64("12x", 100, &v) == -1, "parse_u64 rejects junk");
   CHECK(parse_u64("-1", 100, &v) == -1, "parse_u64 rejects negative");
   CHECK(parse_u64("101", 100, &v) == -1, "parse_u64 enforces max");
+  CHECK(parse_size("64k", &v) == 0 && v == 65536, "parse_size: k is KiB");
+  CHECK(parse_size("3M", &v) == 0 && v == 3u << 20, "parse_size: M is MiB");
+  CHECK(parse_size("2g", &v) == 0 && v == 2ull << 30, "parse_size: g is GiB");
+  CHECK(parse_size("4096", &v) == 0 && v == 4096, "parse_size: a plain number is bytes");
+  CHECK(parse_size("k", &v) == -1 && parse_size("", &v) == -1 && parse_size("1x", &v) == -1,
+        "parse_size rejects a bare suffix, empty and junk");
+  CHECK(parse_size("17179869184g", &v) == -1, "parse_size rejects what overflows 64 bits");
   CHECK(parse_u64("99999999999999999999999", UINT64_MAX, &v) == -1, "parse_u64 rejects overflow");
   CHECK(parse_seconds("2.5", &d) == 0 && d == 2.5, "parse_seconds reads fractions");
   CHECK(parse_seconds("nan", &d) == -1, "parse_seconds rejects nan");

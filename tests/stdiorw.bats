@@ -1,0 +1,72 @@
+#!/usr/bin/env bats
+# bin/stdiorw: IOzone's stdio tests (fwrite, frewrite, fread, freread) for
+# phase-iozone: what it writes, what it prints, and its errors.
+load helpers
+
+setup() {
+  T=$BATS_TEST_TMPDIR
+  TMPFS=''
+}
+
+teardown() {
+  if [ -n "$TMPFS" ] && mountpoint -q "$TMPFS"; then umount "$TMPFS" || umount -l "$TMPFS"; fi
+}
+
+@test "stdiorw: -h, --version; usage errors are one line and exit 2" {
+  run "$BIN/stdiorw" -h
+  [ "$status" -eq 0 ] && [[ ${lines[0]} == "usage: stdiorw [-e] [-n CELL] -s SIZE -r RECSIZE FILE TEST..." ]]
+  run "$BIN/stdiorw" --version
+  [ "$status" -eq 0 ] && [[ $output == "stdiorw "* ]]
+  run "$BIN/stdiorw" -s 64k -r 4k "$T/f" sideways
+  [ "$status" -eq 2 ] && [ "$output" = "stdiorw: unknown test sideways (want fwrite frewrite fread freread)" ]
+  run "$BIN/stdiorw" -s 4k -r 64k "$T/f" fwrite
+  [ "$status" -eq 2 ] && [ "$output" = "stdiorw: -r is larger than -s: not one whole record" ]
+  run "$BIN/stdiorw" -s lots -r 4k "$T/f" fwrite
+  [ "$status" -eq 2 ] && [ "$output" = "stdiorw: -s: want a size like 64k, 1m, 4g" ]
+  run "$BIN/stdiorw" -s 64k -r 4k "$T/f"
+  [ "$status" -eq 2 ] && [[ ${lines[0]} == "usage: stdiorw"* ]]
+  [ ! -e "$T/f" ]
+}
+
+@test "stdiorw: the four tests in order: a new file of whole records, one rate line each" {
+  echo old >"$T/f"
+  run "$BIN/stdiorw" -s 100k -r 32k "$T/f" fwrite frewrite fread freread
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "${#lines[@]}" -eq 4 ]
+  i=0
+  tab=$'\t'
+  for t in fwrite frewrite fread freread; do
+    # the default cell names the sizes asked for; the rate is a whole number of kB/s
+    re="^$t\\.fs100k\\.rs32k\\.kBps${tab}[1-9][0-9]*${tab}kB/s\$"
+    [[ ${lines[$i]} =~ $re ]] || { echo "line $i: ${lines[$i]}"; false; }
+    i=$((i + 1))
+  done
+  # 100k in records of 32k: three whole records, the old content replaced
+  [ "$(stat -c %s "$T/f")" -eq $((3 * 32768)) ]
+  [ "$(head -c 4 "$T/f")" = abcd ]
+  run "$BIN/stdiorw" -e -n cell7 -s 64k -r 4k "$T/f" fwrite fread
+  [ "$status" -eq 0 ]
+  [[ ${lines[0]} == "fwrite.cell7.kBps	"* ]] && [[ ${lines[1]} == "fread.cell7.kBps	"* ]]
+}
+
+@test "stdiorw: a missing or short file to read is one line and exit 1" {
+  run "$BIN/stdiorw" -s 64k -r 4k "$T/none" fread
+  [ "$status" -eq 1 ] && [[ $output == "stdiorw: cannot open $T/none: No such file or directory" ]]
+  head -c 10000 /dev/zero >"$T/short"
+  run "$BIN/stdiorw" -s 64k -r 4k "$T/short" fread
+  [ "$status" -eq 1 ] && [ "$output" = "stdiorw: $T/short ends after 8192 bytes: shorter than -s (run fwrite first)" ]
+  # frewrite writes in place: it never creates the file
+  run "$BIN/stdiorw" -s 64k -r 4k "$T/none" frewrite
+  [ "$status" -eq 1 ] && [ ! -e "$T/none" ]
+}
+
+@test "stdiorw: a full filesystem is one line and exit 1" {
+  require_root
+  TMPFS=$T/tmpfs
+  mkdir -p "$TMPFS"
+  mount -t tmpfs -o size=1m tmpfs "$TMPFS"
+  run "$BIN/stdiorw" -s 4m -r 64k "$TMPFS/f" fwrite
+  [ "$status" -eq 1 ]
+  [ "${#lines[@]}" -eq 1 ] && [[ $output == "stdiorw: cannot "*"$TMPFS/f: No space left on device" ]]
+}
