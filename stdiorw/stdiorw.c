@@ -46,11 +46,19 @@ static void fail(const struct job *j, const char *what) {
   diesys(1, what, " ", j->path);
 }
 
-/* Opens FILE with MODE and gives the stream a buffer of one record. */
+/* Opens FILE with MODE and gives the stream a buffer of one record: ours
+ * (glibc ignores the size when it allocates one itself), except with
+ * dietlibc, whose fclose frees a buffer given to setvbuf as if it were its
+ * own; there the stream allocates one of that size. */
 static FILE *open_stream(const struct job *j, const char *mode) {
   FILE *f = fopen(j->file, mode);
   if (f == NULL) fail(j, "cannot open");
-  if (setvbuf(f, j->stdio_buf, _IOFBF, j->rec) != 0) fail(j, "cannot set the buffer of");
+#ifdef __dietlibc__
+  char *buf = NULL;
+#else
+  char *buf = j->stdio_buf;
+#endif
+  if (setvbuf(f, buf, _IOFBF, j->rec) != 0) fail(j, "cannot set the buffer of");
   return f;
 }
 

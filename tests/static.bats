@@ -38,3 +38,13 @@ load helpers
   "$BIN/mkdataset" -p tiny -o "$t/d" >/dev/null
   for f in manifest.tsv layout.tar.gz update.tar.gz requests.txt dataset.txt; do cmp "$t/s/$f" "$t/d/$f"; done
 }
+
+@test "make static: the static stdiorw runs all four tests (dietlibc's fclose frees a setvbuf buffer)" {
+  [ -x "$ROOT/bin/static/stdiorw" ] || skip "bin/static/stdiorw not built (make static skipped or failed)"
+  t=$BATS_TEST_TMPDIR
+  run "$ROOT/bin/static/stdiorw" -s 1m -r 64k "$t/f" fwrite frewrite fread freread
+  echo "$output"
+  [ "$status" -eq 0 ] && [ "${#lines[@]}" -eq 4 ]
+  [[ ${lines[3]} == "freread.fs1024k.rs64k.kBps	"* ]]
+  [ "$(stat -c %s "$t/f")" -eq 1048576 ]
+}
