@@ -10,8 +10,8 @@
 # Before timing, each server must answer 200 with each file's exact length;
 # each timed run must have no non-2xx answer and no socket error, else its
 # line says FAIL and the script exits 1.  Prints the median req/s of RUNS
-# interleaved runs (httpd, nginx, httpd, nginx, ...) of DUR each and the
-# ratio httpd/nginx, with the goal of each case.
+# interleaved runs (httpd, nginx; nginx, httpd; ...: each first in turn) of
+# DUR each and the ratio httpd/nginx, with the goal of each case.
 #   env: DUR (5s) RUNS (3) CONNS (50) NGINX (/usr/sbin/nginx) LOG (0)
 set -eu
 cd "$(dirname "$0")/../.."
@@ -179,8 +179,10 @@ for procs in 1 2; do
     : >"$tmp/httpd.rps"
     : >"$tmp/nginx.rps"
     bad=
-    for _ in $(seq "$RUNS"); do
-      for srv in httpd nginx; do
+    for r in $(seq "$RUNS"); do
+      order="httpd nginx"
+      [ $((r % 2)) = 1 ] || order="nginx httpd" # each goes first in turn
+      for srv in $order; do
         start "$srv" "$procs"
         if ! check "$srv" || ! rps "$srv" "/$f" >>"$tmp/$srv.rps"; then
           bad=$srv
