@@ -126,7 +126,7 @@ the_run() {
     IOZONE_FLUSH=1 "$ROOT/harness/phase-iozone.sh"
   [ "$status" -eq 0 ]
   d=$RESULTS/e/$HOST/$VARIANT
-  for t in write rewrite randwrite recrewrite; do
+  for t in write rewrite randwrite recrewrite fwrite frewrite; do
     v=$(rec "$d" iozone "$t.fs64k.rs64k.kBps")
     # 64 kB in 1 ms is 64000 kB/s; tmpfs writes 64 kB in well under that.
     awk -v v="$v" 'BEGIN { exit !(v > 64000 * 1.5) }' || { echo "$t: $v kB/s"; return 1; }
@@ -137,7 +137,7 @@ the_run() {
   grep -qx '"Writer report"' "$csv"
   grep -qx ',"64"' "$csv"
   grep -q '^"64",[0-9]' "$csv"
-  [ "$(grep -c 'report"$' "$csv")" -eq 9 ]
+  [ "$(grep -c 'report"$' "$csv")" -eq 13 ] # the nine of fio and the four stdio tests
 }
 
 @test "spec options: PostMark's bias and block sizes, IOzone's -t children, fsdisco's priming sweep" {
