@@ -120,10 +120,5 @@ time.sleep(60)' "$L" "$T/held" 3>&- &
 
 # wait_for_file_or_exists FILE : until FILE exists (10 s).
 wait_for_file_or_exists() {
-  local i=0
-  until [ -e "$1" ]; do
-    i=$((i + 1))
-    [ "$i" -le 200 ] || { echo "$1 did not appear" >&2; return 1; }
-    sleep 0.05
-  done
+  poll_until 10 test -e "$1" || { echo "$1 did not appear" >&2; return 1; }
 }

@@ -243,10 +243,7 @@ mkcases() {
   local port
   port=$(free_port)
   start python3 -m http.server --bind ::1 --directory "$BATS_FILE_TMPDIR" "$port"
-  local i=0
-  until (exec 3<>"/dev/tcp/::1/$port") 2>/dev/null; do
-    i=$((i + 1)); [ "$i" -lt 200 ]; sleep 0.05
-  done
+  poll_until 10 port_busy "$port" ::1
   mkdir "$T/ours"
   run "$BIN/dltar" -C "$T/ours" "http://[::1]:$port/pax.tgz"
   [ "$status" -eq 0 ]

@@ -195,6 +195,20 @@ the_run() {
 
 # ---- sampler -----------------------------------------------------------------
 
+# has_metrics SERIES : every metric of a loop device's sampler series is there.
+has_metrics() {
+  local m
+  for m in tool_bytes tool_files dirty_kb writeback_kb sectors_read sectors_written io_ms cpu_busy_pct cpu_iowait_pct; do
+    grep -q "$(printf '\t%s\t' "$m")" "$1" || return 1
+  done
+}
+
+# has_16mb SERIES : the series counts 16 MB written, as sectors and as the tool's bytes.
+has_16mb() {
+  [ "$(awk -F '\t' '$2 == "sectors_written" { s += $3 } END { printf "%.0f\n", s }' "$1")" -ge 32768 ] &&
+    [ "$(awk -F '\t' '$2 == "tool_bytes" { b = $3 } END { printf "%.0f\n", b }' "$1")" -ge 16000000 ]
+}
+
 @test "sampler: a loop device's writes, dirty pages and CPU in the series" {
   loop_ext4 64M
   [ "$("$ROOT/harness/sampler.sh" --device "$MNT")" = "$(basename "$LOOP")" ]
@@ -202,15 +216,13 @@ the_run() {
   pid=$!
   wait_for_file "$T/s.tsv" 5
   dd if=/dev/zero of="$MNT/f" bs=1M count=16 conv=fsync status=none
-  sleep 0.5
+  # until a sample after the writes (5 s: 25 intervals of 0.2 s)
+  poll_until 5 has_16mb "$T/s.tsv" || true
   kill -TERM "$pid"
   wait_for_exit "$pid" 5
-  for m in tool_bytes tool_files dirty_kb writeback_kb sectors_read sectors_written io_ms cpu_busy_pct cpu_iowait_pct; do
-    grep -q "$(printf '\t%s\t' "$m")" "$T/s.tsv" || { echo "no $m"; cat "$T/s.tsv"; false; }
-  done
+  has_metrics "$T/s.tsv" || { echo "a metric is missing:"; cat "$T/s.tsv"; false; }
   # 16 MB written: at least that many 512-byte sectors, and the tool's bytes.
-  [ "$(awk -F '\t' '$2 == "sectors_written" { s += $3 } END { print s }' "$T/s.tsv")" -ge 32768 ]
-  [ "$(awk -F '\t' '$2 == "tool_bytes" { b = $3 } END { print b }' "$T/s.tsv")" -ge 16000000 ]
+  has_16mb "$T/s.tsv" || { echo "not 16 MB:"; cat "$T/s.tsv"; false; }
   [ "$(awk -F '\t' 'NF != 3 || $1 !~ /^[0-9]+\.[0-9]+$/' "$T/s.tsv" | wc -l)" -eq 0 ]
 }
 

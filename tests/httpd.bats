@@ -43,12 +43,23 @@ start_httpd() {
 
 # wait_for_line FILE REGEX [SECONDS] : until a line of FILE matches REGEX.
 wait_for_line() {
-  local i=0
-  until grep -Eq "$2" "$1" 2>/dev/null; do
-    i=$((i + 1))
-    [ "$i" -le $((${3:-10} * 20)) ] || { echo "no line matching $2 in $1" >&2; return 1; }
-    sleep 0.05
-  done
+  poll_until "${3:-10}" grep -Eq "$2" "$1" 2>/dev/null ||
+    { echo "no line matching $2 in $1" >&2; return 1; }
+}
+
+# children_are N : httpd ($PID) has N children.
+children_are() {
+  [ "$(pgrep -c -P "$PID")" -eq "$1" ]
+}
+
+# reports_at_least N : httpd printed its counters (SIGUSR1) N times.
+reports_at_least() {
+  [ "$(grep -c '^httpd: connections' "$T/err.log")" -ge "$1" ]
+}
+
+# established_at_least N : N connections to $PORT are established.
+established_at_least() {
+  [ "$(ss -Htn state established "( sport = :$PORT )" | wc -l)" -ge "$1" ]
 }
 
 status_of() { # status_of URL [curl args]
@@ -270,7 +281,7 @@ status_of() { # status_of URL [curl args]
   slow=$!
   curl -s -o /dev/null "http://127.0.0.1:$PORT/huge.bin" 3>&- &
   fast=$!
-  sleep 0.3
+  poll_until 5 established_at_least 2 # both big downloads under way
   t=$(curl -s -o /dev/null -w '%{time_total}' "http://127.0.0.1:$PORT/small.txt")
   kill "$slow" "$fast" 2>/dev/null || true
   wait "$slow" "$fast" 2>/dev/null || true
@@ -283,10 +294,7 @@ status_of() { # status_of URL [curl args]
 # kernel handed to its SO_REUSEPORT socket were never accepted.
 @test "httpd: -N 32: every child accepts, none spins while idle" {
   start_httpd -q -N 32
-  for _ in $(seq 50); do
-    [ "$(pgrep -c -P "$PID")" -eq 32 ] && break
-    sleep 0.1
-  done
+  poll_until 5 children_are 32 || true # counted again below, with the requests
   $RAW many "$PORT" 150 /small.txt >"$T/many"
   sort "$T/many" | uniq -c
   [ "$(grep -c '^200$' "$T/many")" -eq 150 ]
@@ -301,11 +309,7 @@ status_of() { # status_of URL [curl args]
 
 @test "httpd: -N 4 forks 4 answering children; SIGTERM stops them all" {
   start_httpd -q -N 4
-  for _ in 1 2 3 4 5 6 7 8 9 10; do
-    [ "$(pgrep -c -P "$PID")" -eq 4 ] && break
-    sleep 0.1
-  done
-  [ "$(pgrep -c -P "$PID")" -eq 4 ]
+  poll_until 5 children_are 4
   kids=$(pgrep -P "$PID")
   for _ in 1 2 3; do $RAW many "$PORT" 24 /small.txt >>"$T/many"; done
   [ "$(grep -c '^200$' "$T/many")" -eq 72 ]
@@ -317,12 +321,10 @@ status_of() { # status_of URL [curl args]
   [ "$busy" -ge 2 ]
   grep -Eq '^httpd: connections [0-9]+ requests 72 ' "$T/err.log"
   # a child that dies is replaced
-  kill -KILL "$(echo "$kids" | head -1)"
-  for _ in $(seq 50); do
-    [ "$(pgrep -c -P "$PID")" -eq 4 ] && ! kill -0 "$(echo "$kids" | head -1)" 2>/dev/null && break
-    sleep 0.1
-  done
-  [ "$(pgrep -c -P "$PID")" -eq 4 ]
+  first=$(echo "$kids" | head -1)
+  kill -KILL "$first"
+  poll_until 5 pid_gone "$first"
+  poll_until 5 children_are 4
   kids=$(pgrep -P "$PID")
   kill -TERM "$PID"
   wait_for_exit "$PID" 10
@@ -363,10 +365,7 @@ print("ok=%d" % ok)
   for round in 1 2 3; do
     [ "$(keepalive_burst "$PORT" 40)" = ok=40 ]
     kill -USR1 "$PID"
-    for _ in $(seq 100); do
-      [ "$(grep -c '^httpd: connections' "$T/err.log")" -ge "$round" ] && break
-      sleep 0.05
-    done
+    poll_until 5 reports_at_least "$round"
   done
   cat "$T/err.log"
   # each round's 40 connections: at least 8 on each child (binomial spread:
