@@ -60,6 +60,7 @@ device=${m_source:-none}
 virt=${VIRT:-}
 [ -n "$virt" ] || virt=$(os_virt)
 [ -n "$virt" ] || virt=none
+page_reporting=$(os_page_reporting 2>/dev/null) || page_reporting=none
 
 git_commit=${GIT_COMMIT:-}
 [ -n "$git_commit" ] || git_commit=$(git -C "$SHOOTOUT_ROOT" describe --always --dirty --tags 2>/dev/null || echo unknown)
@@ -114,6 +115,7 @@ jq -n \
   --arg dataset "$DATASET" --arg seed "$SEED" --arg flush "${FLUSH:-drop}" \
   --argjson tools "$tools" --argjson dataset_info "$ds_info" --arg git_commit "$git_commit" \
   --arg start_time "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg virt "$virt" \
+  --arg page_reporting "${page_reporting:-none}" \
   --arg replay_count "${REPLAY_COUNT:-10000}" --arg replay_conc "${REPLAY_CONC:-100}" \
   --arg replay_keepalive "${REPLAY_KEEPALIVE:-10}" --arg preload "${PRELOAD:-}" \
   --arg results_shares "$results_shares" --arg dataset_shares "$dataset_shares" \
@@ -122,7 +124,7 @@ jq -n \
     mkfs_opts: $mkfs_opts, mount_opts: $mount_opts, device: $device, target: $target,
     dataset: $dataset, seed: ($seed | tonumber? // $seed), dataset_info: $dataset_info, flush: $flush,
     tools: $tools, git_commit: $git_commit, start_time: $start_time, variant: $variant,
-    virt: $virt, replay_count: ($replay_count | tonumber? // $replay_count), replay_conc: $replay_conc,
+    virt: $virt, page_reporting: $page_reporting, replay_count: ($replay_count | tonumber? // $replay_count), replay_conc: $replay_conc,
     replay_keepalive: ($replay_keepalive | tonumber? // $replay_keepalive), preload: $preload,
     results_on_target: ($results_shares != ""), results_shares: $results_shares,
     dataset_on_target: ($dataset_shares != ""), dataset_shares: $dataset_shares}' >"$tmp"

@@ -131,7 +131,7 @@ the_run() {
   [ "$status" -eq 0 ]
   jq -e . "$T/meta.json" >/dev/null
   for k in run_id host os os_version kernel arch cpu cpus mem_kb fs mkfs_opts mount_opts \
-    device target dataset seed flush tools git_commit start_time variant virt; do
+    device target dataset seed flush tools git_commit start_time variant virt page_reporting; do
     jq -e --arg k "$k" 'has($k)' "$T/meta.json" >/dev/null || { echo "missing $k"; false; }
   done
   [ "$(jq -r .mkfs_opts "$T/meta.json")" = $'-O "^has_journal" \\ x\ty' ]
@@ -143,6 +143,8 @@ the_run() {
   VIRT=tcg TARGET=$T/target RUN_ID=r1 DATASET=tiny SEED=7 run "$ROOT/harness/meta.sh" "$T/meta2.json"
   [ "$status" -eq 0 ] && [ "$(jq -r .virt "$T/meta2.json")" = tcg ]
   [ "$(jq -r '.tools | type' "$T/meta.json")" = object ]
+  # what this host's balloon does with freed memory, as the adapter says
+  [ "$(jq -r .page_reporting "$T/meta.json")" = "$(SHOOTOUT_ROOT=$ROOT sh -c '. "$SHOOTOUT_ROOT/harness/os.sh"; os_page_reporting')" ]
 }
 
 @test "meta.json: a run that generates its dataset records the dataset's figures" {

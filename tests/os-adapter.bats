@@ -53,6 +53,26 @@ on() {
   [ -n "$(cut -f 2 <<<"$output")" ]
 }
 
+@test "linux: free page reporting: a balloon with the feature and its order, paused, or none" {
+  sys=$BATS_TEST_TMPDIR/sys
+  mkdir -p "$sys/module/page_reporting/parameters" "$sys/bus/virtio/devices/virtio0" \
+    "$sys/bus/virtio/devices/virtio3"
+  echo 9 >"$sys/module/page_reporting/parameters/page_reporting_order"
+  echo 0x0002 >"$sys/bus/virtio/devices/virtio0/device" # a disk, with bit 5 set
+  echo 0010011001 >"$sys/bus/virtio/devices/virtio0/features"
+  echo 0x0005 >"$sys/bus/virtio/devices/virtio3/device" # the balloon, as this VM's
+  echo 0110010100 >"$sys/bus/virtio/devices/virtio3/features"
+  [ "$(OS_SYSFS=$sys on linux os_page_reporting)" = "order 9" ]
+  echo 11 >"$sys/module/page_reporting/parameters/page_reporting_order"
+  [ "$(OS_SYSFS=$sys on linux os_page_reporting)" = paused ]
+  echo 0110000100 >"$sys/bus/virtio/devices/virtio3/features" # no reporting
+  [ "$(OS_SYSFS=$sys on linux os_page_reporting)" = none ]
+  rm -r "$sys/bus/virtio/devices/virtio3"
+  echo 9 >"$sys/module/page_reporting/parameters/page_reporting_order"
+  [ "$(OS_SYSFS=$sys on linux os_page_reporting)" = none ]
+  [ "$(on freebsd os_page_reporting)" = none ]
+}
+
 @test "linux: the live adapter agrees with findmnt and mountpoint on this host" {
   [ "$(uname -s)" = Linux ] || skip "not Linux"
   command -v findmnt >/dev/null || skip "no findmnt"
@@ -149,6 +169,20 @@ on() {
   on openbsd os_parse_lo_inet6 <"$FIX/openbsd/ifconfig-lo0"
   run on freebsd os_parse_lo_inet6 <"$FIX/freebsd/ifconfig-lo0-noinet6"
   [ "$status" -ne 0 ]
+}
+
+@test "every adapter defines the functions the harness calls, and harness/os/README.md lists each" {
+  names=$(grep -o '^os_[a-z0-9_]*()' "$ROOT/harness/os/linux.sh" | tr -d '()')
+  [ "$(echo "$names" | wc -l)" -gt 20 ]
+  for os in freebsd netbsd openbsd; do
+    for f in $names; do
+      case $f in os_parse_*) continue ;; esac # each reads its own system's output
+      on "$os" type "$f" >/dev/null || { echo "$os has no $f"; false; }
+    done
+  done
+  for f in $names; do
+    grep -q "\`${f}[\` ,]" "$ROOT/harness/os/README.md" || { echo "README.md lacks $f"; false; }
+  done
 }
 
 @test "an unknown system is refused with one line naming the adapters" {

@@ -121,6 +121,12 @@ os_has_ipv6() {
   fi
 }
 
+# os_page_reporting : none (the BSDs' balloon drivers do not report freed
+# pages to the host).
+os_page_reporting() {
+  echo none
+}
+
 # os_cpuinfo : "COUNT<TAB>MODEL".
 os_cpuinfo() {
   printf '%s\t%s\n' "$(sysctl -n hw.ncpu)" "$(sysctl -n hw.model)"

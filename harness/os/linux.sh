@@ -231,3 +231,26 @@ os_cpuinfo() {
 os_virt() {
   systemd-detect-virt 2>/dev/null || true
 }
+
+# os_page_reporting : "order N" when a virtio balloon reports freed
+# memory to its host (blocks of 2^N pages; the host drops them and the next
+# allocation of that memory faults on the host, in the guest's sys time),
+# "paused" when N is above the largest order (nothing is reported), else
+# "none".  OS_SYSFS (default /sys) is for tests.
+os_page_reporting() {
+  sys=${OS_SYSFS:-/sys}
+  order=$(cat "$sys/module/page_reporting/parameters/page_reporting_order" 2>/dev/null) || order=''
+  reporting=none
+  for d in "$sys"/bus/virtio/devices/*; do
+    [ "$(cat "$d/device" 2>/dev/null)" = 0x0005 ] || continue # a balloon
+    # feature bit 5: VIRTIO_BALLOON_F_REPORTING
+    case $(cut -c6 "$d/features" 2>/dev/null) in 1) reporting=on ;; esac
+  done
+  if [ "$reporting" = none ] || [ -z "$order" ]; then
+    echo none
+  elif [ "$order" -gt 10 ]; then
+    echo paused
+  else
+    echo "order $order"
+  fi
+}
