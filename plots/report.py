@@ -64,6 +64,11 @@ def meta_value(v, key):
         return "%s%s" % (m.get("dataset", ""), ", seed %s" % m["seed"] if "seed" in m else "")
     if key == "replay":
         return replay_settings(m)
+    if key == "virt":
+        # a guest whose balloon gives freed memory back: sys times after a
+        # flush or a delete include the host's page faults
+        r = str(m.get("page_reporting", ""))
+        return "%s%s" % (m.get("virt", ""), ", free page reporting (%s)" % r if r.startswith("order") else "")
     if key == "tools" and isinstance(m.get("tools"), dict):
         return ", ".join("%s %s" % kv for kv in sorted(m["tools"].items()))
     return str(m.get(key, ""))
