@@ -15,7 +15,11 @@ status=0
 # reporting had caught up.  So the bench pauses it (root, and a kernel that
 # takes an order above the largest), says so, and restores it at exit.
 reporting=/sys/module/page_reporting/parameters/page_reporting_order
-if [ "${BENCH_PAGE_REPORTING:-pause}" = pause ] && [ -w "$reporting" ] &&
+case ${BENCH_PAGE_REPORTING:=pause} in
+  pause | keep) ;;
+  *) echo "run.sh: BENCH_PAGE_REPORTING is pause or keep, not '$BENCH_PAGE_REPORTING'" >&2; exit 2 ;;
+esac
+if [ "$BENCH_PAGE_REPORTING" = pause ] && [ -w "$reporting" ] &&
   order=$(cat "$reporting") && [ "$order" -le 10 ]; then
   if echo 11 2>/dev/null >"$reporting" && [ "$(cat "$reporting")" = 11 ]; then
     trap 'echo "$order" >"$reporting"' EXIT
