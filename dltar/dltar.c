@@ -33,7 +33,7 @@ static void usage(FILE *f) {
         "  --series FILE       write a per-second series of tool_bytes and tool_files\n"
         "  --threads N         1: one thread; 2: one thread downloads and inflates\n"
         "                      gzip input, another extracts (default: 2 with two\n"
-        "                      or more CPUs online, else 1)\n"
+        "                      or more CPUs online, else 1; a static build: 1)\n"
         "  --connect-timeout S seconds to wait for a TCP connection (default 10)\n"
         "  --timeout S         fail when S seconds of waiting for input bring less\n"
         "                      than 64 KiB (default 60; HTTP, pipes, devices)\n"
@@ -94,7 +94,7 @@ int main(int argc, char **argv) {
   errmsg_iam("dltar");
   const char *dir = ".", *stats_path = NULL, *series_path = NULL;
   double cto = 10, rto = 60, maxt = 0;
-  int same_owner = 0, threads = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
+  int same_owner = 0, threads = PIPELINE_WORKS && sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
   enum { O_STATS = 256, O_SERIES, O_CTO, O_RTO, O_MAXT, O_VERSION, O_THREADS };
   static const struct option lo[] = {
       {"same-owner", no_argument, 0, 'o'}, {"stats", required_argument, 0, O_STATS},
@@ -125,6 +125,8 @@ int main(int argc, char **argv) {
       if (strcmp(optarg, "1") != 0 && strcmp(optarg, "2") != 0)
         die(2, "bad --threads (1 or 2): ", (printable(shown, sizeof shown, optarg), shown));
       threads = optarg[0] - '0';
+      if (threads == 2 && !PIPELINE_WORKS)
+        die(2, "--threads 2: this static build (dietlibc) has no working threads: use the dynamic dltar");
       break;
     case 'h': usage(stdout); return 0;
     case O_VERSION:

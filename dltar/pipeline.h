@@ -13,6 +13,14 @@
 #include "ring.h"
 #include "tar_extract.h"
 
+/* dietlibc's threads (Debian 12's 0.34) crash the process in exit() once a
+ * thread has run, so a static build extracts in one thread. */
+#ifdef __dietlibc__
+#define PIPELINE_WORKS 0
+#else
+#define PIPELINE_WORKS 1
+#endif
+
 #define PIPE_SLOTS 32
 #define PIPE_SLOT (128 * 1024)
 

@@ -48,3 +48,17 @@ load helpers
   [[ ${lines[3]} == "freread.fs1024k.rs64k.kBps	"* ]]
   [ "$(stat -c %s "$t/f")" -eq 1048576 ]
 }
+
+@test "make static: the static dltar extracts a gzip tarball and exits 0; --threads 2 is a clear error (dietlibc's threads crash exit)" {
+  [ -x "$ROOT/bin/static/dltar" ] || skip "bin/static/dltar not built (make static skipped or failed)"
+  t=$BATS_TEST_TMPDIR
+  "$BIN/mkdataset" -p tiny -o "$t/ds" >/dev/null
+  mkdir "$t/x"
+  run "$ROOT/bin/static/dltar" -C "$t/x" "$t/ds/layout.tar.gz"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$(find "$t/x" -type f | wc -l)" -eq "$(tar -tzf "$t/ds/layout.tar.gz" | grep -vc '/$')" ]
+  run "$ROOT/bin/static/dltar" --threads 2 -C "$t/x" "$t/ds/layout.tar.gz"
+  [ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ]
+  [[ $output == *"--threads 2: this static build (dietlibc) has no working threads"* ]]
+}
