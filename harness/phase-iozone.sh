@@ -30,10 +30,12 @@
 #   IOZONE_THREADS=N  IOzone's throughput test (iozone -t N) after the sweep:
 #                   N children at once, each on its own file of
 #                   IOZONE_TPUT_SIZE (512k) in records of IOZONE_TPUT_REC
-#                   (4k), write rewrite read reread randread randwrite;
-#                   records <test>.t<N>.fs<K>k.rs<K>k.kBps, the children's
-#                   rates summed ("Children see throughput"); the final
-#                   fsync is not counted there
+#                   (4k), write rewrite read reread randread randwrite
+#                   (fio, numjobs=N), then fwrite frewrite fread freread
+#                   (stdiorw -t N, N processes); records
+#                   <test>.t<N>.fs<K>k.rs<K>k.kBps, the children's rates
+#                   summed ("Children see throughput"); the final fsync is
+#                   not counted there
 set -eu
 SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -183,11 +185,23 @@ if [ "$threads" -gt 0 ]; then
   # shellcheck disable=SC2016 # $jobnum is fio's
   files=$(printf 'directory=%s\nfilename_format=iozone.t$jobnum.tmp\nnumjobs=%s' "$MICRO_DIR" "$threads")
   fs=$tsize rs=$trec cell=t$threads.fs$((tsize / 1024))k.rs$((trec / 1024))k flush=0
-  tests=$(tr ' ' '\n' <<<"$tests" | grep -xE 'write|rewrite|read|reread|randread|randwrite' | tr '\n' ' ')
+  tests=$(tr ' ' '\n' <<<"$tests" | grep -xE 'write|rewrite|read|reread|randread|randwrite|fwrite|frewrite|fread|freread' |
+    tr '\n' ' ' || true)
+  rm -f "$RAW/$cell.stats"
   micro_flush
-  segment tput write rewrite read reread randread randwrite
-  record_stats iozone "$CUR_TRIAL" "$RAW/$cell.stats"
-  rm -f "$MICRO_DIR"/iozone.t*.tmp
+  if wanted write rewrite read reread randread randwrite; then
+    segment tput write rewrite read reread randread randwrite
+  fi
+  # shellcheck disable=SC2086 # the tests, one argument each
+  if wanted $STDIO_TESTS; then
+    # shellcheck disable=SC2086 # the tests, one argument each
+    run_into "$WORK/stdio.stats" stdiorw "$HARNESS_BIN/stdiorw" -t "$threads" -n "$cell" -s "$fs" -r "$rs" \
+      "$MICRO_DIR/iozone.stdio" $STDIO_TESTS
+    awk -F '\t' -v want=" $tests " '{ split($1, m, "."); if (index(want, " " m[1] " ")) print }' \
+      "$WORK/stdio.stats" >>"$RAW/$cell.stats"
+  fi
+  [ ! -s "$RAW/$cell.stats" ] || record_stats iozone "$CUR_TRIAL" "$RAW/$cell.stats"
+  rm -f "$MICRO_DIR"/iozone.t*.tmp "$MICRO_DIR"/iozone.stdio.*
   record iozone "$CUR_TRIAL" threads "$threads" count
 fi
 run_into "$RAW/report.csv" iozone-csv "$HARNESS/fio2records" --iozone-csv "$RAW"

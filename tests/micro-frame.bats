@@ -157,12 +157,13 @@ the_run() {
   run env TARGET="$TMPFS" FLUSH=none RUN_ID=spec IOZONE_MIN=64k IOZONE_MAX=64k IOZONE_RECMIN=64k \
     IOZONE_THREADS=2 IOZONE_TPUT_SIZE=256k IOZONE_TPUT_REC=16k "$ROOT/harness/phase-iozone.sh"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
-  for t in write rewrite read reread randread randwrite; do
+  for t in write rewrite read reread randread randwrite fwrite frewrite fread freread; do
     awk -F '\t' -v m="$t.t2.fs256k.rs16k.kBps" '$3 == m && $4 > 0 { f = 1 } END { exit !f }' "$d/records.tsv" ||
       { echo "no $t.t2"; return 1; }
   done
   [ "$(rec "$d" iozone threads)" = 2 ]
   [ "$(jq '[.jobs[] | select(.jobname == "write")] | length' "$d/raw/iozone-1/t2.fs256k.rs16k.tput.json")" = 2 ]
+  [ -z "$(ls "$TMPFS/micro/iozone" 2>/dev/null)" ] # the children's files are gone
   # fsdisco's read-ahead after a 512 KB and a 1 MB priming read.
   run env TARGET="$TMPFS" FLUSH=none RUN_ID=spec DISCOVER_TESTS=readahead DISCOVER_ITERS=1 DISCOVER_PRIME="512k 1m" \
     "$ROOT/harness/phase-discover.sh"

@@ -62,3 +62,13 @@ load helpers
   [ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ]
   [[ $output == *"--threads 2: this static build (dietlibc) has no working threads"* ]]
 }
+
+@test "make static: the static stdiorw -t runs its children in step and exits 0" {
+  [ -x "$ROOT/bin/static/stdiorw" ] || skip "bin/static/stdiorw not built (make static skipped or failed)"
+  t=$BATS_TEST_TMPDIR
+  run timeout 60 "$ROOT/bin/static/stdiorw" -t 3 -s 256k -r 4k "$t/f" fwrite frewrite fread freread
+  echo "$output"
+  [ "$status" -eq 0 ] && [ "${#lines[@]}" -eq 4 ]
+  [[ ${lines[3]} == "freread.t3.fs256k.rs4k.kBps	"* ]]
+  for k in 0 1 2; do [ "$(stat -c %s "$t/f.$k")" -eq 262144 ]; done
+}

@@ -12,9 +12,21 @@ teardown() {
   if [ -n "$TMPFS" ] && mountpoint -q "$TMPFS"; then umount "$TMPFS" || umount -l "$TMPFS"; fi
 }
 
+# four_rate_lines CELL_RE: $lines are the four tests' rate lines, in order,
+# for the cell CELL_RE matches, each rate a whole number of kB/s.
+four_rate_lines() {
+  local i=0 t re tab=$'\t'
+  [ "${#lines[@]}" -eq 4 ] || { echo "${#lines[@]} lines"; return 1; }
+  for t in fwrite frewrite fread freread; do
+    re="^$t\\.$1\\.kBps${tab}[1-9][0-9]*${tab}kB/s\$"
+    [[ ${lines[$i]} =~ $re ]] || { echo "line $i: ${lines[$i]}"; return 1; }
+    i=$((i + 1))
+  done
+}
+
 @test "stdiorw: -h, --version; usage errors are one line and exit 2" {
   run "$BIN/stdiorw" -h
-  [ "$status" -eq 0 ] && [[ ${lines[0]} == "usage: stdiorw [-e] [-n CELL] -s SIZE -r RECSIZE FILE TEST..." ]]
+  [ "$status" -eq 0 ] && [[ ${lines[0]} == "usage: stdiorw [-e] [-n CELL] [-t N] -s SIZE -r RECSIZE FILE TEST..." ]]
   run "$BIN/stdiorw" --version
   [ "$status" -eq 0 ] && [[ $output == "stdiorw "* ]]
   run "$BIN/stdiorw" -s 64k -r 4k "$T/f" sideways
@@ -25,6 +37,10 @@ teardown() {
   [ "$status" -eq 2 ] && [ "$output" = "stdiorw: -s: want a size like 64k, 1m, 4g" ]
   run "$BIN/stdiorw" -s 64k -r 4k "$T/f"
   [ "$status" -eq 2 ] && [[ ${lines[0]} == "usage: stdiorw"* ]]
+  for n in 0 1025 two; do
+    run "$BIN/stdiorw" -t "$n" -s 64k -r 4k "$T/f" fwrite
+    [ "$status" -eq 2 ] && [ "$output" = "stdiorw: -t: want a number of children, 1 to 1024" ]
+  done
   [ ! -e "$T/f" ]
 }
 
@@ -33,15 +49,8 @@ teardown() {
   run "$BIN/stdiorw" -s 100k -r 32k "$T/f" fwrite frewrite fread freread
   echo "$output"
   [ "$status" -eq 0 ]
-  [ "${#lines[@]}" -eq 4 ]
-  i=0
-  tab=$'\t'
-  for t in fwrite frewrite fread freread; do
-    # the default cell names the sizes asked for; the rate is a whole number of kB/s
-    re="^$t\\.fs100k\\.rs32k\\.kBps${tab}[1-9][0-9]*${tab}kB/s\$"
-    [[ ${lines[$i]} =~ $re ]] || { echo "line $i: ${lines[$i]}"; false; }
-    i=$((i + 1))
-  done
+  # the default cell names the sizes asked for; the rate is a whole number of kB/s
+  four_rate_lines 'fs100k\.rs32k'
   # 100k in records of 32k: three whole records, the old content replaced
   [ "$(stat -c %s "$T/f")" -eq $((3 * 32768)) ]
   [ "$(head -c 4 "$T/f")" = abcd ]
@@ -69,4 +78,32 @@ teardown() {
   run "$BIN/stdiorw" -s 4m -r 64k "$TMPFS/f" fwrite
   [ "$status" -eq 1 ]
   [ "${#lines[@]}" -eq 1 ] && [[ $output == "stdiorw: cannot "*"$TMPFS/f: No space left on device" ]]
+}
+
+@test "stdiorw -t: N children, each on FILE.K, one summed rate line a test" {
+  run "$BIN/stdiorw" -t 3 -s 96k -r 32k "$T/f" fwrite frewrite fread freread
+  echo "$output"
+  [ "$status" -eq 0 ]
+  four_rate_lines 't3\.fs96k\.rs32k'
+  for k in 0 1 2; do [ "$(stat -c %s "$T/f.$k")" -eq 98304 ]; done
+  [ ! -e "$T/f" ] && [ ! -e "$T/f.3" ]
+  run "$BIN/stdiorw" -t 2 -n tput -s 64k -r 4k "$T/f" fread
+  [ "$status" -eq 0 ] && [[ $output == "fread.tput.kBps	"* ]]
+  # a child with nothing to read: its one line, exit 1
+  rm "$T/f.1"
+  run "$BIN/stdiorw" -t 2 -s 64k -r 4k "$T/f" fread
+  [ "$status" -eq 1 ] && [ "$output" = "stdiorw: cannot open $T/f.1: No such file or directory" ]
+}
+
+@test "stdiorw -t: a full filesystem is one line, exit 1, and no child left" {
+  require_root
+  TMPFS=$T/tmpfs
+  mkdir -p "$TMPFS"
+  mount -t tmpfs -o size=1m tmpfs "$TMPFS"
+  run timeout 30 "$BIN/stdiorw" -t 4 -s 512k -r 4k "$TMPFS/f" fwrite fread
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [ "${#lines[@]}" -eq 1 ] && [[ $output == "stdiorw: cannot "*"$TMPFS/f."[0-3]": No space left on device" ]]
+  # every child has ended: nothing holds the filesystem
+  umount "$TMPFS"
 }
