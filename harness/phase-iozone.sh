@@ -46,6 +46,8 @@ SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$SHOOTOUT_ROOT/harness/micro-lib.sh"
 
 FIO_TESTS="write rewrite read reread randread randwrite bkwdread recrewrite strideread"
+# the fio tests of the throughput test (iozone -t runs these six)
+TPUT_FIO_TESTS="write rewrite read reread randread randwrite"
 STDIO_TESTS="fwrite frewrite fread freread"
 ALL_TESTS="$FIO_TESTS $STDIO_TESTS"
 WRITE_TESTS=" write rewrite randwrite recrewrite "
@@ -134,14 +136,16 @@ wanted() {
   return 1
 }
 
-# stdio_tests : IOzone's stdio tests on the cell's file, all four in their
-# order (fwrite makes the file the reads need), the records of those asked
-# for appended to the cell's stats; IOZONE_FLUSH=1 is stdiorw -e.
+# stdio_tests FILE [OPTION...] : IOzone's stdio tests on FILE (with -t N:
+# on FILE.0 to FILE.N-1), all four in their order (fwrite makes the file the
+# reads need), the records of those asked for appended to the cell's stats;
+# IOZONE_FLUSH=1 is stdiorw -e.
 stdio_tests() {
-  local opts=(-n "$cell" -s "$fs" -r "$rs")
+  local file=$1 opts=(-n "$cell" -s "$fs" -r "$rs")
+  shift
   [ "$flush" = 1 ] && opts+=(-e)
   # shellcheck disable=SC2086 # the tests, one argument each
-  run_into "$WORK/stdio.stats" stdiorw "$HARNESS_BIN/stdiorw" "${opts[@]}" "$data" $STDIO_TESTS
+  run_into "$WORK/stdio.stats" stdiorw "$HARNESS_BIN/stdiorw" "${opts[@]}" "$@" "$file" $STDIO_TESTS
   awk -F '\t' -v want=" $tests " '{ split($1, m, "."); if (index(want, " " m[1] " ")) print }' \
     "$WORK/stdio.stats" >>"$RAW/$cell.stats"
 }
@@ -172,7 +176,7 @@ while [ "$fs" -le "$fsmax" ]; do
       segment all $FIO_TESTS
     fi
     # shellcheck disable=SC2086 # one argument a test
-    wanted $STDIO_TESTS && stdio_tests
+    wanted $STDIO_TESTS && stdio_tests "$data"
     record_stats iozone "$CUR_TRIAL" "$RAW/$cell.stats"
     cells=$((cells + 1))
     rs=$((rs * 2))
@@ -185,21 +189,17 @@ if [ "$threads" -gt 0 ]; then
   # shellcheck disable=SC2016 # $jobnum is fio's
   files=$(printf 'directory=%s\nfilename_format=iozone.t$jobnum.tmp\nnumjobs=%s' "$MICRO_DIR" "$threads")
   fs=$tsize rs=$trec cell=t$threads.fs$((tsize / 1024))k.rs$((trec / 1024))k flush=0
-  tests=$(tr ' ' '\n' <<<"$tests" | grep -xE 'write|rewrite|read|reread|randread|randwrite|fwrite|frewrite|fread|freread' |
-    tr '\n' ' ' || true)
+  tput_tests=''
+  for t in $tests; do
+    case " $TPUT_FIO_TESTS $STDIO_TESTS " in *" $t "*) tput_tests="$tput_tests$t " ;; esac
+  done
+  tests=$tput_tests
   rm -f "$RAW/$cell.stats"
   micro_flush
-  if wanted write rewrite read reread randread randwrite; then
-    segment tput write rewrite read reread randread randwrite
-  fi
-  # shellcheck disable=SC2086 # the tests, one argument each
-  if wanted $STDIO_TESTS; then
-    # shellcheck disable=SC2086 # the tests, one argument each
-    run_into "$WORK/stdio.stats" stdiorw "$HARNESS_BIN/stdiorw" -t "$threads" -n "$cell" -s "$fs" -r "$rs" \
-      "$MICRO_DIR/iozone.stdio" $STDIO_TESTS
-    awk -F '\t' -v want=" $tests " '{ split($1, m, "."); if (index(want, " " m[1] " ")) print }' \
-      "$WORK/stdio.stats" >>"$RAW/$cell.stats"
-  fi
+  # shellcheck disable=SC2086 # one argument a test
+  if wanted $TPUT_FIO_TESTS; then segment tput $TPUT_FIO_TESTS; fi
+  # shellcheck disable=SC2086 # one argument a test
+  if wanted $STDIO_TESTS; then stdio_tests "$MICRO_DIR/iozone.stdio" -t "$threads"; fi
   [ ! -s "$RAW/$cell.stats" ] || record_stats iozone "$CUR_TRIAL" "$RAW/$cell.stats"
   rm -f "$MICRO_DIR"/iozone.t*.tmp "$MICRO_DIR"/iozone.stdio.*
   record iozone "$CUR_TRIAL" threads "$threads" count

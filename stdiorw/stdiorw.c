@@ -124,6 +124,11 @@ static double run_test(const struct job *j, const char *t) {
   return s < 1e-6 ? 1e-6 : s; /* the clock's resolution, as IOzone */
 }
 
+/* The rate of a test that moved the job's size in secs, in KiB a second. */
+static double kbps(const struct job *j, double secs) {
+  return (double)j->size / 1024 / secs;
+}
+
 /* Child c's test i: its own file FILE.K and buffers (after fork, the
  * parent's job is the child's own copy). */
 static double child_test(void *ctx, const struct child *c, int i) {
@@ -150,7 +155,7 @@ static void run_children(struct job *j, int n, const char *cell) {
   children_run(n, j->ntests, child_test, j, secs);
   for (int i = 0; i < j->ntests; i++) {
     double sum = 0;
-    for (int k = 0; k < n; k++) sum += (double)j->size / 1024 / secs[(size_t)i * (size_t)n + (size_t)k];
+    for (int k = 0; k < n; k++) sum += kbps(j, secs[(size_t)i * (size_t)n + (size_t)k]);
     print_rate(j->tests[i], cell, sum);
   }
   free(secs);
@@ -225,7 +230,7 @@ int main(int argc, char **argv) {
     run_children(&j, nchildren, cell);
   } else {
     for (int i = 0; i < j.ntests; i++)
-      print_rate(j.tests[i], cell, (double)j.size / 1024 / run_test(&j, j.tests[i]));
+      print_rate(j.tests[i], cell, kbps(&j, run_test(&j, j.tests[i])));
   }
   free(j.record);
   free(j.stdio_buf);
