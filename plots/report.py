@@ -68,7 +68,13 @@ def meta_value(v, key):
         # a guest whose balloon gives freed memory back: sys times after a
         # flush or a delete include the host's page faults
         r = str(m.get("page_reporting", ""))
-        return "%s%s" % (m.get("virt", ""), ", free page reporting (%s)" % r if r.startswith("order") else "")
+        out = "%s%s" % (m.get("virt", ""), ", free page reporting (%s)" % r if r.startswith("order") else "")
+        # the VM lab retried a boot whose guest kernel panicked (lab.sh)
+        retries = m.get("boot_retries")
+        if isinstance(retries, list) and retries:
+            out += ", boot retried after a guest kernel panic%s" % (
+                " (%d times)" % len(retries) if len(retries) > 1 else "")
+        return out
     if key == "tools" and isinstance(m.get("tools"), dict):
         return ", ".join("%s %s" % kv for kv in sorted(m["tools"].items()))
     return str(m.get(key, ""))

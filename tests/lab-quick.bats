@@ -17,6 +17,7 @@ setup() {
 teardown() {
   "$GUESTS" down "$T/state" 2>/dev/null || true
   rm -rf "$T"
+  [ -z "${RESULTS_RUN:-}" ] || rm -rf "$RESULTS_RUN"
 }
 
 # no_qemu STATE : no qemu process of that lab state directory runs.
@@ -60,6 +61,91 @@ cached_image() {
   run "$GUESTS" frobnicate
   [ "$status" -eq 1 ]
   [[ $output == *usage:* ]]
+  run env LAB_TCG_THREAD=many "$GUESTS" down "$T/state"
+  [ "$status" -eq 2 ]
+  [ "$output" = "lab guests: LAB_TCG_THREAD=many: use single or multi" ]
+  run env LAB_PANIC_REBOOT=soon "$GUESTS" down "$T/state"
+  [ "$status" -eq 2 ]
+  [ "$output" = "lab guests: LAB_PANIC_REBOOT=soon: use a number of seconds" ]
+  run "$GUESTS" soak 0 "$T/state" "$T"
+  [ "$status" -eq 1 ]
+  [[ $output == *"N must be a number of boots from 1 up, not '0'"* ]]
+}
+
+@test "console.sh: a recorded panic console gives the boot, the first oops line and the panic" {
+  local c=$ROOT/tests/fixtures/lab/panic.console
+  run "$ROOT/playbooks/lab/console.sh" panics "$c"
+  [ "$status" -eq 0 ]
+  [ "$output" = "$(printf '2\tOops: int3: 0000 [#1] PREEMPT SMP NOPTI\tKernel panic - not syncing: Fatal exception in interrupt')" ]
+  run "$ROOT/playbooks/lab/console.sh" boots "$c"
+  [ "$output" = 3 ]
+  # The third boot came up after the panic: it hangs (or not) on its own.
+  run "$ROOT/playbooks/lab/console.sh" why "$c"
+  [ "$output" = "hung without a kernel panic in boot 3 (last console line: systemd[1]: bpf-restrict-fs: LSM BPF program attached)" ]
+  # Cut at the panic, and before it: the panic, then the oops alone.
+  head -n 19 "$c" >"$T/panicked"
+  run "$ROOT/playbooks/lab/console.sh" why "$T/panicked"
+  [ "$output" = "kernel panic in boot 2: Oops: int3: 0000 [#1] PREEMPT SMP NOPTI" ]
+  head -n 9 "$c" >"$T/oopsed"
+  run "$ROOT/playbooks/lab/console.sh" why "$T/oopsed"
+  [ "$output" = "kernel oops in boot 2, no panic: Oops: int3: 0000 [#1] PREEMPT SMP NOPTI" ]
+  : >"$T/empty"
+  run "$ROOT/playbooks/lab/console.sh" why "$T/empty"
+  [ "$output" = "no kernel banner on the console (last line: none)" ]
+  run "$ROOT/playbooks/lab/console.sh" why "$T/none"
+  [ "$status" -eq 2 ]
+  [ "$output" = "lab console: cannot read $T/none" ]
+}
+
+# panic_state DIR : a lab state directory whose debian13-1 console is the
+# recorded panic, and an Ansible log in the middle of a flush by reboot.
+panic_state() {
+  mkdir -p "$1"
+  cp "$ROOT/tests/fixtures/lab/panic.console" "$1/debian13-1.console"
+  printf '[    0.000000] Linux version 6.1.0-41-amd64\n' >"$1/debian12-1.console"
+  {
+    echo "2026-11-25 02:40:01,120 p=1 u=root n=ansible | TASK [Nothing done yet (not the previous variant's count) for xfs] ***"
+    echo '2026-11-25 02:40:02,123 p=1 u=root n=ansible | TASK [Flush by reboot (trial 1)] ***'
+    echo '2026-11-25 02:40:03,123 p=1 u=root n=ansible | TASK [phases : Boot id before the reboot] ***'
+    echo '2026-11-25 02:40:04,123 p=1 u=root n=ansible | TASK [phases : Reboot to empty every cache] ***'
+  } >"$1/ansible.log"
+}
+
+@test "lab.sh scan: a guest's panic is one line (guest, boot, reboot, variant, oops, console); a second one fails the guest" {
+  panic_state "$T/state"
+  LAB_STATE=$T/state LAB_LOGS=$T/logs LAB_RUN_ID=r1 run --separate-stderr "$LABSH" scan
+  [ "$status" -eq 0 ]
+  [ "$stderr" = "lab: debian13-1: guest kernel panic in boot 2 (Flush by reboot (trial 1), variant xfs): Oops: int3: 0000 [#1] PREEMPT SMP NOPTI (console: $T/logs/r1/debian13-1.console); the guest reboots itself and the boot is retried" ]
+  # Read again: nothing new, nothing said.
+  LAB_STATE=$T/state LAB_LOGS=$T/logs LAB_RUN_ID=r1 run --separate-stderr "$LABSH" scan
+  [ -z "$stderr" ]
+  [ "$(wc -l <"$T/state/panics.tsv")" -eq 1 ]
+  # The retried boot panics as well.
+  sed -n '6,19p' "$ROOT/tests/fixtures/lab/panic.console" >>"$T/state/debian13-1.console"
+  LAB_STATE=$T/state LAB_LOGS=$T/logs LAB_RUN_ID=r1 run --separate-stderr "$LABSH" scan
+  [ "$stderr" = "lab: debian13-1: a second guest kernel panic, in boot 4 (Flush by reboot (trial 1), variant xfs): Oops: int3: 0000 [#1] PREEMPT SMP NOPTI (console: $T/logs/r1/debian13-1.console); debian13-1 is stopped and fails" ]
+}
+
+@test "lab.sh retries: the panics go into the meta.json of their variant; a guest that panicked twice is named" {
+  require_cmd jq
+  local run=lab-quick-$$ r
+  r=$ROOT/results/$run RESULTS_RUN=$ROOT/results/$run
+  panic_state "$T/state"
+  LAB_STATE=$T/state LAB_LOGS=$T/logs LAB_RUN_ID=r1 "$LABSH" scan 2>/dev/null
+  mkdir -p "$r/debian13-1/ext4" "$r/debian13-1/xfs" "$r/debian12-1/xfs"
+  for m in "$r"/*/*; do echo '{"host": "h", "virt": "tcg"}' >"$m/meta.json"; done
+  LAB_STATE=$T/state LAB_RUN_ID=$run run --separate-stderr "$LABSH" retries
+  [ "$status" -eq 0 ]
+  [ -z "$output" ]
+  [ "$(jq -c .boot_retries "$r/debian13-1/xfs/meta.json")" = '[{"boot":2,"oops":"Oops: int3: 0000 [#1] PREEMPT SMP NOPTI","during":"Flush by reboot (trial 1)"}]' ]
+  [ "$(jq -r .virt "$r/debian13-1/xfs/meta.json")" = tcg ]
+  [ "$(jq -c .boot_retries "$r/debian13-1/ext4/meta.json")" = null ]
+  [ "$(jq -c .boot_retries "$r/debian12-1/xfs/meta.json")" = null ]
+  # A second panic: the guest is named as failed.
+  sed -n '6,19p' "$ROOT/tests/fixtures/lab/panic.console" >>"$T/state/debian13-1.console"
+  LAB_STATE=$T/state LAB_LOGS=$T/logs LAB_RUN_ID=r1 "$LABSH" scan 2>/dev/null
+  LAB_STATE=$T/state LAB_RUN_ID=$run run --separate-stderr "$LABSH" retries
+  [ "$output" = "debian13-1 (a second kernel panic: Oops: int3: 0000 [#1] PREEMPT SMP NOPTI)" ]
 }
 
 @test "guests.sh down: nothing to stop is fine, a stale pid file kills nothing" {

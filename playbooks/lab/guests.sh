@@ -5,6 +5,10 @@
 #                                  -<spec hash> (image.sh's debian12-<hash>: debian12-1)
 #   guests.sh down STATE           stop them, remove their disks and files
 #   guests.sh accel STATE IMAGE    print the accelerator that really works here
+#   guests.sh kill STATE NAME      stop one guest (its disks stay)
+#   guests.sh soak N STATE IMAGE   boot one guest of IMAGE and reboot it until it
+#                                  has booted N times; print each boot's time and
+#                                  the kernel panics its console shows (docs/lab.md)
 # STATE is a directory of the lab's own: per guest an overlay root disk, a data
 # disk, a console log and a pid file, and guests.tsv, one line a guest:
 #   name  ssh_port  pid  accel  status (up | failed: why)  os  image
@@ -22,6 +26,14 @@ LAB_CPUS=${LAB_CPUS:-2}
 LAB_DATA_SIZE=${LAB_DATA_SIZE:-2G}
 LAB_BOOT_TIMEOUT=${LAB_BOOT_TIMEOUT:-600}
 LAB_KVM_PROBE=${LAB_KVM_PROBE:-20}
+# TCG's vCPU threads: single (one host thread runs every vCPU of a guest) or
+# multi (one each).  Multi-threaded TCG let a vCPU run kernel text another
+# vCPU was patching: Debian 13's guests oopsed on a stray int3 in about one
+# boot in six (docs/lab.md has the figures).
+LAB_TCG_THREAD=${LAB_TCG_THREAD:-single}
+# A guest kernel that panics reboots itself after that many seconds: the lab
+# sees the panic on the console and counts the boot as retried.
+LAB_PANIC_REBOOT=${LAB_PANIC_REBOOT:-5}
 # Extra kernel command line (tests break a boot with it).
 LAB_APPEND=${LAB_APPEND:-}
 LAB_NOMOD="modprobe.blacklist=kvm,kvm_amd,kvm_intel,irqbypass,pcspkr,psmouse,serio_raw,cfg80211,rfkill,\
@@ -30,6 +42,10 @@ i2c_smbus,ccp,evdev,button,binfmt_misc,drm,bochs,vga16fb,floppy,ata_piix,ata_gen
 
 lab_say() { printf 'lab guests: %s\n' "$*" >&2; }
 lab_die() { lab_say "$*"; exit 1; }
+CONSOLE=$(dirname "$0")/console.sh
+
+case $LAB_TCG_THREAD in single | multi) ;; *) lab_say "LAB_TCG_THREAD=$LAB_TCG_THREAD: use single or multi"; exit 2 ;; esac
+case $LAB_PANIC_REBOOT in '' | *[!0-9]*) lab_say "LAB_PANIC_REBOOT=$LAB_PANIC_REBOOT: use a number of seconds"; exit 2 ;; esac
 
 ssh_opts() { # KEY PORT
   printf '%s\n' -q -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
@@ -43,12 +59,14 @@ boot() {
     qemu-img create -q -f qcow2 -b "$image/base.raw" -F raw "$state/$name.qcow2"
   [ -e "$state/$name-data.raw" ] || truncate -s "$LAB_DATA_SIZE" "$state/$name-data.raw"
   : >"$state/$name.console"
+  local accel_opt=$accel
+  [ "$accel" != tcg ] || accel_opt=tcg,thread=$LAB_TCG_THREAD
   # -nodefaults: no CD-ROM, floppy, parallel port or VGA, and the kernel
   # loads no module that nothing uses (kvm, sound, mouse, wireless): under
   # TCG each driver the guest probes costs seconds of every boot.
-  qemu-system-x86_64 -name "shootout-$name" -nodefaults -accel "$accel" -m "$LAB_MEM" -smp "$LAB_CPUS" \
+  qemu-system-x86_64 -name "shootout-$name" -nodefaults -accel "$accel_opt" -m "$LAB_MEM" -smp "$LAB_CPUS" \
     -kernel "$image/vmlinuz" -initrd "$image/initrd.img" \
-    -append "root=/dev/vda rw console=ttyS0 net.ifnames=0 systemd.hostname=$name lab.hostname=$name $LAB_NOMOD $LAB_APPEND" \
+    -append "root=/dev/vda rw console=ttyS0 net.ifnames=0 systemd.hostname=$name lab.hostname=$name panic=$LAB_PANIC_REBOOT $LAB_NOMOD $LAB_APPEND" \
     -drive "file=$state/$name.qcow2,if=none,id=root,format=qcow2" \
     -device virtio-blk-pci,drive=root \
     -drive "file=$state/$name-data.raw,if=none,id=data,format=raw" \
@@ -136,11 +154,11 @@ wait_ssh() {
   if POLL_STEP=2 poll_until "$LAB_BOOT_TIMEOUT" ssh_or_gone "$state" "$name" "$port" "$key"; then
     [ "$GUEST_GONE" = 1 ] || return 0
     kill_guest "$state" "$name"
-    echo "qemu exited during boot (console: $state/$name.console)"
+    echo "qemu exited during boot: $("$CONSOLE" why "$state/$name.console") (console: $state/$name.console)"
     return
   fi
   kill_guest "$state" "$name"
-  echo "did not answer SSH within LAB_BOOT_TIMEOUT=${LAB_BOOT_TIMEOUT}s (console: $state/$name.console); stopped it"
+  echo "did not answer SSH within LAB_BOOT_TIMEOUT=${LAB_BOOT_TIMEOUT}s: $("$CONSOLE" why "$state/$name.console") (console: $state/$name.console); stopped it"
 }
 
 # ssh_or_gone STATE NAME PORT KEY : the guest answers on SSH, or its qemu
@@ -202,6 +220,54 @@ up() {
   [ "$ok" -gt 0 ] || lab_die "no guest came up"
 }
 
+# boot_id KEY PORT : the guest's boot id, when it answers on SSH.
+boot_id() {
+  # shellcheck disable=SC2046 # ssh_opts prints one option a line
+  timeout 15 ssh $(ssh_opts "$1" "$2") root@127.0.0.1 cat /proc/sys/kernel/random/boot_id </dev/null 2>/dev/null
+}
+
+# new_boot KEY PORT OLD : the guest answers with a boot id other than OLD.
+new_boot() {
+  local id
+  id=$(boot_id "$1" "$2") && [ -n "$id" ] && [ "$id" != "$3" ]
+}
+
+# soak N STATE IMAGE : boot a guest of IMAGE, then reboot it from inside (as
+# the playbook's flush does) until N boots answered or one did not within
+# LAB_BOOT_TIMEOUT; one line a boot, then the console's count of boots and
+# panics (a panicked boot reboots itself: LAB_PANIC_REBOOT).
+soak() {
+  local n=$1 state=$2 image=$3 acc name port key i t0 id='' dt rc=0 boots panics
+  case $n in '' | *[!0-9]* | 0) lab_die "N must be a number of boots from 1 up, not '$n'" ;; esac
+  [ -s "$image/base.raw" ] || lab_die "no image in $image (run playbooks/lab/image.sh)"
+  mkdir -p "$state"
+  acc=$(accel "$state" "$image" "$(dirname "$image")/accel.$(id -u)")
+  name=$(os_of "$image")-soak port=$(free_port) key=$image/lab_key
+  t0=$(date +%s.%N)
+  boot "$name" "$acc" "$state" "$image" "$port" || lab_die "$name: qemu failed to start"
+  for i in $(seq 1 "$n"); do
+    if ! POLL_STEP=1 poll_until "$LAB_BOOT_TIMEOUT" new_boot "$key" "$port" "$id"; then
+      lab_say "$name: boot $i did not answer within ${LAB_BOOT_TIMEOUT}s: $("$CONSOLE" why "$state/$name.console")"
+      rc=1
+      break
+    fi
+    id=$(boot_id "$key" "$port")
+    dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+    printf '%s\tboot\t%d\t%s\n' "$name" "$i" "$dt"
+    [ "$i" -lt "$n" ] || break
+    t0=$(date +%s.%N)
+    # shellcheck disable=SC2046 # ssh_opts prints one option a line
+    timeout 15 ssh $(ssh_opts "$key" "$port") root@127.0.0.1 'systemctl reboot' </dev/null 2>/dev/null || true
+  done
+  kill_guest "$state" "$name"
+  boots=$("$CONSOLE" boots "$state/$name.console")
+  panics=$("$CONSOLE" panics "$state/$name.console" | wc -l)
+  printf '%s\tsummary\t%s boots (%s accel %s, -smp %s), %s kernel panics\n' "$name" "$boots" "$(os_of "$image")" \
+    "$([ "$acc" = tcg ] && echo "tcg,thread=$LAB_TCG_THREAD" || echo "$acc")" "$LAB_CPUS" "$panics"
+  "$CONSOLE" panics "$state/$name.console" | sed "s/^/$name\tpanic\t/"
+  return "$rc"
+}
+
 # down STATE : stop every guest of STATE (qemu -kernel guests keep nothing:
 # their overlay and data disks are removed, so no clean shutdown is needed).
 down() {
@@ -233,5 +299,13 @@ case ${1:-} in
     [ -s "$3/vmlinuz" ] || lab_die "no image in $3 (run playbooks/lab/image.sh)"
     accel "$(abs "$2")" "$3"
     ;;
-  *) lab_die "usage: guests.sh up N STATE IMAGE... | down STATE | accel STATE IMAGE" ;;
+  kill)
+    [ $# -eq 3 ] || lab_die "usage: guests.sh kill STATE NAME"
+    [ ! -d "$2" ] || kill_guest "$(abs "$2")" "$3"
+    ;;
+  soak)
+    [ $# -eq 4 ] || lab_die "usage: guests.sh soak N STATE IMAGE"
+    soak "$2" "$(abs "$3")" "$4"
+    ;;
+  *) lab_die "usage: guests.sh up N STATE IMAGE... | down STATE | accel STATE IMAGE | kill STATE NAME | soak N STATE IMAGE" ;;
 esac

@@ -4,6 +4,11 @@
 #   lab.sh run                           image, guests, inventory, playbook, results; always teardown
 #   lab.sh inventory GUESTS.TSV KEY OUT  write the Ansible inventory of the guests listed
 #   lab.sh clean                         stop and remove what the lab left (LAB_CLEAN_IMAGE=1: the image too)
+#   lab.sh scan                          read LAB_STATE's consoles once and report new kernel panics
+#                                        (what `run` does every two seconds while the guests run)
+#   LAB_RUN_ID=ID lab.sh retries         write LAB_STATE/panics.tsv into results/ID's meta.json
+#                                        (what `run` does when the playbook is done); print the
+#                                        guests that panicked twice
 # Settings (environment; `make lab` passes its variables through):
 #   LAB_OS=debian12 (names of playbooks/lab/os.tsv, e.g. "debian12 debian13")
 #   LAB_GUESTS=1 (per OS) LAB_VARIANTS=ext4,xfs DATASET=tiny SEED=1 TRIALS=1
@@ -137,6 +142,14 @@ teardown() {
     kill -TERM "$CHILD" 2>/dev/null || true
     wait "$CHILD" 2>/dev/null || true
   fi
+  if [ -n "${WATCHER:-}" ]; then
+    kill -TERM "$WATCHER" 2>/dev/null || true
+    wait "$WATCHER" 2>/dev/null || true
+  fi
+  if [ -s "$LAB_STATE/ansible.log" ]; then
+    mkdir -p "$LAB_LOGS/$RUN_ID"
+    cp "$LAB_STATE/ansible.log" "$LAB_LOGS/$RUN_ID/"
+  fi
   "$LAB/guests.sh" down "$LAB_STATE" || rc=1
   # The guests' serial consoles (every boot's kernel log) outlive them.
   if ls "$LAB_STATE"/*.console >/dev/null 2>&1; then
@@ -152,6 +165,83 @@ teardown() {
   fi
   lab_say "guests stopped, $LAB_STATE removed"
   exit "$rc"
+}
+
+# watch_panics : while the guests run, read their consoles every two seconds
+# and say at once when a guest kernel panics: the guest, the boot, what the
+# playbook was doing (its last reboot task and variant, from the Ansible log),
+# the first oops line and where the console will be.  A panicked kernel
+# reboots itself (guests.sh: panic=LAB_PANIC_REBOOT), so the boot is retried;
+# a second panic of the same guest stops it, and the lab fails that guest.
+# Each panic is a line of $LAB_STATE/panics.tsv:
+#   guest  boot  unix time  variant (- before the first)  reboot task  oops line
+watch_panics() {
+  : >"$LAB_STATE/panics.tsv"
+  while :; do
+    scan_panics
+    sleep 2
+  done
+}
+
+# scan_panics : one reading of every console of LAB_STATE (watch_panics).
+scan_panics() {
+  local list=$LAB_STATE/panics.tsv c name seen n boot oops task variant now
+  for c in "$LAB_STATE"/*.console; do
+    [ -e "$c" ] || continue
+    name=$(basename "$c" .console)
+    case $name in kvmprobe) continue ;; esac
+    seen=$(awk -F '\t' -v g="$name" '$1 == g' "$list" | wc -l)
+    n=$("$LAB/console.sh" panics "$c" | wc -l)
+    [ "$n" -gt "$seen" ] || continue
+    "$LAB/console.sh" panics "$c" | tail -n +"$((seen + 1))" | while IFS=$'\t' read -r boot oops _; do
+      now=$(date +%s)
+      task=$(ansible_last 'TASK \[[^]]*[Rr]eboot[^]]*\]' 'Boot id \(before\|after\) the reboot\|Reboot to empty every cache')
+      variant=$(ansible_last "TASK \\[Nothing done yet [^]]* for [^]]*\\]" | sed 's/.* for //')
+      printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$boot" "$now" "${variant:--}" "${task:-the first boot}" "$oops" >>"$list"
+      seen=$((seen + 1))
+      if [ "$seen" -eq 1 ]; then
+        lab_say "$name: guest kernel panic in boot $boot (${task:-the first boot}${variant:+, variant $variant}): $oops (console: $LAB_LOGS/$RUN_ID/$name.console); the guest reboots itself and the boot is retried"
+      else
+        lab_say "$name: a second guest kernel panic, in boot $boot (${task:-the first boot}${variant:+, variant $variant}): $oops (console: $LAB_LOGS/$RUN_ID/$name.console); $name is stopped and fails"
+        "$LAB/guests.sh" kill "$LAB_STATE" "$name" || true
+      fi
+    done
+  done
+}
+
+# ansible_last REGEX [SKIP] : the name of the last task of the Ansible log
+# whose "TASK [name]" line matches REGEX and whose name does not match SKIP
+# (nothing before the playbook starts).
+ansible_last() {
+  [ -r "$LAB_STATE/ansible.log" ] || return 0
+  grep -o "$1" "$LAB_STATE/ansible.log" | sed 's/^TASK \[//; s/\]$//' | grep -v -- "${2:-^$}" | tail -n 1 || true
+}
+
+# panic_meta : write each guest's panics into the meta.json of the variant
+# they happened in (every variant of the guest for a panic before the first):
+# boot_retries, a list of {boot, oops, during}.  The report says "boot retried
+# after a guest kernel panic".
+panic_meta() {
+  local list=$LAB_STATE/panics.tsv g m v tmp
+  [ -s "$list" ] || return 0
+  for m in "$ROOT/results/$RUN_ID"/*/*/meta.json; do
+    [ -e "$m" ] || continue
+    v=$(basename "$(dirname "$m")") g=$(basename "$(dirname "$(dirname "$m")")")
+    tmp=$m.tmp.$$
+    awk -F '\t' -v g="$g" -v v="$v" '$1 == g && ($4 == v || $4 == "-")' "$list" |
+      jq -R -s 'split("\n") | map(select(length > 0) | split("\t")
+        | {boot: (.[1] | tonumber), oops: .[5], during: .[4]})' >"$tmp.new" || continue
+    if [ "$(jq length "$tmp.new")" -gt 0 ] && jq --slurpfile r "$tmp.new" '.boot_retries = $r[0]' "$m" >"$tmp"; then
+      mv -f "$tmp" "$m"
+    fi
+    rm -f "$tmp" "$tmp.new"
+  done
+}
+
+# panic_failed : the guests that panicked twice, "name (why)" comma-separated.
+panic_failed() {
+  [ -s "$LAB_STATE/panics.tsv" ] || return 0
+  awk -F '\t' '{ n[$1]++; last[$1] = $6 } END { for (g in n) if (n[g] > 1) printf "%s%s (a second kernel panic: %s)", (s++ ? ", " : ""), g, last[g] }' "$LAB_STATE/panics.tsv"
 }
 
 # bg CMD... : run CMD in the background and wait for it, so that a signal to
@@ -239,6 +329,9 @@ run() {
   trap 'lab_say "terminated"; exit 143' TERM HUP
   "$LAB/guests.sh" down "$LAB_STATE"
   rm -rf "$LAB_STATE"
+  mkdir -p "$LAB_STATE"
+  watch_panics </dev/null &
+  WATCHER=$!
   t=$(date +%s)
   # shellcheck disable=SC2086 # one image directory a word
   bg "$LAB/guests.sh" up "$LAB_GUESTS" "$LAB_STATE" $images || lab_die "no guest came up: nothing to run"
@@ -254,10 +347,13 @@ run() {
   # profile_tasks (when ansible.posix is installed) shows where time goes.
   # shellcheck disable=SC2086 # LAB_ANSIBLE_ARGS is a list of arguments
   ANSIBLE_HOST_KEY_CHECKING=False ANSIBLE_RETRY_FILES_ENABLED=False ANSIBLE_PIPELINING=True \
+    ANSIBLE_LOG_PATH=$LAB_STATE/ansible.log \
     ANSIBLE_CALLBACKS_ENABLED=${ANSIBLE_CALLBACKS_ENABLED:-ansible.posix.profile_tasks} \
     bg ansible-playbook -i "$LAB_INVENTORY" -e "shootout_run_id=$RUN_ID" ${LAB_ANSIBLE_ARGS:-} "$LAB_PLAYBOOK" ||
     rc=$?
   lab_say "playbook done ($(($(date +%s) - t))s, exit $rc)"
+  panic_meta
+  failed=$(printf '%s' "$failed${failed:+, }$(panic_failed)" | sed 's/, $//')
   if [ -d "$ROOT/results/$RUN_ID" ]; then
     lab_say "results: $ROOT/results/$RUN_ID"
   else
@@ -299,5 +395,19 @@ case ${1:-} in
     inventory "$2" "$3" "$4"
     ;;
   clean) [ $# -eq 1 ] || lab_die "usage: lab.sh clean"; clean ;;
-  *) lab_die "usage: lab.sh run | inventory GUESTS.TSV KEY OUT | clean" ;;
+  scan)
+    # One reading of LAB_STATE's consoles, as the run's watcher does.
+    [ $# -eq 1 ] || lab_die "usage: lab.sh scan"
+    RUN_ID=${LAB_RUN_ID:-scan}
+    touch "$LAB_STATE/panics.tsv"
+    scan_panics
+    ;;
+  retries)
+    # The panics of LAB_STATE/panics.tsv into results/LAB_RUN_ID's meta.json.
+    if [ $# -ne 1 ] || [ -z "${LAB_RUN_ID:-}" ]; then lab_die "usage: LAB_RUN_ID=ID lab.sh retries"; fi
+    RUN_ID=$LAB_RUN_ID
+    panic_meta
+    panic_failed
+    ;;
+  *) lab_die "usage: lab.sh run | inventory GUESTS.TSV KEY OUT | clean | scan | retries" ;;
 esac

@@ -17,10 +17,11 @@ GUESTS=(debian12-1 debian13-1)
 VARIANTS=(ext4)
 # The phases a trial records (playbooks' shootout_phases; flush by reboot is
 # Ansible's and records nothing).
-PHASES=(untar untar2 serve-cold-1 serve-warm-1 delete)
-SERVE_MODES=(1)
-# (LAB_SERVE_MODES=1: each serve mode costs a reboot per guest under TCG;
-# the 32-process and fork serves are tested locally, tests/serve-fork.bats)
+PHASES=(untar untar2 serve-cold-1 serve-warm-1 serve-cold-fork serve-warm-fork delete)
+SERVE_MODES=(1 fork)
+# (each serve mode costs a reboot per guest under TCG: the 32-process serve
+# is tested locally, tests/serve-fork.bats; fork runs here, tcpserver is in
+# the images)
 
 setup_file() {
   [ "$(id -u)" -eq 0 ] || skip "needs root (guest image, raw disks)"
@@ -158,7 +159,7 @@ show_log() {
       # phase before it; the warm replays ran on their cold replay's boot.
       # So: the first boot, untar2's, one per serve mode, delete's.
       awk -F '\t' -v g="$g" '
-        $1 ~ /^(flush|untar2|serve-warm-1|serve-warm-32|delete)$/ && $3 == prev { print "# " g ": no reboot before " $1 ": " $3; bad = 1 }
+        $1 ~ /^(flush|untar2|serve-warm-1|serve-warm-32|serve-warm-fork|delete)$/ && $3 == prev { print "# " g ": no reboot before " $1 ": " $3; bad = 1 }
         $1 != "flush" { prev = $3 }
         END { exit bad }' "$f" >&3
       [ "$(cut -f3 "$f" | sort -u | wc -l)" -ge $((3 + ${#SERVE_MODES[@]})) ]
@@ -180,8 +181,28 @@ show_log() {
   local state=$BATS_FILE_TMPDIR/slow
   LAB_STATE=$state LAB_ACCEL=tcg LAB_BOOT_TIMEOUT=5 run --separate-stderr "$LABSH" run
   [ "$status" -eq 1 ]
-  [[ $stderr == *"debian12-1: did not answer SSH within LAB_BOOT_TIMEOUT=5s (console: $state/debian12-1.console); stopped it"* ]]
+  # The console's verdict: a kernel that had not printed its banner yet, or
+  # hung in its first boot without a panic.
+  [[ $stderr == *"debian12-1: did not answer SSH within LAB_BOOT_TIMEOUT=5s: "*" (console: $state/debian12-1.console); stopped it"* ]]
+  [[ $stderr == *"LAB_BOOT_TIMEOUT=5s: no kernel banner on the console"* || $stderr == *"LAB_BOOT_TIMEOUT=5s: hung without a kernel panic in boot 1"* ]]
   [[ $stderr == *"no guest came up"* ]]
+  no_qemu "$state"
+  [ ! -e "$state" ]
+}
+
+@test "make lab: a guest kernel that panics reboots and is retried once; a second panic fails the guest with its line" {
+  local state=$BATS_FILE_TMPDIR/panic logs=$BATS_FILE_TMPDIR/panic-logs
+  # No initramfs init: the kernel cannot mount its root and panics, each boot.
+  LAB_STATE=$state LAB_LOGS=$logs LAB_RUN_ID=panic LAB_ACCEL=tcg LAB_APPEND=rdinit=/nonexistent LAB_PANIC_REBOOT=1 \
+    run --separate-stderr timeout 600 "$LABSH" run
+  [ "$status" -eq 1 ]
+  local oops="Kernel panic - not syncing: VFS: Unable to mount root fs on unknown-block(0,0)"
+  [[ $stderr == *"lab: debian12-1: guest kernel panic in boot 1 (the first boot): $oops (console: $logs/panic/debian12-1.console); the guest reboots itself and the boot is retried"* ]] ||
+    { printf '# %s\n' "$stderr" >&3; false; }
+  [[ $stderr == *"lab: debian12-1: a second guest kernel panic, in boot 2 (the first boot): $oops (console: $logs/panic/debian12-1.console); debian12-1 is stopped and fails"* ]]
+  [[ $stderr == *"debian12-1: qemu exited during boot: kernel panic in boot 2: $oops"* ]]
+  [[ $stderr == *"no guest came up"* ]]
+  [ "$(grep -c 'Linux version' "$logs/panic/debian12-1.console")" -eq 2 ]
   no_qemu "$state"
   [ ! -e "$state" ]
 }
