@@ -6,7 +6,11 @@
 # on Linux also a device of a mounted multi-device btrfs (/sys/fs/btrfs: only
 # one of its devices shows as mounted), a member of an md array
 # (/proc/mdstat), a device anything is built on (holders in sysfs: LVM,
-# device-mapper, md, bcache), and, last, any device the kernel will not open
+# device-mapper, md, bcache), an alias of a device in any such use (one that
+# stores on the same bytes of the same image file or device: a second loop
+# device on the image, by whatever path; loop devices stacked on it or under
+# it, device-mapper, partitions, at any depth; files compared by device and
+# inode, devices by number), and, last, any device the kernel will not open
 # exclusively (EBUSY: python3).  Linux (lsblk, findmnt, /proc/swaps, sysfs),
 # FreeBSD, NetBSD, OpenBSD (mount, swapctl, zpool).  The shootout's
 # filesystem role runs it for every device in its guards, and again right
@@ -104,6 +108,137 @@ except OSError as e:
   [ $? -eq 3 ]
 }
 
+# kname_of PATH : the kernel's name (loop0, dm-1, sda2) of the block device
+# node PATH, by its device number.
+kname_of() (
+  n=$(stat -L -c '%t:%T' "$1") || exit 1
+  l=$(readlink "/sys/dev/block/$((0x${n%:*})):$((0x${n#*:}))") || exit 1
+  echo "${l##*/}"
+)
+
+# devno STDEV : "MAJ:MIN" of a decimal st_dev (stat %d), Linux's encoding.
+devno() {
+  echo "$((($1 >> 8 & 0xfff) | ($1 >> 32 & ~0xfff))):$((($1 & 0xff) | ($1 >> 12 & ~0xff)))"
+}
+
+# extents KNAME START LEN : what bytes [START, START+LEN) of /dev/KNAME are
+# stored on, followed down at any depth: "under KNAME" for every device on
+# the way, then "ROOT START LEN WHAT" lines.  A partition leads to its disk
+# (from its start), a loop device to its backing device or file (from its
+# offset; a file is ROOT file:MAJ:MIN:INODE, the inode the kernel has open,
+# whatever path, link or bind mount names it, deleted or not), a device built
+# on slaves (device-mapper, md, bcache) to the whole of each of them;
+# anything else is ROOT dev:MAJ:MIN, itself.
+extents() (
+  sys=/sys/class/block/$1
+  echo "under $1"
+  if [ -r "$sys/partition" ]; then
+    disk=$(readlink -f "$sys/..")
+    extents "${disk##*/}" $(($2 + $(cat "$sys/start") * 512)) "$3"
+    exit
+  fi
+  if [ -r "$sys/loop/backing_file" ]; then
+    back=$(cat "$sys/loop/backing_file")
+    off=$(($2 + $(cat "$sys/loop/offset")))
+    read -r ino bdev <<EOF
+$(losetup -n -O BACK-INO,BACK-MAJ:MIN --list "/dev/$1")
+EOF
+    # A device node: its device, if the path still names the node it opened.
+    if [ -b "$back" ] && node=$(stat -L -c '%d %i' "$back") &&
+      [ "$(devno "${node% *}") ${node#* }" = "$bdev $ino" ]; then
+      extents "$(kname_of "$back")" "$off" "$3"
+    else
+      echo "file:$bdev:$ino $off $3 the image file $back"
+    fi
+    exit
+  fi
+  for s in "$sys"/slaves/*; do
+    [ -e "$s" ] || continue
+    extents "${s##*/}" 0 $(($(cat "$s/size") * 512))
+    slave=1
+  done
+  [ -n "${slave:-}" ] || echo "dev:$(cat "$sys/dev") $2 $3 /dev/$1"
+)
+
+# busy_devices : "KNAME WHY" for every block device mounted or used as swap.
+# A mount is known by its source, or by its device number when the source
+# names no node (/dev/root).
+busy_devices() {
+  findmnt -rnv -o MAJ:MIN,SOURCE,TARGET 2>/dev/null | while read -r num src tgt; do
+    src=$(printf '%b' "$src")
+    if [ -b "$src" ]; then
+      k=$(kname_of "$src") || continue
+    elif l=$(readlink "/sys/dev/block/$num"); then
+      k=${l##*/}
+    else
+      continue
+    fi
+    echo "$k is mounted on $(printf '%b' "$tgt")"
+  done
+  [ -r /proc/swaps ] || return 0
+  awk 'NR > 1 { print $1 }' /proc/swaps | while read -r s; do
+    if [ -b "$s" ]; then echo "$(kname_of "$s") is swap"; fi
+  done
+}
+
+# why_busy KNAME BUSY SKIP : why /dev/KNAME is in use ("is mounted on /mnt"),
+# or nothing: its line in BUSY (busy_devices), a mounted btrfs it is a device
+# of, or a holder that is not named in SKIP (" loop1 dm-0 ").
+why_busy() (
+  why=$(printf '%s\n' "$2" | awk -v k="$1" '$1 == k { sub(/^[^ ]+ /, ""); print; exit }')
+  [ -z "$why" ] || { echo "$why"; exit; }
+  b=$(btrfs_of "$1")
+  [ -z "$b" ] || { echo "is a device of the btrfs ${b%% *} mounted on ${b#* }"; exit; }
+  for h in /sys/class/block/"$1"/holders/*; do
+    [ -e "$h" ] || continue
+    case $3 in *" ${h##*/} "*) continue ;; esac
+    echo "is in use by ${h##*/}"
+    exit
+  done
+)
+
+# aliases KNAME : refuse when another device stores on the same file or
+# device bytes as /dev/KNAME (a second loop device on its image, a loop
+# device stacked on it or under it, device-mapper, partitions, at any depth)
+# and that device is mounted, swap, a device of a mounted btrfs, held by
+# something that is not part of KNAME's own stack, or not to be opened
+# exclusively.  Paths are never compared: files by device and inode,
+# devices by number.
+aliases() {
+  mine=$(extents "$1" 0 $(($(cat "/sys/class/block/$1/size") * 512))) ||
+    refuse "cannot be followed to the storage under it (sysfs, losetup)"
+  below=$(printf '%s\n' "$mine" | sed -n 's/^under //p' | tr '\n' ' ')
+  busy=$(busy_devices)
+  quiet=''
+  for sys in /sys/class/block/*; do
+    y=${sys##*/}
+    [ "$y" != "$1" ] || continue
+    why=$(why_busy "$y" "$busy" " $1 $below")
+    if [ -z "$why" ]; then
+      # Under KNAME and held by nothing else: only KNAME uses it.
+      case " $below" in *" $y "*) continue ;; esac
+    fi
+    shared=$({ printf '%s\n' "$mine" '--'; extents "$y" 0 $(($(cat "$sys/size") * 512)); } 2>/dev/null |
+      awk 'BEGIN { n = 0 } $0 == "--" { y = 1; next }
+        $1 == "under" { next }
+        !y { r[n] = $1; s[n] = $2; e[n] = $2 + $3; w = $0; sub(/^[^ ]+ [^ ]+ [^ ]+ /, "", w); what[n++] = w; next }
+        { for (i = 0; i < n; i++) if ($1 == r[i] && $2 < e[i] && s[i] < $2 + $3) { print what[i]; exit } }')
+    [ -n "$shared" ] || continue
+    [ -z "$why" ] || refuse "is an alias of /dev/$y (both on $shared), which $why"
+    quiet="$quiet$y $shared
+"
+  done
+  # The aliases in no use seen above: does anything else hold one?  (Not a
+  # disk with partitions: it is held whenever one of them is; they are asked.)
+  printf '%s' "$quiet" | while read -r y shared; do
+    for p in /sys/class/block/"$y"/"$y"*/partition; do
+      [ ! -e "$p" ] || continue 2
+    done
+    ! exclusive_busy "/dev/$y" ||
+      refuse "is an alias of /dev/$y (both on $shared), which the kernel will not open exclusively (something holds it)"
+  done || exit 1
+}
+
 linux() {
   real=$(readlink -f "$dev")
   [ -b "$real" ] || refuse "is not a block device"
@@ -134,6 +269,8 @@ linux() {
       [ -z "$z" ] || refuse "is in the ZFS pool $z ($name)"
     done
   } || exit 1
+  k=$(kname_of "$real") || refuse "has no block device number the kernel knows"
+  aliases "$k"
   ! exclusive_busy "$real" ||
     refuse "is in use: the kernel refuses to open it exclusively (a filesystem, array, mapping, pool or swap holds it)"
 }
