@@ -142,9 +142,9 @@ teardown() {
     kill -TERM "$CHILD" 2>/dev/null || true
     wait "$CHILD" 2>/dev/null || true
   fi
-  if [ -n "${WATCHER:-}" ]; then
-    kill -TERM "$WATCHER" 2>/dev/null || true
-    wait "$WATCHER" 2>/dev/null || true
+  if [ -n "${watcher:-}" ]; then
+    kill -TERM "$watcher" 2>/dev/null || true
+    wait "$watcher" 2>/dev/null || true
   fi
   if [ -s "$LAB_STATE/ansible.log" ]; then
     mkdir -p "$LAB_LOGS/$RUN_ID"
@@ -331,7 +331,7 @@ run() {
   rm -rf "$LAB_STATE"
   mkdir -p "$LAB_STATE"
   watch_panics </dev/null &
-  WATCHER=$!
+  watcher=$!
   t=$(date +%s)
   # shellcheck disable=SC2086 # one image directory a word
   bg "$LAB/guests.sh" up "$LAB_GUESTS" "$LAB_STATE" $images || lab_die "no guest came up: nothing to run"
