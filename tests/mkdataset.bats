@@ -257,3 +257,51 @@ P
   [ "$status" -ne 0 ]
   [[ $output == *"-a ACCESSLOG"* ]]
 }
+
+# no_tmp_under DIR : no *.tmp file is left anywhere under DIR.
+no_tmp_under() {
+  local left
+  left=$(find "$1" -name '*.tmp')
+  [ -z "$left" ] || { echo "left behind: $left"; return 1; }
+}
+
+@test "mkdataset: a filesystem that fills up while writing: one ENOSPC line and no .tmp file left" {
+  require_root
+  mkdir -p "$T/small"
+  mount -t tmpfs -o size=1m tmpfs "$T/small"
+  # the list alone (800 kB) passes the space check; the update (-u 1: both
+  # files again) does not fit
+  printf 'f1 400000\nf2 400000\n' >"$T/fill.list"
+  printf '1.2.3.4 - - [10/Oct/2006:13:55:36 -0700] "GET /%s HTTP/1.1" 200 10\n' f1 f2 >"$T/fill.log"
+  run "$BIN/mkdataset" -c "$T/fill.list" -a "$T/fill.log" -u 1 -o "$T/small/d"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ $output =~ ^mkdataset:\ writing\ .*/small/d/[a-z.]+\.tmp:\ No\ space\ left\ on\ device$ ]]
+  no_tmp_under "$T/small"
+  # the space is free again, and the directory it made is gone
+  [ -z "$(ls -A "$T/small")" ]
+  # an existing output directory stays (only what mkdataset made goes)
+  mkdir "$T/small/mine"
+  run "$BIN/mkdataset" -c "$T/fill.list" -a "$T/fill.log" -u 1 -o "$T/small/mine"
+  [ "$status" -eq 1 ]
+  [ -d "$T/small/mine" ]
+  no_tmp_under "$T/small"
+}
+
+@test "mkdataset: stopped by SIGTERM or SIGHUP, it leaves no .tmp file" {
+  local sig pid st
+  # (not SIGINT: a background job of a script starts with SIGINT ignored)
+  for sig in TERM HUP; do
+    # small takes tens of seconds: the signal comes while it writes
+    "$BIN/mkdataset" -p small -o "$T/sig-$sig" >/dev/null 2>&1 &
+    pid=$!
+    wait_for_file "$T/sig-$sig/layout.tar.gz.tmp" 20
+    kill -"$sig" "$pid"
+    st=0
+    wait "$pid" || st=$?
+    echo "SIG$sig: exit $st"
+    [ "$st" -eq $((128 + $(kill -l "$sig"))) ]
+    [ ! -e "$T/sig-$sig" ]
+  done
+}
