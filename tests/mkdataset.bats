@@ -261,10 +261,11 @@ P
 # capture_refused LIST MESSAGE : mkdataset -c LIST refuses it with exactly
 # the one line MESSAGE, exit 1, and leaves no output directory behind.
 capture_refused() {
-  run "$BIN/mkdataset" -c "$1" -a "$FIX/access.log" -o "$T/out"
-  echo "$output"
-  [ "$status" -eq 1 ]
-  [ "$output" = "$2" ]
+  local out st=0
+  out=$("$BIN/mkdataset" -c "$1" -a "$FIX/access.log" -o "$T/out" 2>&1) || st=$?
+  echo "$out"
+  [ "$st" -eq 1 ]
+  [ "$out" = "$2" ]
   [ ! -e "$T/out" ]
 }
 
