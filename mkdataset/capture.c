@@ -3,8 +3,9 @@
  * or Combined Log Format.  Requests are the log's GET lines with status 200
  * or 304 whose path is in LIST; the update replaces the first
  * ceil(share x files) distinct files the log hits, in first-hit order (same
- * size, new content).  Memory: 8 bytes per listed file plus 24 per update
- * file; the paths themselves are never held. */
+ * size, new content).  Memory: 8 bytes per listed file plus 32 per update
+ * file; the paths themselves are never held (an error naming two lines
+ * reads the list again to find the other one). */
 #include <errmsg.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +40,15 @@ static const char *esc_name(char *buf, size_t cap, const char *s) {
   return buf;
 }
 
+/* "LIST:LINE" for a message. */
+#define AT(list, lineno) at_line((char[PRINTABLE_SIZE(256) + FMT_ULONG + 1]){0}, (list), (lineno))
+static const char *at_line(char *buf, const char *list, uint64_t lineno) {
+  size_t n = printable(buf, PRINTABLE_SIZE(256), list);
+  buf[n++] = ':';
+  buf[n + fmt_ulonglong(buf + n, lineno)] = '\0';
+  return buf;
+}
+
 static void lines_open(struct lines *l, const char *name) {
   memset(l, 0, sizeof *l);
   l->name = name;
@@ -64,11 +74,7 @@ static char *lines_next(struct lines *l, size_t *len) {
       return s;
     }
     if (l->fd < 0) return NULL;
-    if (avail >= LINE_MAX_LEN) {
-      char no[FMT_ULONG];
-      no[fmt_ulonglong(no, l->lineno + 1)] = '\0';
-      die(1, ESC(l->name), ":", no, ": line longer than 8192 bytes");
-    }
+    if (avail >= LINE_MAX_LEN) die(1, AT(l->name, l->lineno + 1), ": line longer than 8192 bytes");
     memmove(l->buf, s, avail);
     l->start = 0;
     l->end = avail;
@@ -89,19 +95,20 @@ static void lines_close(struct lines *l) {
 }
 
 static void line_die(const char *name, uint64_t lineno, const char *what) {
-  char no[FMT_ULONG];
-  no[fmt_ulonglong(no, lineno)] = '\0';
-  die(1, ESC(name), ":", no, ": ", what);
+  die(1, AT(name, lineno), ": ", what);
 }
 
-/* Splits "path size" in place; returns 0, 1 for a blank/comment line. */
+/* Splits "path size" (LEN bytes at S, which may hold a NUL) in place;
+ * returns 0, 1 for a blank/comment line. */
 static int list_entry(const char *name, uint64_t lineno, char *s, size_t len, char **path, uint64_t *size) {
   while (len && (s[len - 1] == '\r' || s[len - 1] == ' ' || s[len - 1] == '\t')) s[--len] = '\0';
   if (len == 0 || s[0] == '#') return 1;
+  const char *nul = memchr(s, '\0', len);
   size_t sp = len;
   while (sp && s[sp - 1] != ' ' && s[sp - 1] != '\t') sp--;
+  if (nul && nul < s + sp) line_die(name, lineno, "NUL byte in path");
   if (sp == 0) line_die(name, lineno, "want 'path size'");
-  if (parse_u64(s + sp, 1ULL << 40, size) != 0) line_die(name, lineno, "size: not a whole number");
+  if (nul || parse_u64(s + sp, 1ULL << 40, size) != 0) line_die(name, lineno, "size: not a whole number");
   while (sp && (s[sp - 1] == ' ' || s[sp - 1] == '\t')) sp--;
   s[sp] = '\0';
   while (s[0] == '/' || (s[0] == '.' && s[1] == '/')) s += s[0] == '/' ? 1 : 2;
@@ -113,6 +120,32 @@ static int list_entry(const char *name, uint64_t lineno, char *s, size_t len, ch
       line_die(name, lineno, "path: '.' or '..' component");
   }
   *path = s;
+  return 0;
+}
+
+/* The next file of an open list: 1 with its path and size, 0 at the end. */
+static int list_next(struct lines *l, char **path, uint64_t *size) {
+  char *s;
+  size_t len;
+  while ((s = lines_next(l, &len)) != NULL)
+    if (list_entry(l->name, l->lineno, s, len, path, size) == 0) return 1;
+  return 0;
+}
+
+/* The line number of the listed file number K (from 0) of LIST, its path
+ * copied to PATH (CAP bytes; the list's paths are at most 4000). */
+static uint64_t list_find(const char *list, uint64_t k, char *path, size_t cap) {
+  struct lines l;
+  char *p;
+  uint64_t size;
+  lines_open(&l, list);
+  for (uint64_t i = 0; list_next(&l, &p, &size); i++)
+    if (i == k) {
+      snprintf(path, cap, "%s", p);
+      lines_close(&l);
+      return l.lineno;
+    }
+  die(1, ESC(list), ": changed while read");
   return 0;
 }
 
@@ -143,12 +176,10 @@ static int64_t index_find(const struct index *ix, const char *path) {
 static void build_index(struct index *ix, const char *list) {
   struct lines l;
   struct vec64 h = {0};
-  char *s, *path;
-  size_t len;
+  char *path;
   uint64_t size;
   lines_open(&l, list);
-  while ((s = lines_next(&l, &len)) != NULL)
-    if (list_entry(l.name, l.lineno, s, len, &path, &size) == 0) vec64_push(&h, path_hash(path));
+  while (list_next(&l, &path, &size)) vec64_push(&h, path_hash(path));
   lines_close(&l);
   if (h.n == 0) die(1, ESC(list), ": no files listed");
   ix->bits = 1;
@@ -158,10 +189,10 @@ static void build_index(struct index *ix, const char *list) {
   qsort(h.v, h.n, sizeof *h.v, cmp_u64);
   for (size_t i = 1; i < h.n; i++)
     if ((h.v[i] & ~mask) == (h.v[i - 1] & ~mask)) {
-      char a[FMT_ULONG], b[FMT_ULONG];
-      a[fmt_ulonglong(a, (h.v[i - 1] & mask) + 1)] = '\0';
-      b[fmt_ulonglong(b, (h.v[i] & mask) + 1)] = '\0';
-      die(1, ESC(list), ": files #", a, " and #", b, " have the same path");
+      char p[4096];
+      uint64_t first = list_find(list, h.v[i - 1] & mask, p, sizeof p);
+      uint64_t again = list_find(list, h.v[i] & mask, p, sizeof p);
+      die(1, AT(list, again), ": the same path as ", AT(list, first));
     }
   ix->e = h;
 }
@@ -235,15 +266,36 @@ static void scan_log(struct emitter *e, const struct index *ix, const char *log,
 
 uint64_t capture_need(const char *list) {
   struct lines l;
-  char *s, *path;
-  size_t len;
+  char *path;
   uint64_t size, need = 4096;
   lines_open(&l, list);
-  while ((s = lines_next(&l, &len)) != NULL)
-    if (list_entry(l.name, l.lineno, s, len, &path, &size) == 0)
-      need += emit_file_need(size, strlen(path));
+  while (list_next(&l, &path, &size)) need += emit_file_need(size, strlen(path));
   lines_close(&l);
   return need;
+}
+
+/* Dies when a parent directory of PATH (line LINENO of LIST) is a listed
+ * file: the tarball would make a directory of it.  PREVDIR (4096 bytes)
+ * holds the directory of the path checked before, whose parents were
+ * checked then. */
+static void check_parents(const struct index *ix, const char *list, uint64_t lineno, char *path,
+                          char *prevdir) {
+  const char *slash = strrchr(path, '/');
+  size_t dlen = slash ? (size_t)(slash - path) : 0;
+  if (strlen(prevdir) == dlen && memcmp(prevdir, path, dlen) == 0) return;
+  for (char *c = strchr(path, '/'); c != NULL; c = strchr(c + 1, '/')) {
+    *c = '\0';
+    int64_t k = index_find(ix, path);
+    char file[4096];
+    /* the same hash is not always the same path: look at the listed one */
+    uint64_t at = k >= 0 ? list_find(list, (uint64_t)k, file, sizeof file) : 0;
+    *c = '/';
+    if (k >= 0 && strlen(file) == (size_t)(c - path) && memcmp(file, path, (size_t)(c - path)) == 0)
+      die(1, AT(list, lineno), ": '", ESC(path), "' is under '", ESC(file), "', which ", AT(list, at),
+          " lists as a file");
+  }
+  memcpy(prevdir, path, dlen);
+  prevdir[dlen] = '\0';
 }
 
 void run_capture(struct emitter *e, const char *list, const char *log, uint64_t share_micro,
@@ -254,27 +306,29 @@ void run_capture(struct emitter *e, const char *list, const char *log, uint64_t 
   struct vec64 upd = {0};
   scan_log(e, &ix, log, cap, &upd, t);
   t->update_hit = upd.n;
-  free(ix.e.v);
 
-  /* file number -> update rank, sorted, and each update file's line offset */
+  /* file number -> update rank, sorted, and each update file's line offset
+   * and number */
   struct vec64 rank = {0};
   for (size_t r = 0; r < upd.n; r++) vec64_push(&rank, upd.v[r] << 32 | r);
   if (rank.n) qsort(rank.v, rank.n, sizeof *rank.v, cmp_u64); /* empty: v is NULL */
-  uint64_t *off = calloc(upd.n + 1, sizeof *off);
+  uint64_t *off = calloc(2 * (upd.n + 1), sizeof *off);
   if (off == NULL) die(1, "out of memory");
 
   struct lines l;
-  char *s, *path;
-  size_t len, next = 0;
+  char *path, prevdir[4096] = "";
+  size_t next = 0;
   uint64_t size, idx = 0;
   lines_open(&l, list);
-  while ((s = lines_next(&l, &len)) != NULL) {
-    if (list_entry(l.name, l.lineno, s, len, &path, &size) != 0) continue;
+  while (list_next(&l, &path, &size)) {
+    check_parents(&ix, list, l.lineno, path, prevdir);
     uint32_t crc = emit_file(e, OUT_LAYOUT, path, size, idx, 0);
     t->layout_files++;
     t->layout_bytes += size;
     if (next < rank.n && rank.v[next] >> 32 == idx) {
-      off[rank.v[next] & 0xffffffffULL] = l.line_off;
+      uint64_t r = rank.v[next] & 0xffffffffULL;
+      off[2 * r] = l.line_off;
+      off[2 * r + 1] = l.lineno;
       crc = emit_crc(e, size, idx, 1);
       next++;
     }
@@ -284,17 +338,19 @@ void run_capture(struct emitter *e, const char *list, const char *log, uint64_t 
     idx++;
   }
   lines_close(&l);
+  free(ix.e.v);
 
   int fd = open(list, O_RDONLY | O_CLOEXEC);
   if (fd < 0) diesys(1, "cannot read ", ESC(list));
   for (size_t r = 0; r < upd.n; r++) {
     char buf[LINE_MAX_LEN + 1];
-    ssize_t n = pread(fd, buf, LINE_MAX_LEN, (off_t)off[r]);
+    ssize_t n = pread(fd, buf, LINE_MAX_LEN, (off_t)off[2 * r]);
     if (n <= 0) diesys(1, "cannot read ", ESC(list), " again");
     buf[n] = '\0';
     char *nl = memchr(buf, '\n', (size_t)n);
     if (nl) *nl = '\0';
-    if (list_entry(list, 0, buf, strlen(buf), &path, &size) != 0) die(1, ESC(list), ": changed while read");
+    if (list_entry(list, off[2 * r + 1], buf, nl ? (size_t)(nl - buf) : (size_t)n, &path, &size) != 0)
+      die(1, AT(list, off[2 * r + 1]), ": changed while read");
     emit_file(e, OUT_UPDATE, path, size, upd.v[r], 1);
     t->update_files++;
     t->update_replaced++;

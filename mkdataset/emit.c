@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fmt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,11 +26,77 @@ static const char *esc_path(char *buf, size_t cap, const char *s) {
 
 static const char *const tar_names[2] = {"layout.tar.gz", "update.tar.gz"};
 
-static int open_tmp(const char *dir, const char *name) {
+/* What a run stopped before emit_close is through leaves behind, to be
+ * removed: the .tmp outputs not renamed yet (live) and the directories
+ * emit_open made (those of -o DIR from its byte `made` on), emptied.  The
+ * exit and signal handlers that remove them take no argument: so this is
+ * static, for the one emitter of a process. */
+/* slots: the two tarballs (OUT_LAYOUT, OUT_UPDATE), then these */
+enum { TMP_MANIFEST = 2, TMP_REQUESTS, TMP_INFO, TMP_FILES };
+static struct {
+  char tmp[TMP_FILES][4096];
+  volatile sig_atomic_t live[TMP_FILES];
+  char dir[4096];
+  volatile sig_atomic_t made; /* -1: made none */
+} leftover = {.made = -1};
+
+/* Async-signal-safe: unlink, rmdir, no allocation. */
+static void remove_leftovers(void) {
+  for (int i = 0; i < TMP_FILES; i++)
+    if (leftover.live[i]) {
+      unlink(leftover.tmp[i]);
+      leftover.live[i] = 0;
+    }
+  if (leftover.made < 0) return;
   char p[4096];
-  snprintf(p, sizeof p, "%s/%s.tmp", dir, name);
+  size_t n = 0;
+  while (n < sizeof p - 1 && leftover.dir[n]) n++;
+  memcpy(p, leftover.dir, n);
+  p[n] = '\0';
+  /* deepest first; one still holding something (a file of the user's) stops it */
+  for (size_t i = n; i > 0 && i >= (size_t)leftover.made; i--)
+    if (i == n || p[i] == '/') {
+      p[i] = '\0';
+      if (rmdir(p) != 0 && errno != ENOENT) break;
+    }
+  leftover.made = -1;
+}
+
+static void on_signal(int sig) {
+  int saved = errno;
+  remove_leftovers();
+  errno = saved;
+  raise(sig); /* SA_RESETHAND: the default action, once this returns */
+}
+
+/* Removes the leftovers at exit (every die() exits) and on SIGINT, SIGTERM
+ * and SIGHUP, unless they are ignored (nohup, a background job). */
+static void leftovers_arm(const char *dir) {
+  snprintf(leftover.dir, sizeof leftover.dir, "%s", dir);
+  if (atexit(remove_leftovers) != 0) die(1, "atexit failed");
+  static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+    struct sigaction sa, old;
+    if (sigaction(sigs[i], NULL, &old) != 0) diesys(1, "sigaction");
+    if (old.sa_handler == SIG_IGN) continue;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(sigs[i], &sa, NULL) != 0) diesys(1, "sigaction");
+  }
+}
+
+/* Creates DIR/NAME.tmp, slot `slot` of the leftovers until it is renamed. */
+static int open_tmp(const char *dir, const char *name, int slot) {
+  char *p = leftover.tmp[slot];
+  if (snprintf(p, sizeof leftover.tmp[slot], "%s/%s.tmp", dir, name) >= (int)sizeof leftover.tmp[slot]) {
+    errno = ENAMETOOLONG;
+    diesys(1, "cannot write ", ESC(dir));
+  }
   int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) diesys(1, "cannot write ", ESC(p));
+  leftover.live[slot] = 1;
   return fd;
 }
 
@@ -42,7 +109,7 @@ static ssize_t write_op(int fd, const void *p, size_t n) {
   return w;
 }
 
-/* mkdir -p */
+/* mkdir -p; notes in the leftovers where it started making directories */
 static void mkdirs(const char *dir) {
   char p[4096];
   size_t n = strlen(dir);
@@ -52,7 +119,11 @@ static void mkdirs(const char *dir) {
     if (p[i] != '/' && p[i] != '\0') continue;
     char c = p[i];
     p[i] = '\0';
-    if (mkdir(p, 0755) != 0 && errno != EEXIST) diesys(1, "cannot create ", ESC(p));
+    if (mkdir(p, 0755) == 0) {
+      if (leftover.made < 0) leftover.made = (sig_atomic_t)i;
+    } else if (errno != EEXIST) {
+      diesys(1, "cannot create ", ESC(p));
+    }
     p[i] = c;
   }
 }
@@ -62,6 +133,7 @@ void emit_open(struct emitter *e, const char *dir, uint64_t seed) {
   e->dir = dir;
   e->seed = seed;
   e->level = 1;
+  leftovers_arm(dir);
   mkdirs(dir);
   struct stat st;
   if (stat(dir, &st) != 0) diesys(1, "cannot use ", ESC(dir));
@@ -70,13 +142,13 @@ void emit_open(struct emitter *e, const char *dir, uint64_t seed) {
   if (e->chunk == NULL) die(1, "out of memory");
   for (int i = 0; i < 2; i++) {
     struct emit_tar *t = &e->t[i];
-    t->fd = open_tmp(dir, tar_names[i]);
+    t->fd = open_tmp(dir, tar_names[i], i);
     if (gzw_open(&t->gz, t->fd, e->level) != 0) diesys(1, "gzip");
     tarw_init(&t->tar, gz_sink, &t->gz, EMIT_MTIME);
   }
-  e->mfd = open_tmp(dir, "manifest.tsv");
-  e->rfd = open_tmp(dir, "requests.txt");
-  e->dfd = open_tmp(dir, "dataset.txt");
+  e->mfd = open_tmp(dir, "manifest.tsv", TMP_MANIFEST);
+  e->rfd = open_tmp(dir, "requests.txt", TMP_REQUESTS);
+  e->dfd = open_tmp(dir, "dataset.txt", TMP_INFO);
   buffer_init(&e->manifest, (ssize_t(*)())write_op, e->mfd, e->mbuf, sizeof e->mbuf);
   buffer_init(&e->requests, (ssize_t(*)())write_op, e->rfd, e->rbuf, sizeof e->rbuf);
   buffer_init(&e->info, (ssize_t(*)())write_op, e->dfd, e->ibuf, sizeof e->ibuf);
@@ -233,29 +305,31 @@ void emit_info_u64(struct emitter *e, const char *key, uint64_t value) {
   emit_info(e, key, num);
 }
 
-static void finish_fd(struct emitter *e, int fd, const char *name) {
+static void finish_fd(struct emitter *e, int fd, const char *name, int slot) {
   if (fsync(fd) != 0 && errno != EINVAL) diesys(1, "writing ", ESC(e->dir), "/", name, ".tmp");
   if (close(fd) != 0) diesys(1, "writing ", ESC(e->dir), "/", name, ".tmp");
   char from[4096], to[4096];
   snprintf(from, sizeof from, "%s/%s.tmp", e->dir, name);
   snprintf(to, sizeof to, "%s/%s", e->dir, name);
   if (rename(from, to) != 0) diesys(1, "cannot rename ", ESC(from));
+  leftover.live[slot] = 0;
 }
 
 void emit_close(struct emitter *e) {
   for (int i = 0; i < 2; i++) {
     struct emit_tar *t = &e->t[i];
     if (tarw_finish(&t->tar) != 0 || gzw_close(&t->gz) != 0) tar_fail(e, i);
-    finish_fd(e, t->fd, tar_names[i]);
+    finish_fd(e, t->fd, tar_names[i], i);
   }
   emit_info_u64(e, "layout_gz_bytes", e->t[OUT_LAYOUT].gz.packed);
   emit_info_u64(e, "update_gz_bytes", e->t[OUT_UPDATE].gz.packed);
   if (buffer_flush(&e->manifest) != 0) diesys(1, "writing ", ESC(e->dir), "/manifest.tsv.tmp");
   if (buffer_flush(&e->requests) != 0) diesys(1, "writing ", ESC(e->dir), "/requests.txt.tmp");
   if (buffer_flush(&e->info) != 0) diesys(1, "writing ", ESC(e->dir), "/dataset.txt.tmp");
-  finish_fd(e, e->mfd, "manifest.tsv");
-  finish_fd(e, e->rfd, "requests.txt");
-  finish_fd(e, e->dfd, "dataset.txt");
+  finish_fd(e, e->mfd, "manifest.tsv", TMP_MANIFEST);
+  finish_fd(e, e->rfd, "requests.txt", TMP_REQUESTS);
+  finish_fd(e, e->dfd, "dataset.txt", TMP_INFO);
+  leftover.made = -1; /* a complete dataset: its directory stays */
   free(e->chunk);
   e->chunk = NULL;
 }

@@ -1,7 +1,9 @@
 /* The outputs of mkdataset in DIR: layout.tar.gz, update.tar.gz,
  * manifest.tsv, requests.txt, dataset.txt.  Each is written to NAME.tmp and
  * renamed into place by emit_close (dataset.txt last), so a directory with
- * dataset.txt holds a complete dataset.  File content is synthetic,
+ * dataset.txt holds a complete dataset; until then, an exit (every die())
+ * or SIGINT/SIGTERM/SIGHUP removes the .tmp files and the directories
+ * emit_open made.  File content is synthetic,
  * incompressible "image" bytes: a JPEG start/end marker around a stream of
  * xoshiro256** seeded by (seed, key, version). */
 #ifndef SHOOTOUT_EMIT_H
@@ -38,7 +40,9 @@ struct emitter {
   uint64_t requests_n;
 };
 
-/* Creates DIR (and its parents) if needed and opens the .tmp outputs; dies on error. */
+/* Creates DIR (and its parents) if needed and opens the .tmp outputs; dies
+ * on error.  Installs the exit and signal handlers that remove them: one
+ * emitter a process. */
 void emit_open(struct emitter *e, const char *dir, uint64_t seed);
 /* Streams one file into tar `which`, returning its crc32 (dies on error).
  * In the layout tar, directory entries are written for new parents. */

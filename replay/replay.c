@@ -31,6 +31,7 @@ static void usage(FILE *f) {
         "  -u FILE       the URL paths to request, one a line ('-' = standard input)\n"
         "  -n N          with -u: only the first N paths of the list (all if fewer)\n"
         "  -U PATH -n N  request PATH N times instead\n"
+        "                (-n: N at least 1, with -u as with -U)\n"
         "  --stats FILE  write the figures as metric<TAB>value<TAB>unit lines\n"
         "  --series FILE write per-second requests, bytes and errors\n"
         "  -h, --help    this text\n"
@@ -96,6 +97,8 @@ static void parse_args(int argc, char **argv, struct run *r, struct opts *o) {
     case 'U': o->path = optarg; break;
     case 'n':
       if (parse_u64(optarg, UINT64_MAX / 2, &o->count) != 0) die(2, "bad value for -n: ", ESC(e, optarg));
+      if (o->count == 0) /* no requests at all: not a run, with -u as with -U */
+        die(2, "bad value for -n: ", ESC(e, optarg), " (at least 1; -u without -n replays the whole list)");
       o->have_count = 1;
       break;
     case 'S': o->stats = optarg; break;
@@ -115,7 +118,6 @@ static void parse_args(int argc, char **argv, struct run *r, struct opts *o) {
   o->target = argv[optind];
   if (!!o->urlfile == !!o->path) die(2, "give either -u URLFILE or -U PATH -n COUNT (see -h)");
   if (o->path && !o->have_count) die(2, "-U PATH needs -n COUNT");
-  if (o->urlfile && o->have_count && o->count == 0) die(2, "-n 0 with -u: give at least 1 (or leave -n out for the whole list)");
   if (o->path && !url_path_ok(o->path, strlen(o->path)))
     die(2, "-U: not a URL path (must start with '/', no blanks): ", ESC(e, o->path));
 }

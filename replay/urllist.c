@@ -38,6 +38,11 @@ int urllist_parse(struct urllist *u, char *buf, size_t len, char *err, size_t er
     size_t l = (size_t)(end - p);
     if (l > 0 && p[l - 1] == '\r') p[--l] = '\0';
     if (l > 0 && p[0] != '#') {
+      if (memchr(p, '\0', l) != NULL) { /* printed with %s, the path would look shorter and fine */
+        snprintf(err, errlen, "line %zu: NUL byte in URL path", lineno);
+        urllist_free(u);
+        return -1;
+      }
       if (!url_path_ok(p, l)) {
         snprintf(err, errlen, "line %zu: not a URL path (must start with '/', no blanks): %.60s", lineno, p);
         urllist_free(u);

@@ -14,7 +14,7 @@ struct urllist {
 
 /* Load FILE ("-" for standard input).  Empty lines and lines starting with
  * '#' are skipped; every other line must be a path starting with '/' and
- * holding no blanks or control characters.  Returns 0, or -1 with a
+ * holding no blanks, control characters or NUL bytes.  Returns 0, or -1 with a
  * one-line reason in err (errno-based or "line N: ..."). */
 int urllist_load(struct urllist *u, const char *file, char *err, size_t errlen);
 /* Parse a buffer the caller gives up (it must be NUL-terminated at len). */

@@ -257,3 +257,85 @@ P
   [ "$status" -ne 0 ]
   [[ $output == *"-a ACCESSLOG"* ]]
 }
+
+# capture_refused LIST MESSAGE : mkdataset -c LIST refuses it with exactly
+# the one line MESSAGE, exit 1, and leaves no output directory behind.
+capture_refused() {
+  local out st=0
+  out=$("$BIN/mkdataset" -c "$1" -a "$FIX/access.log" -o "$T/out" 2>&1) || st=$?
+  echo "$out"
+  [ "$st" -eq 1 ]
+  [ "$out" = "$2" ]
+  [ ! -e "$T/out" ]
+}
+
+@test "mkdataset: capture mode: a NUL in a path is refused by file:line, and every line number counts comments and blank lines" {
+  printf '# capture\n\nx.jpg 5\na\0b.txt 10\n' >"$T/nul.list"
+  capture_refused "$T/nul.list" "mkdataset: $T/nul.list:4: NUL byte in path"
+  # a NUL in the size is no size, not a shorter one
+  printf 'x.jpg 1\0002\n' >"$T/nulsize.list"
+  capture_refused "$T/nulsize.list" "mkdataset: $T/nulsize.list:1: size: not a whole number"
+  printf '# list\na.jpg 10\n\nb.jpg 3\na.jpg 11\n' >"$T/dup.list"
+  capture_refused "$T/dup.list" "mkdataset: $T/dup.list:5: the same path as $T/dup.list:2"
+}
+
+@test "mkdataset: capture mode: a path under a listed file is refused naming both lines, in either order and at depth" {
+  printf 'a 10\na/b 5\n' >"$T/fd.list"
+  capture_refused "$T/fd.list" "mkdataset: $T/fd.list:2: 'a/b' is under 'a', which $T/fd.list:1 lists as a file"
+  printf 'a/b 5\n# c\na 10\n' >"$T/df.list"
+  capture_refused "$T/df.list" "mkdataset: $T/df.list:1: 'a/b' is under 'a', which $T/df.list:3 lists as a file"
+  printf 'x 1\na/b 10\n\na/b/c 5\n' >"$T/deep.list"
+  capture_refused "$T/deep.list" "mkdataset: $T/deep.list:4: 'a/b/c' is under 'a/b', which $T/deep.list:2 lists as a file"
+  # names that only start alike are no conflict
+  printf 'a 1\nab/c 2\na.d/e 3\nb/a 4\n' >"$T/ok.list"
+  "$BIN/mkdataset" -c "$T/ok.list" -a "$FIX/access.log" -o "$T/ok" >/dev/null
+  check_dataset "$T/ok"
+}
+
+# no_tmp_under DIR : no *.tmp file is left anywhere under DIR.
+no_tmp_under() {
+  local left
+  left=$(find "$1" -name '*.tmp')
+  [ -z "$left" ] || { echo "left behind: $left"; return 1; }
+}
+
+@test "mkdataset: a filesystem that fills up while writing: one ENOSPC line and no .tmp file left" {
+  require_root
+  mkdir -p "$T/small"
+  mount -t tmpfs -o size=1m tmpfs "$T/small"
+  # the list alone (800 kB) passes the space check; the update (-u 1: both
+  # files again) does not fit
+  printf 'f1 400000\nf2 400000\n' >"$T/fill.list"
+  printf '1.2.3.4 - - [10/Oct/2006:13:55:36 -0700] "GET /%s HTTP/1.1" 200 10\n' f1 f2 >"$T/fill.log"
+  run "$BIN/mkdataset" -c "$T/fill.list" -a "$T/fill.log" -u 1 -o "$T/small/d"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ $output =~ ^mkdataset:\ writing\ .*/small/d/[a-z.]+\.tmp:\ No\ space\ left\ on\ device$ ]]
+  no_tmp_under "$T/small"
+  # the space is free again, and the directory it made is gone
+  [ -z "$(ls -A "$T/small")" ]
+  # an existing output directory stays (only what mkdataset made goes)
+  mkdir "$T/small/mine"
+  run "$BIN/mkdataset" -c "$T/fill.list" -a "$T/fill.log" -u 1 -o "$T/small/mine"
+  [ "$status" -eq 1 ]
+  [ -d "$T/small/mine" ]
+  no_tmp_under "$T/small"
+}
+
+@test "mkdataset: stopped by SIGTERM or SIGHUP, it leaves no .tmp file" {
+  local sig pid st
+  # (not SIGINT: a background job of a script starts with SIGINT ignored)
+  for sig in TERM HUP; do
+    # small takes tens of seconds: the signal comes while it writes
+    "$BIN/mkdataset" -p small -o "$T/sig-$sig" >/dev/null 2>&1 &
+    pid=$!
+    wait_for_file "$T/sig-$sig/layout.tar.gz.tmp" 20
+    kill -"$sig" "$pid"
+    st=0
+    wait "$pid" || st=$?
+    echo "SIG$sig: exit $st"
+    [ "$st" -eq $((128 + $(kill -l "$sig"))) ]
+    [ ! -e "$T/sig-$sig" ]
+  done
+}

@@ -29,6 +29,12 @@ int main(void) {
   urllist_free(&u);
   b = xdup("img/1.jpg\n");
   CHECK(urllist_parse(&u, b, strlen(b), err, sizeof err) == -1, "a path without leading '/' is rejected");
+  /* a NUL cuts no line short: "/a" is not what the file says */
+  static const char nul[] = "/ok\n# c\n/a\0b\n";
+  b = malloc(sizeof nul);
+  memcpy(b, nul, sizeof nul);
+  CHECK(urllist_parse(&u, b, sizeof nul - 1, err, sizeof err) == -1 && strcmp(err, "line 3: NUL byte in URL path") == 0,
+        "a NUL in a path is refused as such, naming its line");
 
   char path[] = "/tmp/urllist_test.XXXXXX";
   int fd = mkstemp(path);
