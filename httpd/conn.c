@@ -105,9 +105,11 @@ void conn_accept(struct server *s, int lfd) {
   }
 }
 
+/* The descriptor is io_close'd by the loop once libowfat's event queues are
+ * drained (lib/ioq.h: an io_close on a queued one may never happen). */
 void conn_close(struct server *s, struct conn *c) {
   serve_file_done(c);
-  io_close(c->fd);
+  ioq_close_later(&s->closing, c->fd);
   c->fd = -1;
   list_unlink(s, c);
   s->nconns--;
@@ -260,13 +262,17 @@ void conn_run(struct server *s, struct conn *c) {
       return; /* the socket was empty at the last read: wait for an event */
     }
     size_t room = sizeof c->in - c->in_len;
-    int64 r = io_tryread(c->fd, c->in + c->in_len, (int64)room);
-    if (r == -1) {
+    /* read(2), not io_tryread: that one leaves a descriptor whose read
+     * filled the buffer on a libowfat queue (lib/ioq.h) */
+    ssize_t r = read(c->fd, c->in + c->in_len, room);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      io_eagain_read(c->fd);
       c->drained = 1;
       return;
     }
     if (r <= 0) {
-      if (r < -1) s->ctr->errors++;
+      if (r < 0) s->ctr->errors++;
       conn_close(s, c);
       return;
     }
@@ -288,4 +294,5 @@ void conn_free_all(struct server *s) {
     free(c);
   }
   s->free = NULL;
+  ioq_free(&s->closing);
 }

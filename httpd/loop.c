@@ -131,15 +131,9 @@ static void wake_drain(struct server *s) {
 }
 
 int server_loop(struct server *s) {
-  /* Debian's libowfat 0.32-4 (and what we build from its source for the
-   * BSDs) renames io_close's deferred-close list, leaving the one
-   * io_waituntil2 walks at 0 instead of -1: once an fd that shares fd 0's
-   * page of libowfat's table is registered (fd 16, 32, ...), the walk
-   * loops on entry 0 forever, burning a CPU and never accepting again on
-   * that process's listening socket.  Walking it once now, while the table
-   * is empty, ends it at -1 for good; with an intact libowfat this is a
-   * no-op (nothing is registered, nothing to wait for). */
-  io_waituntil2(0);
+  /* Without it, a child whose listening socket is fd 16 (or 32, ...) spun
+   * for ever in io_waituntil2, never accepting (lib/ioq.h). */
+  ioq_start();
   if (wake_open(s) != 0) return -1;
   for (int i = 0; i < s->nlisten; i++) {
     if (!io_fd(s->lfd[i])) return -1;
@@ -163,23 +157,31 @@ int server_loop(struct server *s) {
     if (io_waituntil2(ms) < 0 && errno != EINTR) return -1;
     s->now = now_mono();
     server_date(s);
-    int64 fd;
-    while ((fd = io_canread()) != -1) {
-      void *ck = io_getcookie(fd);
-      struct conn *c = ck;
-      if (ck == s->wake) {
-        wake_drain(s);
-      } else if (c == NULL) {
-        conn_accept(s, (int)fd);
-      } else if (c->fd == fd) {
-        c->drained = 0;
-        conn_run(s, c);
+    /* Both queues until both are empty: handling one event can queue
+     * another (io_wantread on a descriptor already readable).  A connection
+     * on the ready list has its turn there. */
+    int64_t fd;
+    for (int busy = 1; busy;) {
+      busy = 0;
+      while ((fd = ioq_canread()) != -1) {
+        void *ck = io_getcookie(fd);
+        struct conn *c = ck;
+        busy = 1;
+        if (ck == s->wake) {
+          wake_drain(s);
+        } else if (c == NULL) {
+          conn_accept(s, (int)fd);
+        } else if (c->fd == fd) {
+          c->drained = 0;
+          if (!c->in_ready) conn_run(s, c);
+        }
       }
-    }
-    while ((fd = io_canwrite()) != -1) {
-      void *ck = io_getcookie(fd);
-      struct conn *c = ck;
-      if (c != NULL && ck != s->wake && c->fd == fd) conn_run(s, c);
+      while ((fd = ioq_canwrite()) != -1) {
+        void *ck = io_getcookie(fd);
+        struct conn *c = ck;
+        busy = 1;
+        if (c != NULL && ck != s->wake && c->fd == fd && !c->in_ready) conn_run(s, c);
+      }
     }
     if (s->ready != NULL) run_ready(s);
     if (s->now >= next_sweep) {
@@ -190,6 +192,7 @@ int server_loop(struct server *s) {
       }
       next_sweep = s->now + (s->timeout < 1 ? s->timeout / 2 + 0.01 : 1);
     }
+    ioq_close_pending(&s->closing);
   }
   conn_free_all(s);
   log_finish(s);

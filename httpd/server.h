@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "http.h"
+#include "ioq.h"
 
 #define HTTPD_IN_SIZE (HTTP_MAX_HEAD + 1024)
 #define HTTPD_OUT_SIZE 2048
@@ -94,6 +95,7 @@ struct server {
   struct logbuf *log;
   struct outfd err; /* stderr, for the counters */
   int wake[2];      /* the loop's self-pipe (loop.c) */
+  struct ioq closing; /* closed connections, io_close'd after the events */
   char inl[HTTPD_INLINE]; /* a small body, read to go out with its head */
 };
 

@@ -15,3 +15,6 @@ http_response_test_SRCS := tests/c/http_response_test.c lib/http_response.c
 # A response head and a file's bytes on a socket (lib/os_sendfile.c).
 CTESTS += os_sendfile
 os_sendfile_test_SRCS := tests/c/os_sendfile_test.c lib/os_sendfile.c
+# Closing descriptors of libowfat's event layer (lib/ioq.c), httpd's and replay's.
+CTESTS += ioq
+ioq_test_SRCS := tests/c/ioq_test.c lib/ioq.c

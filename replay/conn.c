@@ -15,13 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* libowfat 0.32 as patched by Debian (02-prevent-conflicting-definition)
- * leaves the deferred-close list head that io_waituntil2 walks at 0
- * instead of -1: once the io table has an entry for descriptor 0 (it does
- * as soon as any descriptor is registered), io_waituntil2 loops forever.
- * Setting it to the "empty" value before the first wait avoids that. */
-extern long first_deferred;
-
 uint64_t now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -98,18 +91,13 @@ static void retry_or_fail(struct run *r, size_t idx, uint32_t attempts, enum fai
 /* ---- connections ---- */
 
 /* The descriptor is closed only after the event queues are drained
- * (close_pending): libowfat 0.32's io_close on a descriptor still queued
- * for an event defers the close in a way that corrupts its lists once the
- * number is reused.  For the same reason every descriptor io_canread or
- * io_canwrite hands out gets io_eagain_read/write at once (we rely on
- * epoll's level triggering to hear about it again), and reads and writes
- * are plain read(2)/write(2), never io_tryread/io_trywrite. */
+ * (ioq_close_pending), events are taken with ioq_canread/ioq_canwrite, and
+ * reads and writes are plain read(2)/write(2): libowfat 0.32's io_close of
+ * a descriptor still on one of its queues may never happen (lib/ioq.h). */
 static void conn_close(struct run *r, struct conn *c) {
   if (c->state == C_CONNECTING) r->connecting--;
-  io_dontwantread(c->fd);
-  io_dontwantwrite(c->fd);
   io_setcookie(c->fd, NULL);
-  r->dead[r->ndead++] = c->fd;
+  ioq_close_later(&r->closing, c->fd);
   c->fd = -1;
   c->state = C_FREE;
   c->nout = c->head = 0;
@@ -233,7 +221,7 @@ static void queue_request(struct run *r, struct conn *c, const struct retry_item
 
 /* Write what is pending; returns 0, or -1 when the connection broke.
  * Plain write(2): libowfat's io_trywrite keeps queues of its own that do
- * not mix with closing descriptors (see close_pending). */
+ * not mix with closing descriptors (lib/ioq.h). */
 static int conn_flush(struct run *r, struct conn *c) {
   while (c->woff < c->wlen) {
     ssize_t n = write((int)c->fd, c->wbuf + c->woff, c->wlen - c->woff);
@@ -467,17 +455,12 @@ static int check_timeouts(struct run *r, double now) {
   return 0;
 }
 
-static void close_pending(struct run *r) {
-  while (r->ndead > 0) io_close(r->dead[--r->ndead]);
-}
-
 int run_setup(struct run *r) {
   r->c = calloc(r->conc, sizeof *r->c);
-  r->dead = calloc(r->conc, sizeof *r->dead);
   r->freelist = calloc(r->conc, sizeof *r->freelist);
   r->rbufsize = 256 * 1024;
   r->rbuf = malloc(r->rbufsize);
-  if (r->c == NULL || r->freelist == NULL || r->rbuf == NULL || r->dead == NULL) return -1;
+  if (r->c == NULL || r->freelist == NULL || r->rbuf == NULL) return -1;
   for (unsigned i = 0; i < r->conc; i++) {
     r->c[i].fd = -1;
     r->c[i].out = calloc(r->depth, sizeof *r->c[i].out);
@@ -491,12 +474,12 @@ int run_setup(struct run *r) {
 int run_loop(struct run *r) {
   double last_check = now_mono();
   int64 fd;
-  first_deferred = -1;
+  ioq_start();
   while (r->finished < r->total) {
     /* open connections while there is work no connection has taken */
     while (r->nfree > 0 && work_left(r) > r->connecting) {
       int rc = conn_start(r);
-      close_pending(r);
+      ioq_close_pending(&r->closing);
       if (rc != 0) return -1;
     }
     if (r->open == 0) {
@@ -508,28 +491,26 @@ int run_loop(struct run *r) {
      * e.g. io_wantwrite on a writable descriptor) before closing any. */
     for (int busy = 1; busy;) {
       busy = 0;
-      while ((fd = io_canwrite()) != -1) {
+      while ((fd = ioq_canwrite()) != -1) {
         struct conn *c = io_getcookie(fd);
         busy = 1;
-        io_eagain_write(fd); /* level-triggered: tells us again if need be */
         if (c && c->fd == fd && c->state != C_FREE && on_writable(r, c) != 0) {
-          close_pending(r);
+          ioq_close_pending(&r->closing);
           return -1;
         }
       }
-      while ((fd = io_canread()) != -1) {
+      while ((fd = ioq_canread()) != -1) {
         struct conn *c = io_getcookie(fd);
         busy = 1;
-        io_eagain_read(fd);
         if (c && c->fd == fd && c->state == C_ACTIVE) on_readable(r, c);
       }
     }
-    close_pending(r);
+    ioq_close_pending(&r->closing);
     double now = now_mono();
     if (now - last_check >= 0.1) {
       last_check = now;
       int rc = check_timeouts(r, now);
-      close_pending(r);
+      ioq_close_pending(&r->closing);
       if (rc != 0) return -1;
     }
     if (series_due(&r->series, now)) report_series(r, now, 0);
@@ -538,7 +519,7 @@ int run_loop(struct run *r) {
 }
 
 void run_free(struct run *r) {
-  close_pending(r);
+  ioq_close_pending(&r->closing);
   for (unsigned i = 0; r->c && i < r->conc; i++) {
     if (r->c[i].state != C_FREE) io_close(r->c[i].fd);
     free(r->c[i].out);
@@ -546,7 +527,7 @@ void run_free(struct run *r) {
   }
   free(r->c);
   free(r->freelist);
-  free(r->dead);
+  ioq_free(&r->closing);
   free(r->rbuf);
   free(r->rq);
 }

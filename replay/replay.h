@@ -10,6 +10,7 @@
 #include "common.h"
 #include "histogram.h"
 #include "http_response.h"
+#include "ioq.h"
 #include "manifest.h"
 #include "urllist.h"
 
@@ -86,8 +87,7 @@ struct run {
   struct conn *c;      /* conc connections */
   unsigned *freelist;
   unsigned nfree;
-  int64_t *dead;       /* descriptors to close once the event queues are empty */
-  unsigned ndead;
+  struct ioq closing;  /* descriptors to close once the event queues are empty */
   char *rbuf;
   size_t rbufsize;
 

@@ -6,6 +6,7 @@ load helpers
 
 RAW="python3 $BATS_TEST_DIRNAME/fixtures/rawhttp.py"
 LOGLOAD="python3 $BATS_TEST_DIRNAME/fixtures/httpd/logload.py"
+TOEOF="python3 $BATS_TEST_DIRNAME/fixtures/httpd/toeof.py"
 
 setup() {
   require_cmd curl python3
@@ -411,6 +412,53 @@ print("ok=%d" % ok)
   [ "$refused" -ge 1 ]
   [ "$((ok + refused))" -eq 20 ]
   [ "$(status_of "http://127.0.0.1:$PORT/small.txt")" = 200 ]
+}
+
+# fd_count : httpd's ($PID) open descriptors.
+fd_count() {
+  find "/proc/$PID/fd" -mindepth 1 -maxdepth 1 | wc -l
+}
+
+# fds_are N : httpd ($PID) has N descriptors open and no socket in
+# CLOSE-WAIT (the client closed, httpd never did).
+fds_are() {
+  [ "$(fd_count)" -eq "$1" ] && ! ss -Htanp state close-wait | grep -q "pid=$PID,"
+}
+
+# closes_after_big_bodies MODE : under a 20-descriptor limit, downloads of a
+# 30 MB file that httpd -m MODE ends by closing the connection itself
+# (Connection: close; the -k limit) each reach end of file, and leave no
+# descriptor behind.  Debian's libowfat 0.32-4 dropped io_close's deferred
+# closes (it queues them on a list io_waituntil2 never walks): 6-50% of
+# such connections stayed in CLOSE-WAIT for good, the client never saw the
+# end of file, the -t timeout never reaped them, and once the limit was
+# reached every client got 503.
+closes_after_big_bodies() {
+  head -c 30000000 /dev/zero >"$W/huge.bin"
+  PORT=$(free_port)
+  (ulimit -n 20 && exec "$BIN/httpd" -q -t 5 -k 2 -m "$1" -r "$W" -p "$PORT" \
+    >"$T/access.log" 2>"$T/err.log" </dev/null) 3>&- &
+  PID=$!
+  wait_for_port "$PORT"
+  idle=$(fd_count)
+  run $TOEOF "$PORT" /huge.bin 24 1 close
+  echo "Connection: close: $output"
+  [ "$output" = "ok 24" ]
+  run $TOEOF "$PORT" /huge.bin 12 2
+  echo "-k 2: $output"
+  [ "$output" = "ok 12" ]
+  poll_until 5 fds_are "$idle" || { ss -tanp | grep "pid=$PID,"; false; }
+  [ "$(status_of "http://127.0.0.1:$PORT/small.txt")" = 200 ]
+}
+
+@test "httpd: connections it closes after a big body are closed at once (sendfile)" {
+  require_cmd ss
+  closes_after_big_bodies sendfile
+}
+
+@test "httpd: connections it closes after a big body are closed at once (-m mmap)" {
+  require_cmd ss
+  closes_after_big_bodies mmap
 }
 
 @test "httpd: -u drops privileges after binding" {
