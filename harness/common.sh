@@ -16,6 +16,7 @@
 #   common/time.sh       time_*       the clock and rates
 #   common/replay.sh     replay_*     bin/replay here or over ssh
 #   common/proof.sh      proof_*      the tools' CPU, the cold cache
+#   common/budget.sh     budget_*     where a phase's wall time went
 # lib.sh gives record*, run_id, run_dir, harness_die, harness_say, harness_calc.
 #
 # A phase script does:
@@ -53,5 +54,7 @@
 . "$SHOOTOUT_ROOT/harness/common/replay.sh"
 # shellcheck source=SCRIPTDIR/common/proof.sh
 . "$SHOOTOUT_ROOT/harness/common/proof.sh"
+# shellcheck source=SCRIPTDIR/common/budget.sh
+. "$SHOOTOUT_ROOT/harness/common/budget.sh"
 
 settings_defaults

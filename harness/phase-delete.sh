@@ -26,6 +26,7 @@ stats=$WORK/rmtree.stats
 sampler_start delete -m statfs -F "$total"
 harness_say "rmtree $DATA"
 proc_run rmtree "$HARNESS_BIN/rmtree" --stats "$stats" "$DATA"
+budget_part sync
 t0=$(time_now)
 proc_run sync sync
 sync_s=$(time_since "$t0")

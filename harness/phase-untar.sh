@@ -44,6 +44,7 @@ stats=$WORK/dltar.stats
 sampler_start "$name" -s "$WORK/dltar.series" -F "${files_total:-$DS_FILES}" -B "${bytes_total:-$DS_BYTES}"
 harness_say "dltar $SRC_URL/$tarball -> $DATA"
 proc_run dltar "$HARNESS_BIN/dltar" --stats "$stats" --series "$WORK/dltar.series" -C "$DATA" "$SRC_URL/$tarball"
+budget_part sync
 t0=$(time_now)
 proc_run sync sync
 sync_s=$(time_since "$t0")

@@ -3,8 +3,9 @@ each linked to its SVG) and a Markdown summary, from the charts just made."""
 import html
 import os
 
+import budget
 import micro_report
-from resultslib import SPREAD_MAX, TOOL_BUSY, fmt_value, os_key, os_label, proof, proof_text, rss_text, run_oses, stats
+from resultslib import SPREAD_MAX, fmt_value, os_key, os_label, proof, proof_text, rss_text, run_oses, stats
 
 META_COLUMNS = [("os", "OS"), ("kernel", "kernel"), ("arch", "arch"), ("virt", "virt"), ("fs", "fs"),
                 ("mkfs_opts", "mkfs options"), ("mount_opts", "mount options"), ("cpu", "CPU"),
@@ -35,14 +36,19 @@ HOW_TO_READ = (
     "with the page cache's Dirty and Writeback (shaded, right axis, MB): a tool running far ahead of "
     "the disk while Dirty fills, then stalling while it drains, is the 'pump and dump' pattern.")
 PROOF = (
-    "Beside each figure: 'tool N core' is the CPU time (user + sys) of the busiest of our tools in that "
-    "phase (dltar, httpd, replay, rmtree) over the phase's wall time, median over trials (tool_cpu_share); "
-    "above %.1f of a core it is marked tool-bound: the tool, not the filesystem, may be the limit. "
+    "Beside each figure: what limited it, from the phase's time budget (where its wall time went: the "
+    "host's CPUs, the kernel's threads, the device, each tool's user and sys apart), the most common word "
+    "over the trials: 'device' (the disk busy at least %d%% of the time), 'client' (the CPUs busy and the "
+    "replay client on this host using at least the server's CPU), 'tool' (a tool's own user time near a full "
+    "core), 'kernel CPU' (the CPUs busy, mostly with kernel work, in the tools' context or the kernel's "
+    "threads), 'waiting' (neither the disk nor the CPUs busy: synchronous waits, locks, the network); a "
+    "sync's figure has its own budget, with no tool in it. "
     "'spread' is (max - min) / median over the trials, shown from 3 trials on and marked noisy above %.1f%%. "
     "'resident before' is the share of a sample of the dataset's pages still in the page cache just "
     "before a cold phase (resident_pct; a requested flush fails the phase above 1%%). "
     "'peak RSS' is the largest peak resident size of our tools in the phase (tool_maxrss_kb, from getrusage; "
-    "httpd -N: of its largest process), median over trials: it stays flat as the dataset grows." % (TOOL_BUSY, SPREAD_MAX))
+    "httpd -N: of its largest process), median over trials: it stays flat as the dataset grows."
+    % (budget.DEVICE_BUSY * 100, SPREAD_MAX))
 
 
 def e(s):
@@ -189,8 +195,8 @@ def cell(v, phase, metric):
 def proof_html(p):
     """The proof of a figure as HTML, flags in red."""
     parts = []
-    if p["tool"] is not None:
-        parts.append("tool %.2f core%s" % (p["tool"], " <span class=\"flag\">tool-bound</span>" if p["tool_bound"] else ""))
+    if p["limit"] is not None:
+        parts.append("<b>%s</b>" % e(p["limit"]))
     if p["spread"] is not None:
         parts.append("spread %.1f%%%s" % (p["spread"], " <span class=\"flag\">noisy</span>" if p["noisy"] else ""))
     if p["resident"] is not None:
@@ -219,6 +225,7 @@ def write(runs, charts, out):
     multi = len(runs) > 1
     allv = variants(runs)
     notes = sorted({str(v.meta["note"]) for v in allv if v.meta.get("note")})
+    charts = list(charts) + budget.render(runs, out)
     figs = [c for c in charts if os.path.exists(os.path.join(out, c["name"] + ".png"))]
     h = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
          "<title>untar-serve shootout: %s</title>" % e(", ".join(r.name for r in runs)),
@@ -275,12 +282,12 @@ def caption(c):
 
 def number_table(c, multi):
     rows = ["<table><caption>%s %s (%s)</caption><tr><th>host / variant</th><th>fs</th><th>trials</th>"
-            "<th>median</th><th>min</th><th>max</th><th>spread</th><th>tool CPU</th></tr>"
+            "<th>median</th><th>min</th><th>max</th><th>spread</th><th>limit</th></tr>"
             % (e(c["phase"]), e(c["metric"]), e(c["unit"]))]
     for v, n, med, lo, hi in c["table"]:
         p = proof(v, c["phase"], c["metric"])
         sp = "-" if p["spread"] is None else "%.1f%%%s" % (p["spread"], " <span class=\"flag\">noisy</span>" if p["noisy"] else "")
-        tool = "-" if p["tool"] is None else "%.2f core%s" % (p["tool"], " <span class=\"flag\">tool-bound</span>" if p["tool_bound"] else "")
+        tool = "-" if p["limit"] is None else e(p["limit"])
         rows.append("<tr><td>%s</td><td>%s</td><td class=\"n\">%d</td>%s<td class=\"n\">%s</td><td class=\"n\">%s</td></tr>" % (
             e(label(v, multi)), e(v.fs), n, "".join("<td class=\"n\">%s</td>" % e(fmt_value(x, c["unit"]))
                                                     for x in (med, lo, hi)), sp, tool))

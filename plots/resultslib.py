@@ -261,9 +261,9 @@ def rates(points, scale=1.0):
     return out
 
 
-# The proof that the tools are not what is measured (see docs/harness.md).
+# The proof beside a figure (see docs/harness.md); what limited it is the
+# time budget's verdict (plots/budget.py).
 SPREAD_MAX = 3.5  # percent: a figure whose trials spread wider is marked noisy
-TOOL_BUSY = 0.5  # of one core: a phase whose busiest tool used more is marked
 
 
 def spread(vals):
@@ -275,14 +275,14 @@ def spread(vals):
 
 
 def proof(v, phase, metric):
-    """What backs one figure: {"tool": median tool_cpu_share or None,
-    "tool_bound": bool, "spread": percent or None, "noisy": bool,
-    "resident": median resident_pct or None, "rss_kb": median tool_maxrss_kb or None}."""
-    tool = stats(v.values(phase, "tool_cpu_share"))[1]
+    """What backs one figure: {"limit": the time budget's verdict or None,
+    "spread": percent or None, "noisy": bool, "resident": median
+    resident_pct or None, "rss_kb": median tool_maxrss_kb or None}."""
+    import budget
     sp = spread(v.values(phase, metric))
     res = stats(v.values(phase, "resident_pct"))[1]
     rss = stats(v.values(phase, "tool_maxrss_kb"))[1]
-    return {"tool": tool, "tool_bound": tool is not None and tool > TOOL_BUSY,
+    return {"limit": budget.phase_verdict(v, phase, metric),
             "spread": sp, "noisy": sp is not None and sp > SPREAD_MAX, "resident": res, "rss_kb": rss}
 
 
@@ -292,11 +292,11 @@ def rss_text(p):
 
 
 def proof_text(p):
-    """The proof of one figure as short words, e.g. "tool 0.62 core: tool-bound;
-    spread 4.1%: noisy" ("" when nothing backs it)."""
+    """The proof of one figure as short words, e.g. "kernel CPU; spread
+    4.1%: noisy" ("" when nothing backs it)."""
     parts = []
-    if p["tool"] is not None:
-        parts.append("tool %.2f core%s" % (p["tool"], ": tool-bound" if p["tool_bound"] else ""))
+    if p["limit"] is not None:
+        parts.append(p["limit"])
     if p["spread"] is not None:
         parts.append("spread %.1f%%%s" % (p["spread"], ": noisy" if p["noisy"] else ""))
     if p["resident"] is not None:

@@ -131,6 +131,20 @@ check_names() {
     check_names "## Records" "\`%s\`" "metrics recorded by harness/*.sh"
 }
 
+@test "docs/formats.md: every time-budget metric harness/common/budget.sh writes is in 'The time budget' with its unit" {
+  local f=$BATS_TEST_TMPDIR/budget
+  # two readings of this host: every figure the Linux adapter has
+  SHOOTOUT_ROOT=$ROOT bash -c '. "$SHOOTOUT_ROOT/harness/os.sh"; . "$SHOOTOUT_ROOT/harness/common/budget.sh"
+    BUDGET_DISK=$(awk "NF >= 14 { print \$3; exit }" /proc/diskstats)
+    a=$(budget_snap); sleep 0.05; b=$(budget_snap)
+    budget_records p 1 "" "$(os_cpu_hz)" "$a" "$b"; budget_records p 1 sync_ "$(os_cpu_hz)" "$a" "$b"' |
+    cut -f 3- | sed 's/^sync_//' | sort -u >"$f"
+  [ "$(wc -l <"$f")" -ge 11 ] || { cat "$f"; false; }
+  check_rows "### The time budget" "$f"
+  # the tools' user and sys (proof_record_cpu)
+  section "### Records of each phase" | grep -qF '| `budget_user_s_TOOL`, `budget_sys_s_TOOL` | `s` |'
+}
+
 @test "docs/formats.md: the micro-benchmark converters' metrics and units are in 'Micro-benchmark records'" {
   local fx=$ROOT/tests/fixtures/micro sec t
   require_cmd python3

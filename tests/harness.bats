@@ -211,6 +211,22 @@ has_16mb() {
     [ "$(awk -F '\t' '$2 == "tool_bytes" { b = $3 } END { printf "%.0f\n", b }' "$1")" -ge 16000000 ]
 }
 
+@test "budget: two readings make the part's records: wall, the CPU split in seconds, kernel threads, device busy and queue" {
+  # 2 CPUs, 100 ticks/s, 0.5 s apart: 100 ticks in all
+  a='100.000000|1000 2000 30 40 500 0 2|700|5000 9000'
+  b='100.500000|1002 2060 35 41 530 2 2|760|5100 9300'
+  run bash -c '. "$1/harness/common/budget.sh"; budget_records delete 3 sync_ 100 "$2" "$3"' sh "$ROOT" "$a" "$b"
+  [ "$status" -eq 0 ]
+  want=$(printf '%s\n' 'sync_budget_wall_s 0.500 s' 'sync_budget_cpus 2 count' 'sync_budget_user_s 0.02 s' \
+    'sync_budget_sys_s 0.60 s' 'sync_budget_irq_s 0.05 s' 'sync_budget_iowait_s 0.01 s' 'sync_budget_idle_s 0.30 s' \
+    'sync_budget_steal_s 0.02 s' 'sync_budget_kthreads_s 0.60 s' 'sync_budget_device_busy_s 0.100 s' \
+    'sync_budget_device_queue 0.60 count')
+  [ "$(awk -F '\t' '$1 == "delete" && $2 == 3 { print $3, $4, $5 }' <<<"$output")" = "$want" ]
+  # no CPU split, no device (a BSD, tmpfs): the wall time alone
+  run bash -c '. "$1/harness/common/budget.sh"; budget_records untar 1 "" "" "$2" "$3"' sh "$ROOT" '5.0|||' '6.25|||'
+  [ "$output" = "$(printf 'untar\t1\tbudget_wall_s\t1.250\ts')" ]
+}
+
 @test "sampler: a loop device's writes, dirty pages and CPU in the series" {
   loop_ext4 64M
   [ "$("$ROOT/harness/sampler.sh" --device "$MNT")" = "$(basename "$LOOP")" ]
@@ -472,6 +488,20 @@ check_shootout() {
     awk -v v="$(records_of "$d" "$p" mbps)" 'BEGIN { exit !(v > 0) }'
   done
   for m in files dirs wall_s sync_s; do [ -n "$(records_of "$d" delete "$m")" ]; done
+  # The time budget: every phase's part, the sync's apart (no tool in it),
+  # the tools' user and sys, the host's CPUs.
+  for p in untar untar2 flush "${serves[@]}" net-1 net-4 delete; do
+    [ -n "$(records_of "$d" "$p" budget_wall_s)" ] || { echo "$p: no budget_wall_s"; false; }
+    [ "$(records_of "$d" "$p" budget_cpus)" -gt 0 ] || { echo "$p: no budget_cpus"; false; }
+    [ -n "$(records_of "$d" "$p" budget_kthreads_s)" ] || { echo "$p: no budget_kthreads_s"; false; }
+  done
+  for p in untar untar2 delete; do
+    [ -n "$(records_of "$d" "$p" sync_budget_wall_s)" ] || { echo "$p: no sync_budget_wall_s"; false; }
+    [ -z "$(awk -F '\t' -v p="$p" '$1 == p && $3 ~ /^sync_budget_(user|sys)_s_/' "$d/records.tsv")" ]
+  done
+  [ -n "$(records_of "$d" untar budget_user_s_dltar)" ] && [ -n "$(records_of "$d" untar budget_sys_s_dltar)" ]
+  [ -n "$(records_of "$d" delete budget_sys_s_rmtree)" ]
+  [ -n "$(records_of "$d" serve-warm-1 budget_user_s_replay)" ]
 }
 
 # tiny_shootout TARGET FLUSH [VAR=VALUE...] : make shootout with the tiny
@@ -497,6 +527,8 @@ tiny_shootout() {
   [ "$(jq -r .fs "$d/meta.json")" = ext4 ]
   [ "$(jq -r .device "$d/meta.json")" = "$LOOP" ]
   grep -q "$(printf '\tsectors_written\t')" "$d/series/untar-1.tsv"
+  # the loop device's busy time and queue depth in the budget
+  [ -n "$(records_of "$d" untar budget_device_busy_s)" ] && [ -n "$(records_of "$d" untar sync_budget_device_queue)" ]
   mountpoint -q "$MNT"
   [ ! -e "$MNT/data" ]
 }
@@ -511,6 +543,8 @@ tiny_shootout() {
     serve-cold-32-c20 serve-warm-32-c20 serve-dirwarm-1" WANT_REQUESTS=1500 \
     tiny_shootout "$TMPFS" drop REPLAY_COUNT=1500 REPLAY_CONC="100 20" PRELOAD=dirs
   [ "$(jq -r .device "$d/meta.json")" = none ]
+  # tmpfs: no device in the budget
+  [ -z "$(awk -F '\t' '$3 ~ /budget_device/' "$d/records.tsv")" ]
   [ "$(jq -r .replay_count "$d/meta.json")" = 1500 ]
   [ "$(records_of "$d" serve-cold-32-c20 conc)" = 20 ]
   [ "$(records_of "$d" preload-dirs status)" = 0 ]

@@ -36,6 +36,29 @@ on() {
   [ "$(on linux os_parse_disk_name 0:45 <"$FIX/linux/diskstats")" = none ]
 }
 
+@test "linux: the time budget's counters: the CPU split, the kernel's threads, the device's busy and queue time" {
+  # cpu  156351 0 79671 239387 5397 0 7589 3372 0 0, two cpuN lines
+  [ "$(on linux os_parse_cpu_split <"$FIX/linux/stat")" = "156351 79671 7589 5397 239387 3372 2" ]
+  # PF_KTHREAD threads only; a command name with ") " in it does not shift the fields
+  [ "$(on linux os_parse_kthreads <"$FIX/linux/proc-pid-stat")" = "2443 62" ]
+  [ "$(head -n 3 "$FIX/linux/proc-pid-stat" | on linux os_parse_kthreads)" = "0 0" ]
+  [ "$(on linux os_parse_disk_time vda <"$FIX/linux/diskstats")" = "93564 294492" ]
+  [ -z "$(on linux os_parse_disk_time sdz <"$FIX/linux/diskstats")" ]
+  # the live ones read numbers
+  [[ "$(on linux os_cpu_split)" =~ ^[0-9]+( [0-9]+){6}$ ]]
+  [[ "$(on linux os_kthreads)" =~ ^[0-9]+\ [0-9]+$ ]]
+  [ "$(on linux os_cpu_hz)" -gt 0 ]
+}
+
+@test "bsd: the time budget's counters are unknown (no recorded output): nothing printed" {
+  for os in freebsd netbsd openbsd; do
+    for f in os_cpu_split os_cpu_hz os_kthreads "os_disk_time ada0"; do
+      # shellcheck disable=SC2086 # the function and its argument
+      [ -z "$(on "$os" $f)" ] || { echo "$os: $f printed something"; false; }
+    done
+  done
+}
+
 @test "linux: the mount holding a path, from mountinfo: longest mount point, options merged as findmnt shows them" {
   run on linux os_parse_mount "/mnt/bench one/data/x" <"$FIX/linux/mountinfo"
   [ "$status" -eq 0 ]

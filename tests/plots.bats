@@ -219,3 +219,33 @@ method_run() {
   grep -q '^| fixturehost | tmpfs-huge | iozone | write.fs256k.rs64k.kBps | ' "$OUT/cmp/compare.md"
   grep -q '^| fixturehost | tmpfs | postmark | n500.t1000.tps | ' "$OUT/cmp/compare.md"
 }
+
+@test "report: each figure's verdict from its phase's time budget (device, client, tool, kernel CPU, waiting); a stacked budget chart per phase" {
+  # tests/fixtures/plots/budget: one crafted phase for each verdict
+  run make --no-print-directory report RESULTS=tests/fixtures/plots/budget RUN=budget-run OUT="$OUT"
+  [ "$status" -eq 0 ]
+  row=$(grep '^| h1 / ext4 | 10.0 s' "$OUT/summary.md")
+  # untar: dltar's own user 0.9 of a core -> tool
+  [[ $row == *"| 10.0 s (tool) |"* ]]
+  # untar2: 36% of the CPUs, disk 20% -> waiting; its sync: disk busy 95% -> device
+  [[ $row == *"| 5.0 s (waiting) | 2.0 s (device) |"* ]]
+  # serve-warm-1: CPUs 96% busy, replay 3.8 s against httpd's 2.0 s -> client
+  [[ $row == *"| 5,000 (client) |"* ]]
+  # net-1: nothing busy -> waiting
+  [[ $row == *"| 100 (waiting) |"* ]]
+  # delete on ext4 (issue 29): rmtree 0.004 s user, 0.687 s sys in 0.73 s:
+  # the kernel's work in its context, not the tool
+  [[ $row == *"| 0.73 s (kernel CPU) |"* ]]
+  ! grep -q 'tool-bound' "$OUT/summary.md" "$OUT/index.html"
+  grep -q '0.73 s<br><small><b>kernel CPU</b></small>' "$OUT/index.html"
+  # a stacked bar per phase and part, referenced by the report
+  for c in budget-untar budget-untar2 budget-untar2-sync budget-serve-warm-1 budget-net-1 budget-delete; do
+    [ -s "$OUT/$c.png" ] || { echo "no $c.png"; false; }
+    grep -q "src=\"$c.png\"" "$OUT/index.html"
+  done
+  # delete: rmtree's sys is 47% of both CPUs' time, its user under 1%
+  # (columns from the end: tools' user, other user, tools' sys ... idle, device)
+  awk 'NR == 2 { exit !($(NF - 8) < 1 && $(NF - 6) > 46 && $(NF - 6) < 48) }' "$OUT/budget-delete.dat"
+  # the sync runs no tool: no tool share, and the device is 95% busy
+  awk 'NR == 2 { exit !($(NF - 8) == 0 && $(NF - 6) == 0 && $NF == 95.0) }' "$OUT/budget-untar2-sync.dat"
+}

@@ -21,8 +21,10 @@ proof_note_cpu() {
 # serve_httpd, whose --stats it writes when it stops): cpu_share_TOOL, the
 # tool's user_s + sys_s over the phase's wall_s (its timed part: the wall_s
 # record of the phase, else the tool's own), as a fraction of one core, and
-# tool_cpu_share, the largest of them.  Above 0.5 the tool, not the
-# filesystem, may be what limited the phase.  Also maxrss_kb_TOOL, the tool's
+# tool_cpu_share, the largest of them; budget_user_s_TOOL and
+# budget_sys_s_TOOL, its user and sys seconds apart (the time budget's
+# tools: user is the tool's own code, sys the kernel's work in its
+# context).  Also maxrss_kb_TOOL, the tool's
 # peak resident size (its maxrss_kb: the largest of its runs in the phase;
 # httpd -N: of the parent and its children), and tool_maxrss_kb, the largest.
 proof_record_cpu() {
@@ -49,6 +51,7 @@ proof_record_cpu() {
       if (u == "" || s == "") next
       if (!($1 in phases)) { phases[$1] = 1; order[++n] = $1 }
       cpu[$1 "\t" $2] += u + s
+      usr[$1 "\t" $2] += u; sys[$1 "\t" $2] += s
       if (!(($1 "\t" $2) in own)) { own[$1 "\t" $2] = w; tools[$1] = tools[$1] " " $2 }
     }
     END {
@@ -60,6 +63,8 @@ proof_record_cpu() {
           if (w + 0 <= 0) continue
           share = cpu[p "\t" t[j]] / w
           printf "%s\t%s\tcpu_share_%s\t%.3f\tfraction\n", p, trial, t[j], share
+          printf "%s\t%s\tbudget_user_s_%s\t%.3f\ts\n", p, trial, t[j], usr[p "\t" t[j]]
+          printf "%s\t%s\tbudget_sys_s_%s\t%.3f\ts\n", p, trial, t[j], sys[p "\t" t[j]]
           if (share > best) best = share
         }
         if (best >= 0) printf "%s\t%s\ttool_cpu_share\t%.3f\tfraction\n", p, trial, best

@@ -4,7 +4,8 @@
 
 
 # sampler_start NAME [SAMPLER-OPTIONS...] : the per-second series of phase
-# NAME (trial CUR_TRIAL) while it runs; stop it with sampler_stop.
+# NAME (trial CUR_TRIAL) while it runs, and its time budget (budget_begin);
+# stop both with sampler_stop.
 sampler_start() {
   local name=$1 out
   shift
@@ -14,6 +15,7 @@ sampler_start() {
   # Until it has opened its series (then a stop still gets its last
   # sample): a phase of a few milliseconds would stop it while it starts.
   POLL_STEP=0.01 poll_until 5 sampler_opened "$out" "$SAMPLER_GROUP" || true
+  budget_begin "$name"
 }
 
 # sampler_opened SERIES PID : the sampler has opened SERIES, or has died.
@@ -21,8 +23,10 @@ sampler_opened() {
   [ -e "$1" ] || ! kill -0 "$2" 2>/dev/null
 }
 
-# sampler_stop : the sampler takes its last sample and ends.
+# sampler_stop : the budget's part ends (budget_end), the sampler takes its
+# last sample and ends.
 sampler_stop() {
+  budget_end
   proc_stop "${SAMPLER_GROUP:-}"
   SAMPLER_GROUP=''
 }

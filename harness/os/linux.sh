@@ -126,6 +126,53 @@ os_cpu() {
   os_parse_cpu </proc/stat
 }
 
+# ---- the time budget of a phase (harness/common/budget.sh) --------------
+
+# os_parse_cpu_split < /proc/stat : "USER SYS IRQ IOWAIT IDLE STEAL CPUS":
+# ticks of all CPUs since boot (user with nice and guest, system, irq with
+# softirq, iowait, idle, steal) and the CPUs online.
+os_parse_cpu_split() {
+  awk '$1 == "cpu" { u = $2 + $3; s = $4; i = $7 + $8; w = $6; d = $5; st = $9; f = 1 }
+    $1 ~ /^cpu[0-9]/ { n++ }
+    END { if (!f) exit 1; printf "%.0f %.0f %.0f %.0f %.0f %.0f %d\n", u, s, i, w, d, st, n }'
+}
+os_cpu_split() {
+  os_parse_cpu_split </proc/stat
+}
+
+# os_cpu_hz : the ticks a second of os_cpu_split and os_kthreads.
+os_cpu_hz() {
+  getconf CLK_TCK
+}
+
+# os_parse_kthreads < the lines of /proc/PID/stat : "TICKS COUNT": the user
+# + system ticks since they started of the kernel's own threads (flag
+# PF_KTHREAD 0x00200000, or a child of kthreadd, pid 2: writeback and
+# other kworkers, the journal's threads, ksoftirqd, kswapd) and how many.
+# The command name may hold blanks and parentheses: fields count from the
+# last ") ".
+os_parse_kthreads() {
+  awk '{ s = $0; if (!sub(/^.*\) /, "", s)) next; n = split(s, f, " "); if (n < 13) next
+      if (int(f[7] / 2097152) % 2 == 1 || f[2] == 2) { t += f[12] + f[13]; c++ } }
+    END { printf "%.0f %d\n", t, c }'
+}
+os_kthreads() {
+  # Threads come and go between the glob and the read: missing ones are
+  # not an error.
+  cat /proc/[0-9]*/stat 2>/dev/null | os_parse_kthreads
+}
+
+# os_parse_disk_time DISK < /proc/diskstats : "IO_MS QUEUE_MS" of DISK since
+# boot: milliseconds with at least one request in flight (io_ticks) and the
+# sum over requests of their time in flight (weighted; over a wall time it
+# is the mean queue depth); nothing when absent.
+os_parse_disk_time() {
+  awk -v d="$1" '$3 == d && NF >= 14 { print $13, $14; exit }'
+}
+os_disk_time() {
+  os_parse_disk_time "$1" </proc/diskstats
+}
+
 # os_disk_of DIR : the name of the disk holding DIR for os_disk, or none
 # (tmpfs, overlay, a network filesystem).
 os_disk_of() {

@@ -1,0 +1,83 @@
+# shellcheck shell=bash disable=SC2034
+# harness/common/budget.sh: the time budget of a phase: where its wall time
+# went (docs/formats.md#records, "The time budget").  Counters are read once
+# when a part begins and once when it ends, not per tick: the whole host's
+# CPU split, the kernel's own threads' CPU and TARGET's device's busy time,
+# through the OS adapter (os_cpu_split, os_kthreads, os_disk_time).  The
+# tools' own user and sys come from their --stats (proof_record_cpu).
+#
+# sampler_start begins a phase's main part and sampler_stop ends it;
+# budget_part sync, between a tool and the sync after it, ends the main part
+# and begins the sync's (its records prefixed sync_).
+
+BUDGET_NAME='' BUDGET_PREFIX='' BUDGET_START='' BUDGET_DISK='' BUDGET_HZ=''
+
+# budget_snap : "EPOCH|USER SYS IRQ IOWAIT IDLE STEAL CPUS|KTICKS|IO_MS QUEUE_MS"
+# now; a part the system does not count is empty.
+budget_snap() {
+  local cpu kth='' disk=''
+  cpu=$(os_cpu_split 2>/dev/null) || cpu=''
+  kth=$(os_kthreads 2>/dev/null) || kth=''
+  if [ -n "$BUDGET_DISK" ] && [ "$BUDGET_DISK" != none ]; then
+    disk=$(os_disk_time "$BUDGET_DISK" 2>/dev/null) || disk=''
+  fi
+  printf '%s|%s|%s|%s\n' "$EPOCHREALTIME" "$cpu" "${kth%% *}" "$disk"
+}
+
+# budget_begin NAME [PART] : the budget of record name NAME (PART sync: its
+# sync) starts now.
+budget_begin() {
+  BUDGET_NAME=$1 BUDGET_PREFIX=${2:+$2_}
+  if [ -z "$BUDGET_HZ" ]; then
+    BUDGET_HZ=$(os_cpu_hz 2>/dev/null) || BUDGET_HZ=''
+    BUDGET_DISK=$(os_disk_of "$TARGET" 2>/dev/null) || BUDGET_DISK=none
+  fi
+  BUDGET_START=$(budget_snap)
+}
+
+# budget_part PART : the current part ends, PART of the same name begins.
+budget_part() {
+  local name=$BUDGET_NAME
+  budget_end
+  budget_begin "$name" "$1"
+}
+
+# budget_end : the current part ends: its records.
+budget_end() {
+  [ -n "$BUDGET_START" ] || return 0
+  budget_records "$BUDGET_NAME" "$CUR_TRIAL" "$BUDGET_PREFIX" "$BUDGET_HZ" "$BUDGET_START" "$(budget_snap)" \
+    >>"$(run_dir)/records.tsv"
+  BUDGET_START=''
+}
+
+# budget_records NAME TRIAL PREFIX HZ START END : the records of one part
+# from two budget_snap lines: PREFIXbudget_wall_s; with the CPU split
+# PREFIXbudget_cpus and the CPU seconds of all CPUs PREFIXbudget_user_s,
+# _sys_s, _irq_s, _iowait_s, _idle_s, _steal_s; PREFIXbudget_kthreads_s; with
+# a device PREFIXbudget_device_busy_s and PREFIXbudget_device_queue.
+budget_records() {
+  awk -v name="$1" -v trial="$2" -v pre="$3budget_" -v hz="$4" -v a="$5" -v b="$6" '
+    function rec(m, v, u) { printf "%s\t%s\t%s%s\t%s\t%s\n", name, trial, pre, m, v, u }
+    BEGIN {
+      split(a, x, "|"); split(b, y, "|")
+      wall = y[1] - x[1]
+      if (wall < 0) exit
+      rec("wall_s", sprintf("%.3f", wall), "s")
+      nc = split(x[2], c0, " "); split(y[2], c1, " ")
+      if (hz + 0 > 0 && nc == 7) {
+        rec("cpus", c1[7], "count")
+        split("user sys irq iowait idle steal", names, " ")
+        for (i = 1; i <= 6; i++) rec(names[i] "_s", sprintf("%.2f", (c1[i] - c0[i]) / hz), "s")
+      }
+      if (hz + 0 > 0 && x[3] != "" && y[3] != "") {
+        k = y[3] - x[3]
+        # threads that ended during the part took their ticks with them
+        rec("kthreads_s", sprintf("%.2f", (k < 0 ? 0 : k) / hz), "s")
+      }
+      split(x[4], d0, " "); split(y[4], d1, " ")
+      if (x[4] != "" && y[4] != "") {
+        rec("device_busy_s", sprintf("%.3f", (d1[1] - d0[1]) / 1000), "s")
+        if (wall > 0) rec("device_queue", sprintf("%.2f", (d1[2] - d0[2]) / 1000 / wall), "count")
+      }
+    }'
+}

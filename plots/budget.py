@@ -1,0 +1,177 @@
+"""The time budget of a phase (docs/formats.md#the-time-budget): what
+limited it, as one word a kernel developer would look at, and a stacked bar
+per phase of where the CPUs' time went in every variant.
+
+The verdict of one trial's part (the main part, or the sync after a tool:
+records prefixed sync_), first that holds:
+  device      the device had a request in flight >= DEVICE_BUSY of the wall time
+  client      the CPUs were busy (CPU_BUSY of all of them, or one process
+              near a core) and the replay client on this host used at least
+              as much CPU as the server
+  tool        a tool's own user time (its code, not the kernel's work in its
+              context) >= CORE of one core
+  kernel CPU  the CPUs were busy and kernel work (sys + irq, in the tools'
+              context or the kernel's threads) was at least the user work;
+              (CPUs busy with user work of no single tool near a core: tool)
+  waiting     neither the device nor the CPUs were busy: synchronous waits,
+              locks, the network
+None where the budget has no CPU split (older runs, the BSDs)."""
+import os
+
+from charts import gq, run_gnuplot
+from resultslib import num
+
+DEVICE_BUSY = 0.8  # of the wall time: the device is the limit
+CPU_BUSY = 0.8  # of all CPUs' time: the CPUs are the limit
+CORE = 0.8  # of one core: one process (a tool, the kernel's threads) is the limit
+CLIENT = "replay"
+SERVER = "httpd"
+
+# The stacked bar, bottom to top: (key, legend, colour).
+PARTS = [("tool_user", "tools' user", "#0072B2"), ("other_user", "other user", "#56B4E9"),
+         ("tool_sys", "tools' sys (kernel in their context)", "#D55E00"),
+         ("kthreads", "kernel threads", "#E69F00"), ("other_kernel", "other sys, irq, softirq", "#CC79A7"),
+         ("iowait", "iowait", "#009E73"), ("steal", "steal", "#999999"), ("idle", "idle", "#EEEEEE")]
+
+
+def prefix_of(metric):
+    """The budget part a figure belongs to: the sync's for sync_s."""
+    return "sync_" if metric == "sync_s" else ""
+
+
+def trial_budgets(v, phase, prefix):
+    """{trial: {name: value}} of the PREFIXbudget_* records of PHASE."""
+    pre = prefix + "budget_"
+    out = {}
+    for p, t, m, val, _u in v.records:
+        if p == phase and m.startswith(pre) and num(val) is not None:
+            out.setdefault(t, {})[m[len(pre):]] = num(val)
+    return out
+
+
+def tools_of(b):
+    """{tool: (user_s, sys_s)} of one budget."""
+    out = {}
+    for k, val in b.items():
+        for kind in ("user", "sys"):
+            if k.startswith(kind + "_s_"):
+                u, s = out.get(k[len(kind) + 3:], (0.0, 0.0))
+                out[k[len(kind) + 3:]] = (val, s) if kind == "user" else (u, val)
+    return out
+
+
+def verdict(b):
+    """The word for one budget (a dict of budget_* without the prefix), or None."""
+    wall, cpus = b.get("wall_s"), b.get("cpus")
+    if not wall or wall <= 0 or not cpus or "user_s" not in b:
+        return None
+    dev = b.get("device_busy_s")
+    if dev is not None and dev / wall >= DEVICE_BUSY:
+        return "device"
+    user, sys_, irq, steal = (b.get(k, 0.0) for k in ("user_s", "sys_s", "irq_s", "steal_s"))
+    busy = (user + sys_ + irq + steal) / (cpus * wall)
+    tools = tools_of(b)
+    cores = {t: (u + s) / wall for t, (u, s) in tools.items()}
+    cores[" kernel threads"] = b.get("kthreads_s", 0.0) / wall
+    cpu_bound = busy >= CPU_BUSY or max(cores.values()) >= CORE
+    if cpu_bound and CLIENT in tools and sum(tools[CLIENT]) >= sum(tools.get(SERVER, (0.0, 0.0))):
+        return "client"
+    if any(u / wall >= CORE for t, (u, _s) in tools.items() if t != CLIENT):
+        return "tool"
+    if not cpu_bound:
+        return "waiting"
+    if busy >= CPU_BUSY:
+        return "kernel CPU" if sys_ + irq >= user else "tool"
+    top = max(cores, key=cores.get)
+    if top == " kernel threads":
+        return "kernel CPU"
+    u, s = tools[top]
+    return "kernel CPU" if s >= u else "tool"
+
+
+def phase_verdict(v, phase, metric):
+    """The verdict of a figure over its trials: the most common word, with
+    "(N of M)" when the trials disagree; None without budgets."""
+    words = [verdict(b) for _t, b in sorted(trial_budgets(v, phase, prefix_of(metric)).items())]
+    words = [w for w in words if w]
+    if not words:
+        return None
+    best = max(sorted(set(words)), key=words.count)
+    return best if words.count(best) == len(words) else "%s (%d of %d)" % (best, words.count(best), len(words))
+
+
+def shares(b):
+    """{part: percent of all CPUs' time} of one budget (PARTS), and the
+    device's busy percent (or None)."""
+    wall, cpus = b["wall_s"], b["cpus"]
+    cap = wall * cpus / 100.0
+    tools = tools_of(b)
+    user, sys_, irq = (b.get(k, 0.0) for k in ("user_s", "sys_s", "irq_s"))
+    tu = min(user, sum(u for u, _s in tools.values()))
+    ts = min(sys_, sum(s for _u, s in tools.values()))
+    kt = min(max(sys_ + irq - ts, 0.0), b.get("kthreads_s", 0.0))
+    out = {"tool_user": tu, "other_user": user - tu, "tool_sys": ts, "kthreads": kt,
+           "other_kernel": max(sys_ + irq - ts - kt, 0.0), "iowait": b.get("iowait_s", 0.0),
+           "steal": b.get("steal_s", 0.0), "idle": b.get("idle_s", 0.0)}
+    dev = b.get("device_busy_s")
+    return {k: x / cap for k, x in out.items()}, (None if dev is None else 100.0 * dev / wall)
+
+
+def median_trial(budgets):
+    """The budget of the trial with the median wall time (the lower middle)."""
+    ok = sorted((b["wall_s"], t) for t, b in budgets.items() if b.get("wall_s") and b.get("cpus") and "user_s" in b)
+    return budgets[ok[(len(ok) - 1) // 2][1]] if ok else None
+
+
+def specs(variants):
+    """[(phase, prefix, title)] of every part with a CPU split in some variant."""
+    seen = []
+    for v in variants:
+        for p, _t, m, _v, _u in v.records:
+            for prefix in ("", "sync_"):
+                if m == prefix + "budget_cpus" and (p, prefix) not in seen:
+                    seen.append((p, prefix))
+    return [(p, pre, "%s%s: where the CPUs' time went" % (p, " sync" if pre else "")) for p, pre in seen]
+
+
+def render(runs, out):
+    """The budget charts of RUNS into OUT: [chart dicts] as the report takes them."""
+    variants = [v for r in runs for v in r.variants]
+    multi = len(runs) > 1
+    charts = []
+    for phase, prefix, title in specs(variants):
+        rows = []
+        for v in variants:
+            b = median_trial(trial_budgets(v, phase, prefix))
+            if b is None:
+                continue
+            sh, dev = shares(b)
+            word = phase_verdict(v, phase, "sync_s" if prefix else "wall_s") or "-"
+            name = "%s%s / %s" % (v.run + " / " if multi else "", v.host, v.name)
+            rows.append((name + "\n" + word, sh, dev))
+        if not rows:
+            continue
+        name = "budget-%s%s" % (phase, "-sync" if prefix else "")
+        with open(os.path.join(out, name + ".dat"), "w", encoding="utf-8") as f:
+            f.write("# variant %s device_busy_pct\n" % " ".join(k for k, _l, _c in PARTS))
+            for i, (lab, sh, dev) in enumerate(rows):
+                f.write("%s %s %s\n" % (gq(lab), " ".join("%.2f" % sh[k] for k, _l, _c in PARTS),
+                                        "NaN" if dev is None else "%.1f" % dev))
+        lines = ["datafile = %s" % gq(name + ".dat"), "chart_title = %s" % gq(title),
+                 "width = %d\nheight = 520" % max(720, 110 * len(rows) + 300),
+                 "array part_names = [%s]" % ", ".join(gq(lab) for _k, lab, _c in PARTS),
+                 "array part_colors = [%s]" % ", ".join(gq(c) for _k, _l, c in PARTS)]
+        with open(os.path.join(out, name + ".gp"), "w", encoding="utf-8") as f:
+            f.write("# generated by plots/report.py: the values of chart %s; the drawing is budget.gp\n" % name)
+            f.write("plotsdir = %s\nbase = %s\n" % (gq(os.path.dirname(os.path.abspath(__file__))), gq(name)))
+            f.write("\n".join(lines) + "\n")
+            f.write("load plotsdir . \"/budget.gp\"\n")
+        run_gnuplot(out, name)
+        charts.append({"name": name, "kind": "budget", "title": title, "phase": phase,
+                       "caption": "Where all CPUs' time went in the trial with the median wall time, in %% "
+                                  "(user is a tool's own code, sys the kernel's work in its context; kernel "
+                                  "threads are writeback, the journal, kworkers); the diamond is the device's "
+                                  "busy time in %% of the wall time (none on a memory filesystem). Under each "
+                                  "bar the verdict over the trials%s." % (
+                                      "; a sync runs no tool, so it has no tool share" if prefix else "")})
+    return charts
