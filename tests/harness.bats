@@ -342,9 +342,11 @@ none" make -C "$ROOT" -s phase-discover TARGET="$T/target" ALLOW_NONMOUNT=1
   [ "$status" -eq 2 ]
   [[ $output == *"*** FLUSH: a newline in the value"* ]]
   # from the environment, make takes a value as it is: $(...) in it is not make's
+  # shellcheck disable=SC2016 # a literal $(...), on purpose
   run env 'VARIANT=$(shell touch $(T)/made-by-make)' T="$T" make -C "$ROOT" -s phase-untar TARGET="$T/target" ALLOW_NONMOUNT=1
   [ "$status" -eq 2 ]
   [ ! -e "$T/made-by-make" ]
+  # shellcheck disable=SC2016 # the same literal
   one_refusal "$output" phase-untar.sh 'VARIANT=$(shell touch $(T)/made-by-make): want a single name'
   run env TARGET="$T/target" ALLOW_NONMOUNT=1 "VARIANT=a	b" "$ROOT/harness/phase-untar.sh"
   [ "$status" -eq 2 ]

@@ -2,6 +2,9 @@
 # bin/fsdisco and phase-discover on loop-mounted ext2 made with 1 KiB and
 # 4 KiB blocks (images in /dev/shm when there is one: the shared disk's
 # millisecond noise would bury microsecond differences).
+# Each @test runs in its own subshell: exports there are meant to be local;
+# single quotes hold literal $ on purpose.
+# shellcheck disable=SC2016,SC2030,SC2031
 load helpers
 
 FSDISCO=$BIN/fsdisco

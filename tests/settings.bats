@@ -143,9 +143,9 @@ PY
   # shellcheck source=harness/common/settings.sh
   . "$ROOT/harness/common/settings.sh"
   local c
-  for c in $(awk -F '\t' '$1 ~ /^[A-Z]/ && $5 != "" { print $5 }' "$ROOT/harness/settings.tsv" | sort -u); do
+  while read -r c; do
     [ -n "$(settings_want "$c")" ] || { echo "unknown CHECK $c"; false; }
-  done
+  done < <(awk -F '\t' '$1 ~ /^[A-Z]/ && $5 != "" { print $5 }' "$ROOT/harness/settings.tsv" | sort -u)
   takes() { settings_valid "$@" || { echo "refused: $*"; return 1; }; }
   refuses() { if settings_valid "$@"; then echo "passed: $*"; return 1; fi; }
   takes bool 1
