@@ -23,7 +23,8 @@ static const char usage_text[] =
     "  DIR:  a directory on the filesystem under test (fsdisco.dat is made there)\n"
     "  -i N            iterations a test (5), a round for block, pointers (100 at least):\n"
     "                  rounds until two in a row agree (8 at most); min and median a position\n"
-    "  -s SIZE         cache test: file size (RAM); block 256k, pointers 64 blocks, readahead 16m\n"
+    "  -s SIZE         cache test: file size (RAM; skipped when that does not fit,\n"
+    "                  refused when -s does not); block 256k, pointers 64 blocks, readahead 16m\n"
     "  -w BYTES        block test: bytes a write (512)\n"
     "  -m BYTES        cache test: bytes a read (1m)\n"
     "  -I BYTES        readahead test: initial sequential read (2m)\n"
@@ -32,7 +33,9 @@ static const char usage_text[] =
     "  --flush MODE    between iterations: drop (root: drop_caches, the default;\n"
     "                  Linux only, remount with --flush-cmd elsewhere),\n"
     "                  fadvise (only the test file), none\n"
-    "  --flush-cmd CMD run CMD (sh -c) between iterations instead\n"
+    "  --flush-cmd PROG\n"
+    "                  run PROG between iterations instead: executed, no shell\n"
+    "  --flush-arg ARG give PROG the argument ARG (once for each, in order)\n"
     "  --out DIR       per-offset latencies: DIR/<test>.tsv (offset, min, median, each iteration)\n"
     "  --stats FILE    the figures as metric<TAB>value<TAB>unit lines\n"
     "  --min-res NS    refuse a clock coarser than NS nanoseconds (1000)\n"
@@ -88,13 +91,17 @@ int main(int argc, char **argv) {
       if (a[1] == 'I') o.initial = u;
       if (a[1] == 'D') o.delay = d;
       i++;
-    } else if (!strcmp(a, "--flush") || !strcmp(a, "--flush-cmd") || !strcmp(a, "--out") ||
-               !strcmp(a, "--stats") || !strcmp(a, "--min-res")) {
+    } else if (!strcmp(a, "--flush") || !strcmp(a, "--flush-cmd") || !strcmp(a, "--flush-arg") ||
+               !strcmp(a, "--out") || !strcmp(a, "--stats") || !strcmp(a, "--min-res")) {
       if (v == NULL) die(2, "option ", ESC(a), " needs a value");
       i++;
       if (!strcmp(a, "--flush-cmd")) {
+        if (v[0] == '\0') die(2, "--flush-cmd: want a program");
         o.flush = FLUSH_CMD;
-        o.flush_cmd = v;
+        o.flush_argv[0] = argv[i];
+      } else if (!strcmp(a, "--flush-arg")) {
+        if (o.flush_argc >= FLUSH_ARGV_MAX - 1) die(2, "--flush-arg: too many arguments");
+        o.flush_argv[++o.flush_argc] = argv[i];
       } else if (!strcmp(a, "--out")) {
         o.out = v;
       } else if (!strcmp(a, "--stats")) {
@@ -121,6 +128,7 @@ int main(int argc, char **argv) {
     tests |= bit;
   }
   if (i != argc - 1 || tests == 0) die(2, "want TEST... DIR (see -h)");
+  if (o.flush_argc > 0 && o.flush != FLUSH_CMD) die(2, "--flush-arg: only with --flush-cmd PROG");
   o.dir = argv[i];
   struct stat sd;
   if (stat(o.dir, &sd) != 0) diesys(2, "cannot use ", ESC(o.dir));
@@ -130,16 +138,33 @@ int main(int argc, char **argv) {
   if (o.out && mkdir(o.out, 0755) != 0 && errno != EEXIST) diesys(2, "cannot make ", ESC(o.out));
   if (o.wsize < 512 || o.wsize & (o.wsize - 1)) die(2, "-w: want a power of two from 512");
 
+  /* The cache test's file: RAM-sized by default, and then skipped (said, and
+   * cache_skipped in the stats, not a failure) when that does not fit in
+   * DIR's filesystem with a sixteenth to spare; a -s that does not fit is
+   * refused here, before any test. */
+  uint64_t cache_size = 0, cache_avail = 0;
+  int cache_skip = 0;
+  char buf[256], says[256];
+  if (tests & T_CACHE) {
+    cache_size = o.size ? o.size : (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+    cache_size = cache_size / o.chunk * o.chunk;
+    if (os_fs_avail(o.dir, &cache_avail) == 0 && cache_avail < cache_size + (cache_size >> 4)) {
+      snprintf(buf, sizeof buf, "%.0f MiB does not fit in %.0f MiB free", (double)cache_size / 1048576,
+               (double)cache_avail / 1048576);
+      if (o.size) die(2, "-s: the cache test's file of ", buf, " in ", ESC(o.dir), ": give a smaller -s");
+      cache_skip = 1;
+    }
+  }
+
   struct clock_info ci;
   if (clock_check(&ci) != 0) diesys(1, "CLOCK_MONOTONIC does not work");
-  char buf[256], says[256];
   if (ci.step_ns > o.min_res_ns) {
     snprintf(buf, sizeof buf, "%.0f", ci.step_ns);
     die(1, "the clock is too coarse: smallest step ", buf, " ns (--min-res to accept it)");
   }
   if (o.flush == FLUSH_DROP && !OS_CAN_DROP_CACHES)
     die(1, "this system has no drop_caches: remount the filesystem between iterations "
-           "(--flush-cmd 'umount MNT && mount MNT'), or --flush fadvise, --flush none");
+           "(--flush-cmd PROG --flush-arg ARG ...), or --flush fadvise, --flush none");
   if (o.flush == FLUSH_DROP && geteuid() != 0)
     die(1, "dropping the page cache between iterations needs root (or --flush fadvise, --flush none)");
 
@@ -231,14 +256,19 @@ int main(int argc, char **argv) {
   }
   if (tests & T_CACHE) {
     struct cache_result cr;
-    uint64_t size = o.size ? o.size : (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
-    size = size / o.chunk * o.chunk;
-    uint64_t avail_bytes;
-    if (os_fs_avail(o.dir, &avail_bytes) == 0 && avail_bytes < size + (size >> 4)) {
-      snprintf(buf, sizeof buf, "%llu", (unsigned long long)size);
-      carp("cache test skipped: a file of ", buf, " bytes does not fit (set -s)");
-      rc = 1;
-    } else if (test_cache(&o, &cr, size) != 0) {
+    if (cache_skip) {
+      char file_mb[32], free_mb[32];
+      snprintf(file_mb, sizeof file_mb, "%.0f", (double)cache_size / 1048576);
+      snprintf(free_mb, sizeof free_mb, "%.0f", (double)cache_avail / 1048576);
+      carp("cache test skipped: its RAM-sized file of ", file_mb, " MiB does not fit in the ", free_mb,
+           " MiB free (-s SIZE for a smaller one)");
+      snprintf(buf, sizeof buf, "skipped (%s MiB file)", file_mb);
+      snprintf(says, sizeof says, "%s MiB free", free_mb);
+      line(&rep, "page cache", buf, says, -1);
+      stat_f(&rep, "cache_skipped", 1, "bool");
+      stat_f(&rep, "cache_file_MB", (double)cache_size / 1048576, "MB");
+      stat_f(&rep, "cache_free_MB", (double)cache_avail / 1048576, "MB");
+    } else if (test_cache(&o, &cr, cache_size) != 0) {
       rc = 1;
     } else {
       double mb = (double)cr.cached / 1048576, avail = (double)t.mem_available / 1048576;

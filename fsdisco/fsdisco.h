@@ -3,6 +3,7 @@
  * number of direct block pointers).  Shared declarations of its parts:
  *   fsdisco.c    options, the tests' driver, the report
  *   testfile.c   the test file (filled, flushed) and --out's per-offset files
+ *   flushcmd.c   --flush-cmd: a program run between iterations (no shell)
  *   clock.c      the clock check and timed system calls
  *   stats.c      summaries (min / median a position) and the detectors
  *   write.c      the write-latency tests: block size, direct pointers
@@ -39,7 +40,11 @@ struct disco_opts {
   double delay;           /* read-ahead test: pause after the initial read */
   int osync;              /* write tests with O_SYNC (default 1) */
   enum flush_mode flush;
-  const char *flush_cmd;  /* FLUSH_CMD: run with /bin/sh -c */
+  /* FLUSH_CMD: the program (--flush-cmd) and its arguments (--flush-arg),
+   * NULL-terminated, executed without a shell (flushcmd.c). */
+#define FLUSH_ARGV_MAX 64
+  char *flush_argv[FLUSH_ARGV_MAX + 1];
+  size_t flush_argc;      /* arguments after the program */
   const char *out;        /* directory for the per-offset TSV files, or NULL */
   double min_res_ns;      /* refuse a clock coarser than this */
   int quiet;
@@ -97,6 +102,10 @@ int test_block(const struct disco_opts *o, struct block_result *r);
 int test_pointers(const struct disco_opts *o, uint64_t block, struct ptr_result *r);
 int test_readahead(const struct disco_opts *o, struct ra_result *r);
 int test_cache(const struct disco_opts *o, struct cache_result *r, uint64_t size);
+
+/* flushcmd.c: fork + execvp of argv; 0 when it exits 0, else -1 after a
+ * message. */
+int run_flush_cmd(char *const argv[]);
 
 /* testfile.c: shared by the tests. */
 int flush_caches(const struct disco_opts *o, int fd);

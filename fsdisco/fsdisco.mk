@@ -1,6 +1,6 @@
 # bin/fsdisco: filesystem discovery by timing single system calls.
 BINS += fsdisco
-fsdisco_SRCS := fsdisco/fsdisco.c fsdisco/testfile.c fsdisco/clock.c fsdisco/stats.c \
+fsdisco_SRCS := fsdisco/fsdisco.c fsdisco/testfile.c fsdisco/flushcmd.c fsdisco/clock.c fsdisco/stats.c \
 	fsdisco/write.c fsdisco/read.c fsdisco/truth.c lib/os_fs.c lib/os_cache.c lib/common.c \
 	lib/printable.c
 CTESTS += fsdisco_stats

@@ -27,11 +27,7 @@ int flush_caches(const struct disco_opts *o, int fd) {
     }
     return 0;
   case FLUSH_CMD:
-    if (system(o->flush_cmd) != 0) {
-      carp("flush command failed: ", ESC(o->flush_cmd));
-      return -1;
-    }
-    return 0;
+    return run_flush_cmd(o->flush_argv);
   default:
     return 0;
   }

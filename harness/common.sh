@@ -5,7 +5,7 @@
 #   poll.sh              poll_until, free_port, port_busy (shared with the
 #                        tests and the VM lab)
 #   target-guard.sh      target_guard, guard_dir (also flush.sh, shootout.sh)
-#   common/settings.sh   settings_*   the settings and their defaults
+#   common/settings.sh   settings_*   the settings, their defaults and checks
 #   common/target.sh     target_*     TARGET and TARGET/data
 #   common/data.sh       data_*       the dataset
 #   common/proc.sh       proc_*       tools and process groups
@@ -58,3 +58,4 @@
 . "$SHOOTOUT_ROOT/harness/common/budget.sh"
 
 settings_defaults
+settings_check harness micro

@@ -21,6 +21,9 @@ SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$SHOOTOUT_ROOT/harness/lib.sh"
 # shellcheck source=SCRIPTDIR/target-guard.sh
 . "$SHOOTOUT_ROOT/harness/target-guard.sh"
+# shellcheck source=SCRIPTDIR/common/settings.sh
+. "$SHOOTOUT_ROOT/harness/common/settings.sh"
+settings_check harness micro
 
 [ $# -eq 1 ] || harness_die "usage: flush.sh drop|remount|prime|none|reboot (env TARGET)"
 method=$1
@@ -67,7 +70,7 @@ remount() {
   # A loop device set up by "mount -o loop" goes away on umount: os_mount
   # sets it up again.
   os_remount_prepare "$TARGET" "$src"
-  trap 'mount_back || echo "flush.sh: $TARGET is NOT mounted again: mount -t $fstype -o $opts $src $TARGET" >&2' EXIT
+  trap 'mount_back || printf "flush.sh: %s is NOT mounted again: %s\n" "$TARGET" "$(printf "%q " mount -t "$fstype" -o "$opts" "$src" "$TARGET")" >&2' EXIT
   trap 'exit 143' TERM INT HUP
   sync
   os_umount "$TARGET" 2>/dev/null ||

@@ -30,6 +30,26 @@ harness_die() {
   exit 1
 }
 
+# lib_name VALUE : VALUE is a single name that can become one path component
+# of the results or the datasets (HOST, VARIANT, RUN_ID, DATASET): letters,
+# digits and . _ + -, the first a letter, digit or _; so never empty, . or
+# .., and no /.
+lib_name() {
+  case $1 in '' | [!A-Za-z0-9_]* | *[!A-Za-z0-9._+-]*) return 1 ;; esac
+}
+
+# lib_names_ok : HOST, VARIANT and RUN_ID (when set) are such names, or the
+# harness stops: the last guard before they become directories under
+# RESULTS (the phases refuse them earlier, harness/common/settings.sh).
+lib_names_ok() {
+  lib_name_or_die HOST "$HOST"
+  lib_name_or_die VARIANT "$VARIANT"
+  [ -z "${RUN_ID:-}" ] || lib_name_or_die RUN_ID "$RUN_ID"
+}
+lib_name_or_die() {
+  lib_name "$2" || harness_die "$1='$2' is not a single name (letters, digits and . _ + -): it would leave $RESULTS"
+}
+
 # harness_say MESSAGE : a progress note on stderr when it is a terminal.
 harness_say() {
   [ -t 2 ] && printf '%s: %s\n' "${CUR_PHASE:-harness}" "$*" >&2
@@ -40,6 +60,7 @@ harness_say() {
 # appended when that directory exists already), its directory claimed with
 # mkdir so that two runs never share one, made current.  Prints the id.
 new_run() {
+  lib_names_ok
   mkdir -p "$RESULTS" || harness_die "cannot create $RESULTS"
   _base=$(date -u +%Y%m%dT%H%M%SZ)-$HOST
   _id=$_base _n=1
@@ -67,7 +88,10 @@ run_id() {
 
 # run_dir : results/<run>/<host>/<variant>, created with its records header.
 run_dir() {
-  d=$RESULTS/$(run_id)/$HOST/$VARIANT
+  lib_names_ok
+  d=$(run_id) || exit 1
+  lib_name_or_die "the current run ($RESULTS/.current)" "$d"
+  d=$RESULTS/$d/$HOST/$VARIANT
   mkdir -p "$d/series"
   [ -s "$d/records.tsv" ] || printf 'phase\ttrial\tmetric\tvalue\tunit\n' >"$d/records.tsv"
   printf '%s\n' "$d"
@@ -76,28 +100,32 @@ run_dir() {
 # record PHASE TRIAL METRIC VALUE UNIT : append one measurement.
 record() {
   [ $# -eq 5 ] || harness_die "record: want PHASE TRIAL METRIC VALUE UNIT, got: $*"
-  printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >>"$(run_dir)/records.tsv"
+  _d=$(run_dir) || exit 1
+  printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >>"$_d/records.tsv"
 }
 
 # record_stats PHASE TRIAL FILE : append every "metric value unit" line of a
 # tool's --stats FILE as records of PHASE/TRIAL.
 record_stats() {
   [ -r "$3" ] || harness_die "record_stats: no stats file $3"
+  _d=$(run_dir) || exit 1
   awk -F '\t' -v p="$1" -v t="$2" 'NF >= 3 { printf "%s\t%s\t%s\t%s\t%s\n", p, t, $1, $2, $3 }' \
-    "$3" >>"$(run_dir)/records.tsv"
+    "$3" >>"$_d/records.tsv"
 }
 
 # next_trial PHASE [PHASE...] : 1 + the highest trial recorded for any of the
 # PHASEs in this run (a phase script that writes several record names, like
 # serve-cold-1 and serve-warm-32, passes all of them).
 next_trial() {
+  _d=$(run_dir) || exit 1
   awk -F '\t' -v names=" $* " 'NR > 1 && index(names, " " $1 " ") && $2 + 0 > max { max = $2 + 0 }
-    END { print max + 1 }' "$(run_dir)/records.tsv"
+    END { print max + 1 }' "$_d/records.tsv"
 }
 
 # series_file PHASE TRIAL : where the per-second series of that phase goes.
 series_file() {
-  printf '%s/series/%s-%s.tsv\n' "$(run_dir)" "$1" "$2"
+  _d=$(run_dir) || exit 1
+  printf '%s/series/%s-%s.tsv\n' "$_d" "$1" "$2"
 }
 
 # record_failure PHASE TRIAL MESSAGE : the phase failed: records "status 1
@@ -107,7 +135,8 @@ record_failure() {
   _m=$(printf '%s' "$3" | tr '\t\n' '  ')
   record "$1" "$2" status 1 exit
   record "$1" "$2" error "$_m" text
-  _f=$(run_dir)/failures.tsv
+  _f=$(run_dir) || exit 1
+  _f=$_f/failures.tsv
   [ -s "$_f" ] || printf 'phase\ttrial\ttime\tmessage\n' >"$_f"
   printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$_m" >>"$_f"
 }
@@ -116,6 +145,8 @@ record_failure() {
 # harness_calc "1048576 / 2.5 / 1e6".  Division by zero prints 0.  Six significant
 # digits, but never in e-notation: from 10^6 on, the whole number.
 harness_calc() {
+  # Only numbers and arithmetic reach awk's program text.
+  case $1 in *[!0-9eE.+*/\(\)\ -]*) echo 0; return 0 ;; esac
   awk "BEGIN { x = 0; x = ($1); if (x != x || (x != 0 && x == 2 * x)) x = 0; printf (x >= 1e6 || x <= -1e6 ? \"%.0f\\n\" : \"%.6g\\n\"), x }" 2>/dev/null || echo 0
 }
 

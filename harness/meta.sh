@@ -46,7 +46,7 @@ SEED=${SEED:-1}
 
 osr() { # osr KEY : a value of /etc/os-release
   [ -r /etc/os-release ] || return 0
-  (. /etc/os-release && eval "printf '%s' \"\${$1:-}\"")
+  (. /etc/os-release && printf '%s' "${!1:-}")
 }
 
 m_fstype='' m_opts='' m_source=''

@@ -14,7 +14,11 @@
 # Environment (see docs/micro.md):
 #   TARGET ALLOW_NONMOUNT FLUSH RUN_ID RESULTS HOST VARIANT   as for every phase
 #   DISCOVER_TESTS="block pointers readahead cache"   DISCOVER_ITERS=5
-#   DISCOVER_CACHE_SIZE   the cache test's file (default: RAM)
+#   DISCOVER_CACHE_SIZE   the cache test's file (default: RAM).  A RAM-sized
+#                         file that does not fit in TARGET skips the cache
+#                         test (cache_skipped 1 bool, cache_skip_reason TEXT
+#                         text; the phase stays valid); a DISCOVER_CACHE_SIZE
+#                         that does not fit is refused before the phase starts
 #   DISCOVER_FLUSH        how fsdisco empties the cache between iterations:
 #                         drop (harness/flush.sh drop, root), fadvise (only
 #                         the test file), none; default: drop when FLUSH
@@ -31,11 +35,24 @@ SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/micro-lib.sh
 . "$SHOOTOUT_ROOT/harness/micro-lib.sh"
 
-micro_begin discover
-proc_need fsdisco
 tests=${DISCOVER_TESTS:-block pointers readahead cache}
 iters=${DISCOVER_ITERS:-5}
-case $iters in '' | *[!0-9]*) harness_die "DISCOVER_ITERS: not a whole number: $iters" ;; esac
+# A cache test file of DISCOVER_CACHE_SIZE must fit in TARGET with a
+# sixteenth to spare (fsdisco's rule, its 1 MiB reads a whole number):
+# refused before the phase starts, nothing written.
+case " $tests " in *" cache "* | *" all "*)
+  if [ -n "${DISCOVER_CACHE_SIZE:-}" ]; then
+    target_guard || harness_die "$TARGET_REFUSAL"
+    want=$(($(to_bytes "$DISCOVER_CACHE_SIZE") / 1048576 * 1048576))
+    avail=$(free_bytes "$TARGET")
+    [ "$avail" -ge $((want + want / 16)) ] ||
+      settings_refuse "DISCOVER_CACHE_SIZE=$DISCOVER_CACHE_SIZE: the cache test's file does not fit in TARGET=$TARGET ($((avail / 1048576)) MiB free): lower DISCOVER_CACHE_SIZE"
+  fi
+  ;;
+esac
+
+micro_begin discover
+proc_need fsdisco
 flush=${DISCOVER_FLUSH:-}
 if [ -z "$flush" ]; then
   case $MICRO_FLUSH in
@@ -43,7 +60,6 @@ if [ -z "$flush" ]; then
     *) flush=drop ;;
   esac
 fi
-case $flush in drop | fadvise | none) ;; *) harness_die "DISCOVER_FLUSH: drop, fadvise or none, got $flush" ;; esac
 if [ "$flush" = drop ] && [ "$(id -u)" -ne 0 ]; then
   printf 'discover: DISCOVER_FLUSH=drop needs root: going on with fadvise (only the test file leaves the cache)\n' >&2
   flush=fadvise
@@ -52,24 +68,25 @@ record discover "$CUR_TRIAL" discover_flush "$flush" text
 prime=()
 for p in ${DISCOVER_PRIME:-}; do prime+=("$(to_bytes "$p")"); done
 
-set -- -i "$iters" --out "$RAW" --stats "$RAW/stats.tsv"
-if [ "$flush" = drop ]; then
-  set -- "$@" --flush-cmd "TARGET='$TARGET' ALLOW_NONMOUNT='$ALLOW_NONMOUNT' '$HARNESS/flush.sh' drop"
-else
-  set -- "$@" --flush "$flush"
-fi
+# drop: harness/flush.sh drop run by fsdisco as a program (no shell), with
+# TARGET and ALLOW_NONMOUNT in its environment (target_check exported them).
+flush_opts=(--flush "$flush")
+[ "$flush" != drop ] || flush_opts=(--flush-cmd "$HARNESS/flush.sh" --flush-arg drop)
+set -- -i "$iters" --out "$RAW" --stats "$RAW/stats.tsv" "${flush_opts[@]}"
 [ -z "${DISCOVER_CACHE_SIZE:-}" ] || set -- "$@" -s "$DISCOVER_CACHE_SIZE"
 # fsdisco exits 1 when a test failed: the others are still recorded.
-# shellcheck disable=SC2086 # one argument a test
+# shellcheck disable=SC2086 # one argument a test (settings_check: words of the list)
 TOOL_OK=1 proc_run fsdisco "$HARNESS_BIN/fsdisco" "$@" $tests "$MICRO_DIR"
 rc=$TOOL_RC
 [ ! -s "$RAW/stats.tsv" ] || record_stats discover "$CUR_TRIAL" "$RAW/stats.tsv"
+if [ "$(stat_value "$RAW/stats.tsv" cache_skipped 2>/dev/null)" = 1 ]; then
+  why="a RAM-sized file of $(stat_value "$RAW/stats.tsv" cache_file_MB) MiB does not fit in the $(stat_value "$RAW/stats.tsv" cache_free_MB) MiB free in TARGET: set DISCOVER_CACHE_SIZE below that to run it"
+  record discover "$CUR_TRIAL" cache_skip_reason "$why" text
+  printf 'discover: cache test skipped: %s\n' "$why" >&2
+fi
 for p in "${prime[@]}"; do
   k=prime$((p / 1024))k
-  set -- -i "$iters" -I "$p" --out "$RAW/$k" --stats "$RAW/$k.tsv" --flush "$flush"
-  [ "$flush" != drop ] ||
-    set -- -i "$iters" -I "$p" --out "$RAW/$k" --stats "$RAW/$k.tsv" \
-      --flush-cmd "TARGET='$TARGET' ALLOW_NONMOUNT='$ALLOW_NONMOUNT' '$HARNESS/flush.sh' drop"
+  set -- -i "$iters" -I "$p" --out "$RAW/$k" --stats "$RAW/$k.tsv" "${flush_opts[@]}"
   mkdir -p "$RAW/$k"
   TOOL_OK=1 proc_run fsdisco "$HARNESS_BIN/fsdisco" "$@" readahead "$MICRO_DIR"
   [ "$TOOL_RC" -eq 0 ] || rc=$TOOL_RC

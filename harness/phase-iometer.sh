@@ -31,10 +31,12 @@ SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 micro_begin iometer
 command -v fio >/dev/null || harness_die "fio is not installed (make deps)"
 ICF=${ICF:-"$SHOOTOUT_ROOT/datasets/iometer/fileserver.icf $SHOOTOUT_ROOT/datasets/iometer/webserver.icf $SHOOTOUT_ROOT/datasets/iometer/workstation.icf $SHOOTOUT_ROOT/datasets/iometer/oltp8k.icf"}
+strict=()
+[ "${ICF_STRICT:-}" != 1 ] || strict=(--strict)
 for f in $ICF; do
   [ -r "$f" ] || harness_die "ICF file $f is not readable"
   # Parse everything before any I/O: a bad file fails fast.
-  "$HARNESS/icf2fio" --check ${ICF_STRICT:+--strict} "$f" >/dev/null 2>"$WORK/check.err" || {
+  "$HARNESS/icf2fio" --check "${strict[@]}" "$f" >/dev/null 2>"$WORK/check.err" || {
     cat "$WORK/check.err" >&2
     harness_die "cannot run $f: $(tail -n 1 "$WORK/check.err")"
   }

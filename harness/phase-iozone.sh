@@ -70,7 +70,6 @@ done
 [ "$fsmin" -le "$fsmax" ] || harness_die "IOZONE_MIN $fsmin is above IOZONE_MAX $fsmax"
 [ "$rsmin" -le "$rsmax" ] || harness_die "IOZONE_RECMIN $rsmin is above IOZONE_RECMAX $rsmax"
 case $stride in '' | *[!0-9]*) harness_die "IOZONE_STRIDE: not a whole number: $stride" ;; esac
-case $flush in 0 | 1) ;; *) harness_die "IOZONE_FLUSH: 0 or 1, got $flush" ;; esac
 threads=${IOZONE_THREADS:-0}
 case $threads in '' | *[!0-9]*) harness_die "IOZONE_THREADS: a number of children, got $threads" ;; esac
 tsize=$(to_bytes "${IOZONE_TPUT_SIZE:-512k}")

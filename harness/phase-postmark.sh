@@ -52,11 +52,7 @@ for c in $configs; do
   fi
 done
 for v in "$procs" "$seed" "$rblock" "$wblock" $sizes; do isnum "$v" || harness_die "not a whole number: $v"; done
-for v in "$bread" "$bcreate"; do
-  case $v in -1 | [0-9] | 10) ;; *) harness_die "POSTMARK_BIAS_READ, POSTMARK_BIAS_CREATE: 0 to 10 or -1, got $v" ;; esac
-done
 [ "$procs" -ge 1 ] || harness_die "POSTMARK_PROCS must be 1 or more"
-case $buffering in true | false) ;; *) harness_die "POSTMARK_BUFFERING: true or false, got $buffering" ;; esac
 
 for c in $configs; do
   files=${c%/*} trans=${c#*/}

@@ -13,6 +13,9 @@ SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$SHOOTOUT_ROOT/harness/lib.sh"
 # shellcheck source=SCRIPTDIR/target-guard.sh
 . "$SHOOTOUT_ROOT/harness/target-guard.sh"
+# shellcheck source=SCRIPTDIR/common/settings.sh
+. "$SHOOTOUT_ROOT/harness/common/settings.sh"
+settings_check harness micro
 
 TRIALS=${TRIALS:-1}
 FLUSH=${FLUSH:-drop}

@@ -4,8 +4,11 @@
 # DATASET=small DEMO_SIZE=4G TRIALS=1 (see playbooks/demo.sh).  DATASET and
 # TRIALS count only when given on the command line or in the environment,
 # not the harness's own defaults.
-demo_given = $(if $(filter command line environment,$(origin $(1))),$($(1)))
+# Each value is shell-quoted (harness.mk's settings_one), never spliced
+# into the command line as code.
+demo_given = $(if $(filter command line environment,$(origin $(1))),$(call settings_val,$(1)))
 .PHONY: demo
 demo:
-	@DATASET="$(call demo_given,DATASET)" TRIALS="$(call demo_given,TRIALS)" \
-	  DEMO_VARIANTS="$(DEMO_VARIANTS)" DEMO_SIZE="$(DEMO_SIZE)" playbooks/demo.sh
+	@env $(call settings_one,DATASET,$(call demo_given,DATASET)) $(call settings_one,TRIALS,$(call demo_given,TRIALS)) \
+	  $(call settings_one,DEMO_VARIANTS,$(call settings_val,DEMO_VARIANTS)) \
+	  $(call settings_one,DEMO_SIZE,$(call settings_val,DEMO_SIZE)) playbooks/demo.sh

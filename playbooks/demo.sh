@@ -13,6 +13,13 @@ cd "$(dirname "$0")/.."
 
 say() { printf 'demo: %s\n' "$*" >&2; }
 
+# DATASET, TRIALS and DEMO_SIZE go into the playbook's variables (YAML that
+# Ansible reads as templates): checked first, one line and exit 2 for a
+# value that is not a name, number or size (harness/settings.tsv).
+# shellcheck source=harness/common/settings.sh
+. harness/common/settings.sh
+SHOOTOUT_ROOT=$PWD settings_check demo
+
 if [ "$(id -u)" -ne 0 ]; then
   say "needs root: it installs packages (make deps), attaches loop devices,"
   say "makes and mounts filesystems on image files in /var/tmp/shootout and"

@@ -10,6 +10,7 @@ setup() {
   export RESULTS=$T/results HOST=testhost VARIANT=v1 SHOOTOUT_ROOT=$ROOT HARNESS_BIN=$BIN
   unset RUN_ID TARGET DATASET SEED SOURCE FLUSH TRIALS PORT TRIAL
   MNT='' LOOP='' TMPFS=''
+  touch "$T/.began"
 }
 
 teardown() {
@@ -292,6 +293,107 @@ has_16mb() {
   [[ $output == *"TARGET is not set"* ]]
 }
 
+# nothing_written DIR... : none of the DIRs exists, and no folder named
+# escaped* was made above T (the parent folders a ../ would reach) since the
+# test began (setup's stamp).
+nothing_written() {
+  local d
+  for d in "$@"; do [ ! -e "$d" ] || { echo "$d was written"; return 1; }; done
+  [ -z "$(find "$T/.." "$T/../.." /tmp -maxdepth 2 -name 'escaped*' -newer "$T/.began" -print -quit 2>/dev/null)" ] ||
+    { echo "an escaped* folder was made"; return 1; }
+}
+
+# A name that becomes a folder of the results or the datasets (HOST,
+# VARIANT, RUN_ID, DATASET, SEED) is one path component: ../ is refused by
+# every entry point, one line naming the setting, exit 2, nothing written.
+# Before, HOST=../../../escaped-host wrote records, meta.json and logs into
+# /tmp/escaped-host and exited 0; DATASET=../x read a profile outside
+# datasets/ and left folders in DATASETS_OUT.
+@test "HOST, VARIANT, RUN_ID, DATASET or SEED with ../ is refused (exit 2, one line naming it), nothing written outside RESULTS" {
+  mkdir -p "$T/target"
+  export TARGET=$T/target ALLOW_NONMOUNT=1 FLUSH=none DATASETS_OUT=$T/ds
+  local s v
+  for s in HOST=../../../escaped-host VARIANT=../../../../escaped-variant RUN_ID=../escaped-run \
+    DATASET=../escaped-dataset DATASET=../../datasets/tiny SEED=../escaped-seed HOST=. VARIANT=..; do
+    for p in phase-untar phase-discover; do
+      run env "$s" "$ROOT/harness/$p.sh"
+      one_refusal "$output" "$p.sh" "${s%%=*}=${s#*=}: want a"
+      [ "$status" -eq 2 ]
+    done
+    run env "$s" "$ROOT/harness/shootout.sh"
+    one_refusal "$output" shootout.sh "${s%%=*}=${s#*=}: want a"
+    [ "$status" -eq 2 ]
+    run env "$s" "$ROOT/harness/flush.sh" reboot
+    one_refusal "$output" flush.sh "${s%%=*}=${s#*=}: want a"
+    [ "$status" -eq 2 ]
+    nothing_written "$RESULTS" "$T/ds"
+    [ -z "$(ls -A "$T/target")" ]
+  done
+  # make passes them as they are, and the phase refuses
+  run make -C "$ROOT" -s phase-untar HOST=../../../escaped-host
+  one_refusal "$output" phase-untar.sh "HOST=../../../escaped-host: want a single name"
+  nothing_written "$RESULTS" "$T/ds"
+  # the last guard, for a run named in results/.current
+  mkdir -p "$RESULTS"
+  echo ../escaped-current >"$RESULTS/.current"
+  run sh -c '. "$SHOOTOUT_ROOT/harness/lib.sh"; record untar 1 wall_s 1 s' lib
+  [ "$status" -ne 0 ]
+  [[ $output == *"is not a single name"* ]]
+  nothing_written "$RESULTS/../escaped-current" "/records.tsv"
+}
+
+# A newline in a setting given to make used to reach the shell as a broken
+# command line (/bin/bash: -c: unexpected EOF while looking for matching
+# `''); now make refuses it naming the setting (exit 2), and a script
+# refuses any control character in a setting from the environment.
+@test "a newline in a setting: make refuses it naming the setting, the scripts too (exit 2, nothing written)" {
+  mkdir -p "$T/target"
+  run make -C "$ROOT" -s phase-untar TARGET="$T/target" ALLOW_NONMOUNT=1 "HOST=a
+b"
+  [ "$status" -eq 2 ]
+  [[ $output == *"*** HOST: a newline in the value; a setting is one line.  Stop." ]]
+  [[ $output != *"unexpected EOF"* ]]
+  run env "FLUSH=drop
+none" make -C "$ROOT" -s phase-discover TARGET="$T/target" ALLOW_NONMOUNT=1
+  [ "$status" -eq 2 ]
+  [[ $output == *"*** FLUSH: a newline in the value"* ]]
+  # from the environment, make takes a value as it is: $(...) in it is not make's
+  # shellcheck disable=SC2016 # a literal $(...), on purpose
+  run env 'VARIANT=$(shell touch $(T)/made-by-make)' T="$T" make -C "$ROOT" -s phase-untar TARGET="$T/target" ALLOW_NONMOUNT=1
+  [ "$status" -eq 2 ]
+  [ ! -e "$T/made-by-make" ]
+  # shellcheck disable=SC2016 # the same literal
+  one_refusal "$output" phase-untar.sh 'VARIANT=$(shell touch $(T)/made-by-make): want a single name'
+  run env TARGET="$T/target" ALLOW_NONMOUNT=1 "VARIANT=a	b" "$ROOT/harness/phase-untar.sh"
+  [ "$status" -eq 2 ]
+  [ "$output" = "phase-untar.sh: VARIANT holds a control character (a newline, a tab...): a setting is one line of text" ]
+  nothing_written "$RESULTS"
+  [ -z "$(ls -A "$T/target")" ]
+}
+
+# Booleans and choices are checked in one place (harness/settings.tsv's
+# CHECK column, harness/common/settings.sh) before anything is written.
+@test "booleans and choices are refused unless they are one of their values (exit 2, one line naming the setting)" {
+  mkdir -p "$T/target"
+  export TARGET=$T/target
+  local s
+  for s in "ALLOW_NONMOUNT=0';touch X;'" ALLOW_NONMOUNT=yes OFF_TARGET=2 IOZONE_FULL=true ICF_STRICT=0x \
+    FLUSH=sideways PRELOAD=files DISCOVER_FLUSH=sync POSTMARK_BUFFERING=1 DISCOVER_TESTS="block;id" \
+    REPLAY_FROM=-oProxyCommand=touch SERVE_HOST="a b" TRIALS=1x; do
+    (cd "$T" && run env "$s" "$ROOT/harness/phase-untar.sh"
+      one_refusal "$output" phase-untar.sh "${s%%=*}=${s#*=}: want "
+      [ "$status" -eq 2 ])
+  done
+  [ ! -e "$T/X" ]
+  [ ! -e "$ROOT/X" ]
+  nothing_written "$RESULTS"
+  [ -z "$(ls -A "$T/target")" ]
+  # the values they allow pass (to the next refusal: not a mount point)
+  run env ALLOW_NONMOUNT=0 OFF_TARGET=1 ICF_STRICT=1 FLUSH=none DISCOVER_TESTS="block cache" "$ROOT/harness/phase-untar.sh"
+  [ "$status" -eq 1 ]
+  [[ $output == *"is not a mount point"* ]]
+}
+
 # guard_cleanup : remove what an unguarded phase left in a system directory:
 # TARGET/micro with the phases' mark (the test skips when one was there
 # before), a prime file; nothing else.
@@ -405,7 +507,8 @@ fake_dataset() {
   run env TARGET="$T/target" PRIME_DIR="$T/target/data" PRIME_GB=0.001 "$ROOT/harness/flush.sh" prime
   [ "$status" -ne 0 ] && [[ $output == *"inside TARGET/data"* ]]
   run env TARGET="$T/target" PRIME_GB=lots "$ROOT/harness/flush.sh" prime
-  [ "$status" -ne 0 ] && [[ $output == *"PRIME_GB=lots is not a number"* ]]
+  [ "$status" -eq 2 ]
+  [ "$output" = "flush.sh: PRIME_GB=lots: want a number, such as 2 or 0.5" ]
   run env TARGET="$T/target" PRIME_GB=0.002 "$ROOT/harness/flush.sh" prime
   [ "$status" -eq 0 ]
   [ -z "$(find "$T/target" -name '.shootout-prime*')" ]
@@ -637,11 +740,14 @@ tiny_shootout() {
   # Bad values are one line each.
   export TARGET=$T/target DATASET=tiny FLUSH=none
   run env REPLAY_CONC="100 x" "$ROOT/harness/phase-serve.sh"
-  [ "$status" -ne 0 ] && [ "$output" = "phase-serve.sh: REPLAY_CONC='100 x': want numbers of connections like '100' or '100 20'" ]
+  [ "$status" -eq 2 ]
+  [ "$output" = "phase-serve.sh: REPLAY_CONC=100 x: want whole numbers, separated by blanks" ]
   run env REPLAY_COUNT=lots "$ROOT/harness/phase-serve.sh"
-  [ "$status" -ne 0 ] && [[ $output == *"REPLAY_COUNT=lots: want a number of requests (0 = the whole list)" ]]
+  [ "$status" -eq 2 ]
+  [ "$output" = "phase-serve.sh: REPLAY_COUNT=lots: want a whole number" ]
   run env PRELOAD=files "$ROOT/harness/shootout.sh"
-  [ "$status" -ne 0 ] && [[ $output == "shootout.sh: PRELOAD=files: leave it unset, or 'dirs'"* ]]
+  [ "$status" -eq 2 ]
+  [ "$output" = "shootout.sh: PRELOAD=files: want one of: dirs" ]
 }
 
 @test "net: the IPv6 phases move their bytes over ::1; without IPv6 they are skipped with the reason" {

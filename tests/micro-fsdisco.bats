@@ -2,6 +2,9 @@
 # bin/fsdisco and phase-discover on loop-mounted ext2 made with 1 KiB and
 # 4 KiB blocks (images in /dev/shm when there is one: the shared disk's
 # millisecond noise would bury microsecond differences).
+# Each @test runs in its own subshell: exports there are meant to be local;
+# single quotes hold literal $ on purpose.
+# shellcheck disable=SC2016,SC2030,SC2031
 load helpers
 
 FSDISCO=$BIN/fsdisco
@@ -86,6 +89,55 @@ disco() {
   [ "$status" -eq 2 ] && [[ "$output" == *"power of two"* ]]
 }
 
+# --flush-cmd runs one program with the --flush-arg words as its arguments:
+# no shell reads them (before, --flush-cmd was a sh -c string, so a quote in
+# a value the harness spliced into it ran as code).
+@test "fsdisco --flush-cmd: a program and its arguments, executed without a shell" {
+  cd "$BATS_TEST_TMPDIR"
+  printf '#!/bin/sh\nfor a; do printf "[%%s]" "$a"; done >>"$FLUSHED"; echo >>"$FLUSHED"\n' >flush
+  chmod +x flush
+  FLUSHED=$BATS_TEST_TMPDIR/flushed run "$FSDISCO" -q -i 2 --flush-cmd ./flush --flush-arg "it's; touch X" \
+    --flush-arg '$(touch Y)' readahead "$BATS_TEST_TMPDIR"
+  [ "$status" -eq 0 ]
+  [ ! -e X ]
+  [ ! -e Y ]
+  [ "$(sort -u flushed)" = "[it's; touch X][\$(touch Y)]" ]
+  # a shell command line is no program; a failing program fails the test
+  run "$FSDISCO" -q -i 2 --flush-cmd 'touch X && true' readahead "$BATS_TEST_TMPDIR"
+  [ "$status" -eq 1 ]
+  [ ! -e X ]
+  [[ "$output" == "fsdisco: --flush-cmd: cannot run touch X && true: No such file or directory (one program, no shell: its arguments go in --flush-arg)" ]]
+  run "$FSDISCO" -q -i 2 --flush-cmd false readahead "$BATS_TEST_TMPDIR"
+  [ "$status" -eq 1 ]
+  [ "$output" = "fsdisco: flush command false failed (exit 1)" ]
+  run "$FSDISCO" -q --flush-arg x readahead "$BATS_TEST_TMPDIR"
+  [ "$status" -eq 2 ]
+  [ "$output" = "fsdisco: --flush-arg: only with --flush-cmd PROG" ]
+}
+
+# The cache test's file is RAM-sized: on a filesystem smaller than the RAM
+# it is skipped (said, in the stats; the run is good), while a -s that does
+# not fit is refused before any test.
+@test "fsdisco cache: a RAM-sized file that does not fit is skipped, a -s that does not is refused" {
+  require_root
+  local m=$BATS_TEST_TMPDIR/small
+  mkdir -p "$m"
+  mount -t tmpfs -o size=8m tmpfs "$m"
+  run "$FSDISCO" --flush none --stats "$BATS_TEST_TMPDIR/s.tsv" clock cache "$m"
+  local rc1=$status out1=$output
+  run "$FSDISCO" --flush none -s 64m --stats "$BATS_TEST_TMPDIR/s2.tsv" clock cache "$m"
+  umount "$m"
+  [ "$rc1" -eq 0 ]
+  [[ "$out1" == *"page cache   skipped ("*" MiB file)"* ]]
+  [[ "$out1" == *"fsdisco: cache test skipped: its RAM-sized file of "*" MiB does not fit in the 8 MiB free (-s SIZE for a smaller one)"* ]]
+  [ "$(stat_of "$BATS_TEST_TMPDIR/s.tsv" cache_skipped)" = 1 ]
+  [ "$(stat_of "$BATS_TEST_TMPDIR/s.tsv" cache_free_MB)" = 8 ]
+  [ -z "$(stat_of "$BATS_TEST_TMPDIR/s.tsv" cache_MB)" ]
+  [ "$status" -eq 2 ]
+  [[ "$output" == "fsdisco: -s: the cache test's file of 64 MiB does not fit in 8 MiB free in $m: give a smaller -s" ]]
+  [ ! -e "$BATS_TEST_TMPDIR/s2.tsv" ]
+}
+
 @test "fsdisco clock: the clock is checked first, and a too coarse one refused" {
   run "$FSDISCO" --flush none --stats "$BATS_TEST_TMPDIR/s.tsv" clock "$BATS_TEST_TMPDIR"
   [ "$status" -eq 0 ]
@@ -148,4 +200,76 @@ disco() {
   [ -s "$RESULTS/disco/h/ext2-4k/raw/discover-1/readahead.tsv" ]
   [ -s "$RESULTS/disco/h/ext2-4k/raw/discover-1/cache.tsv" ]
   [ ! -e "$BATS_FILE_TMPDIR/m4096/micro" ]
+}
+
+# phase-discover's drop flush is harness/flush.sh run by fsdisco as a program
+# (TARGET in its environment): a TARGET whose name holds a quote and shell
+# code runs safely.  Before, the flush was a sh -c string with TARGET spliced
+# in: this name ran `touch "$TARGET.pwned"` (q.pwned) and the phase failed.
+@test "phase-discover: a TARGET named with a quote and shell code is flushed safely, no code runs" {
+  require_root
+  local base=$BATS_TEST_TMPDIR m
+  m=$base/"q';touch \"\$TARGET.pwned\";'"
+  mkdir -p "$m"
+  mount -t tmpfs -o size=64m tmpfs "$m"
+  RESULTS=$base/results RUN_ID=q HOST=h VARIANT=v run env TARGET="$m" FLUSH=drop DISCOVER_FLUSH=drop \
+    DISCOVER_ITERS=1 DISCOVER_TESTS=readahead "$ROOT/harness/phase-discover.sh"
+  umount "$m"
+  echo "$output"
+  [ ! -e "$base/q.pwned" ]
+  [ "$status" -eq 0 ]
+  grep -q "^discover	1	discover_flush	drop	text" "$base/results/q/h/v/records.tsv"
+  grep -q "^discover	1	status	0	exit" "$base/results/q/h/v/records.tsv"
+}
+
+# A setting is never code: ALLOW_NONMOUNT with shell code in it (it used to
+# reach that sh -c string unchecked when TARGET is a mount point) is refused
+# before anything is written.
+@test "phase-discover: ALLOW_NONMOUNT=\"0';touch X;'\" is refused, exit 2, nothing written, no X" {
+  require_root
+  local base=$BATS_TEST_TMPDIR m=$BATS_TEST_TMPDIR/mnt
+  mkdir -p "$m"
+  mount -t tmpfs -o size=64m tmpfs "$m"
+  cd "$base"
+  RESULTS=$base/results run env TARGET="$m" ALLOW_NONMOUNT="0';touch X;'" DISCOVER_FLUSH=drop \
+    DISCOVER_ITERS=1 DISCOVER_TESTS=readahead "$ROOT/harness/phase-discover.sh"
+  local left
+  left=$(ls -A "$m")
+  umount "$m"
+  [ "$status" -eq 2 ]
+  [ "$output" = "phase-discover.sh: ALLOW_NONMOUNT=0';touch X;': want 0 or 1" ]
+  [ ! -e X ]
+  [ ! -e "$ROOT/X" ]
+  [ ! -e "$base/results" ]
+  [ -z "$left" ]
+}
+
+# On a TARGET smaller than the RAM the cache test is skipped with the reason
+# recorded and the phase is valid (before: "cache test skipped", exit 1,
+# after the other tests); a DISCOVER_CACHE_SIZE that does not fit is refused
+# before the phase starts.
+@test "phase-discover on a filesystem smaller than the RAM: cache skipped with the reason, phase valid; a DISCOVER_CACHE_SIZE too big refused" {
+  require_root
+  local base=$BATS_TEST_TMPDIR m=$BATS_TEST_TMPDIR/small rec
+  mkdir -p "$m"
+  mount -t tmpfs -o size=24m tmpfs "$m"
+  export RESULTS=$base/results RUN_ID=small HOST=h VARIANT=v
+  run env TARGET="$m" DISCOVER_FLUSH=fadvise DISCOVER_ITERS=1 DISCOVER_TESTS="readahead cache" \
+    "$ROOT/harness/phase-discover.sh"
+  local rc1=$status out1=$output
+  run env TARGET="$m" DISCOVER_FLUSH=fadvise DISCOVER_ITERS=1 DISCOVER_TESTS="readahead cache" \
+    DISCOVER_CACHE_SIZE=1g "$ROOT/harness/phase-discover.sh"
+  umount "$m"
+  echo "$out1"
+  [ "$rc1" -eq 0 ]
+  [[ "$out1" == *"discover: cache test skipped: a RAM-sized file of "*" MiB does not fit in the "*" MiB free in TARGET: set DISCOVER_CACHE_SIZE below that to run it"* ]]
+  rec=$RESULTS/small/h/v/records.tsv
+  grep -q "^discover	1	readahead_kB	" "$rec"
+  grep -q "^discover	1	cache_skipped	1	bool" "$rec"
+  grep -q "^discover	1	cache_skip_reason	a RAM-sized file of .* MiB does not fit in the .* MiB free in TARGET: set DISCOVER_CACHE_SIZE below that to run it	text" "$rec"
+  grep -q "^discover	1	status	0	exit" "$rec"
+  [ ! -e "$RESULTS/small/h/v/failures.tsv" ]
+  [ "$status" -eq 2 ]
+  [[ "$output" == "phase-discover.sh: DISCOVER_CACHE_SIZE=1g: the cache test's file does not fit in TARGET=$m ("*" MiB free): lower DISCOVER_CACHE_SIZE" ]]
+  [ -z "$(awk -F'\t' '$2 == 2' "$rec")" ] # no second trial begun
 }

@@ -10,7 +10,7 @@ load helpers
 
 # The variables the scripts read with a fallback that are not settings: the
 # harness's own state, what the tests set (SHOOTOUT_OS), other programs'.
-INTERNAL='BASHPID CUR_PHASE FAIL_MSG FORK_CONC HTTPD_RUNS KEEP_STDERR MICRO_DIR PHASE_FRAME POLL_STEP
+INTERNAL='BASHPID CUR_PHASE DATA_TMP FAIL_MSG FORK_CONC HTTPD_RUNS KEEP_STDERR MICRO_DIR PHASE_FRAME POLL_STEP
   REMOTE_DIR RUN_DIR SAMPLER_GROUP SAMPLER_TOTAL SOURCE_GROUP TOOL_OK SHOOTOUT_ROOT SHOOTOUT_OS TMPDIR
   CHILD ANSIBLE_CALLBACKS_ENABLED'
 
@@ -137,4 +137,70 @@ PY
   [[ $output == *"the harness table of docs/harness.md differs"* ]]
   "$BATS_TEST_TMPDIR/harness/settings-doc" --update
   "$BATS_TEST_TMPDIR/harness/settings-doc" --check
+}
+
+@test "settings: every CHECK of the list is a kind settings_check knows, and each takes its values only" {
+  # shellcheck source=harness/common/settings.sh
+  . "$ROOT/harness/common/settings.sh"
+  local c
+  while read -r c; do
+    [ -n "$(settings_want "$c")" ] || { echo "unknown CHECK $c"; false; }
+  done < <(awk -F '\t' '$1 ~ /^[A-Z]/ && $5 != "" { print $5 }' "$ROOT/harness/settings.tsv" | sort -u)
+  takes() { settings_valid "$@" || { echo "refused: $*"; return 1; }; }
+  refuses() { if settings_valid "$@"; then echo "passed: $*"; return 1; fi; }
+  takes bool 1
+  takes bool 0
+  refuses bool yes
+  refuses bool "0';touch X;'"
+  takes count 42
+  refuses count 4x
+  refuses count -1
+  takes decimal 0.5
+  refuses decimal 1e9
+  takes size 64k
+  takes size 123
+  refuses size 2gb
+  takes sizes "512k 1m"
+  refuses sizes "512k x"
+  takes name ext4-4k
+  takes name 20260101T000000Z-host.2
+  for bad in .. . ../x a/b -x .hidden 'a b' '$(id)'; do refuses name "$bad"; done
+  takes names "debian12,debian13"
+  refuses names "debian12 ../x"
+  takes host ::
+  takes host root@10.0.0.2
+  takes host 'fe80::1%eth0'
+  refuses host -oProxyCommand=x
+  refuses host "a b"
+  refuses host 'a;b'
+  takes enum:drop\|none none
+  refuses enum:drop\|none dro
+  takes enums:block\|cache "cache block"
+  refuses enums:block\|cache "block *"
+}
+
+# The lab's and make demo's settings go into YAML that Ansible reads as
+# templates: a value is checked before it gets there.
+@test "settings: lab.sh and demo.sh refuse a setting that is not what it should be (exit 2, naming it) before writing YAML" {
+  local evil='{{ lookup("pipe", "touch X") }}'
+  cd "$BATS_TEST_TMPDIR"
+  printf 'name\tport\tpid\tacc\tstatus\tos\timage\nvm1\t2222\t1\ttcg\tup\tdebian12\t/k\n' >guests.tsv
+  DATASET=$evil run "$ROOT/playbooks/lab/lab.sh" inventory guests.tsv /k/lab_key lab.yml
+  [ "$status" -eq 2 ]
+  [[ $output == "lab.sh: DATASET=$evil: want a single name"* ]]
+  LAB_NET_COUNT='5000}, X: {{ 1 }}' run "$ROOT/playbooks/lab/lab.sh" inventory guests.tsv /k/lab_key lab.yml
+  [ "$status" -eq 2 ]
+  [[ $output == "lab.sh: LAB_NET_COUNT=5000}, X: {{ 1 }}: want a whole number" ]]
+  [ ! -e lab.yml ]
+  [ ! -e X ]
+  DATASET=$evil run "$ROOT/playbooks/demo.sh"
+  [ "$status" -eq 2 ]
+  [[ $output == "demo.sh: DATASET=$evil: want a single name"* ]]
+  DEMO_SIZE='4G
+x' run "$ROOT/playbooks/demo.sh"
+  [ "$status" -eq 2 ]
+  [ "$output" = "demo.sh: DEMO_SIZE holds a control character (a newline, a tab...): a setting is one line of text" ]
+  [ ! -e X ]
+  [ ! -e "$ROOT/X" ]
+
 }

@@ -3,7 +3,9 @@
 # its totals and figures.
 
 # data_ensure : DS=datasets/out/<DATASET>-<SEED>, made with bin/mkdataset
-# if it is not there yet (into a temporary directory, renamed when complete).
+# if it is not there yet (into a temporary directory, renamed when complete;
+# removed again when the phase fails before that).  DATASET is a single name
+# and SEED a number (settings_check), so DS is a folder of DATASETS_OUT.
 data_ensure() {
   DS=$DATASETS_OUT/$DATASET-$SEED
   MANIFEST=$DS/manifest.tsv
@@ -21,6 +23,8 @@ data_ensure() {
   proc_need mkdataset
   mkdir -p "$DATASETS_OUT" || harness_die "cannot create $DATASETS_OUT"
   tmp=$DATASETS_OUT/.$DATASET-$SEED.tmp.$$
+  DATA_TMP=$tmp
+  PHASE_CLEANUP+=" data_cleanup"
   harness_say "generating dataset $DATASET seed $SEED into $DS"
   proc_run mkdataset "$HARNESS_BIN/mkdataset" -p "$profile" -s "$SEED" -o "$tmp"
   # A rename, unless another run made DS meanwhile (then plain mv would move
@@ -30,6 +34,7 @@ data_ensure() {
     [ -s "$MANIFEST" ] || harness_die "cannot move the new dataset to $DS"
   fi
   rm -rf "${DS:?}/${tmp##*/}"
+  DATA_TMP=''
   # meta.json was written at phase_begin, before the dataset existed: give
   # it the dataset's figures now (only that key, only when it is empty).
   local meta=${RUN_DIR:-}/meta.json info
@@ -51,4 +56,9 @@ data_totals() {
 data_value() {
   [ -r "$DS/dataset.txt" ] || return 0
   awk -F '\t' -v k="$1" '$1 == k { print $2; exit }' "$DS/dataset.txt"
+}
+
+# data_cleanup : the phase's exit: a dataset left half made is removed.
+data_cleanup() {
+  [ -z "${DATA_TMP:-}" ] || rm -rf "$DATA_TMP"
 }

@@ -116,5 +116,5 @@ phase_end() {
 phase_note_boot_id() {
   local b
   b=$(os_boot_id 2>/dev/null) || return 0
-  printf '%s\t%s\t%s\n' "$CUR_PHASE" "$CUR_TRIAL" "$b" >>"$(run_dir)/boot_ids.tsv"
+  printf '%s\t%s\t%s\n' "$CUR_PHASE" "$CUR_TRIAL" "$b" >>"$RUN_DIR/boot_ids.tsv"
 }

@@ -30,7 +30,8 @@ proof_note_cpu() {
 proof_record_cpu() {
   local f=$WORK/tool-cpu.tsv recs
   [ -s "$f" ] || return 0
-  recs=$(run_dir)/records.tsv
+  recs=$(run_dir) || return 0
+  recs=$recs/records.tsv
   awk -F '\t' -v trial="$CUR_TRIAL" -v recs="$recs" '
     function stat(file, m,   line, a, v) {
       v = ""

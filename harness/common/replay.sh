@@ -29,22 +29,24 @@ replay_run() {
       harness_die "cannot reach REPLAY_FROM=$REPLAY_FROM over ssh: check '${REPLAY_SSH[*]} $REPLAY_FROM true' works without a password"
     PHASE_CLEANUP+=" replay_remote_cleanup"
   fi
-  rdir=$REMOTE_DIR
+  # ssh hands the remote shell one command line: every word of it is quoted
+  # (%q), REMOTE_DIR (the remote mktemp's answer) and the address too.
+  printf -v rdir '%q' "$REMOTE_DIR"
   for a in "$@"; do
     case $a in
       @*)
         [ -e "$WORK/sent-$(basename "$a")" ] ||
-          "${REPLAY_SSH[@]}" "$REPLAY_FROM" "cat > $rdir/$(basename "$a")" <"${a#@}" ||
+          "${REPLAY_SSH[@]}" "$REPLAY_FROM" "cat > $rdir/$(printf '%q' "$(basename "$a")")" <"${a#@}" ||
           harness_die "cannot copy ${a#@} to $REPLAY_FROM:$rdir"
         : >"$WORK/sent-$(basename "$a")"
-        rargs+=("$rdir/$(basename "$a")")
+        rargs+=("$rdir/$(printf '%q' "$(basename "$a")")")
         ;;
       *) rargs+=("$(printf '%q' "$a")") ;;
     esac
   done
   sampler_start "$name" -m none
   TOOL_OK=1 proc_run replay "${REPLAY_SSH[@]}" "$REPLAY_FROM" "$(printf '%q' "${REPLAY_BIN:-$HARNESS_BIN/replay}")" "${rargs[@]}" \
-    --stats "$rdir/$name.stats" --series "$rdir/$name.series" "$addr"
+    --stats "$rdir/$name.stats" --series "$rdir/$name.series" "$(printf '%q' "$addr")"
   sampler_stop
   "${REPLAY_SSH[@]}" "$REPLAY_FROM" "cat $rdir/$name.stats" >"$WORK/$name.stats" ||
     harness_die "cannot fetch the replay figures from $REPLAY_FROM:$rdir"
@@ -82,5 +84,5 @@ replay_list_args() {
 
 # replay_remote_cleanup : remove the replay's directory on REPLAY_FROM.
 replay_remote_cleanup() {
-  "${REPLAY_SSH[@]}" "$REPLAY_FROM" rm -rf "$REMOTE_DIR" || true
+  "${REPLAY_SSH[@]}" "$REPLAY_FROM" "rm -rf $(printf '%q' "$REMOTE_DIR")" || true
 }

@@ -26,3 +26,78 @@ settings_defaults() {
   HARNESS=$SHOOTOUT_ROOT/harness
   export SHOOTOUT_ROOT RESULTS HOST VARIANT
 }
+
+# settings_check [GROUP...] : every setting of those groups (harness and micro
+# by default) that is set is one line (no control character) and passes its
+# CHECK, the fifth column of harness/settings.tsv (empty: any line of text).
+# Values reach the tools only as arguments, paths, records and YAML, never as
+# code; the checks keep a name to one path component, a boolean to 0 or 1,
+# a choice to its words.  The first that fails is refused (settings_refuse)
+# before anything is written.
+settings_check() {
+  local want=" ${*:-harness micro} " name check v
+  while read -r name check; do
+    [ -n "${!name+set}" ] || continue
+    v=${!name}
+    case $v in *[[:cntrl:]]*)
+      settings_refuse "$name holds a control character (a newline, a tab...): a setting is one line of text" ;;
+    esac
+    if [ -z "$v" ] || [ -z "$check" ]; then continue; fi
+    settings_valid "$check" "$v" || settings_refuse "$name=$v: $(settings_want "$check")"
+  done < <(awk -F '\t' -v want="$want" '$1 ~ /^[A-Z]/ { n = split($3, g, ",")
+    for (i = 1; i <= n; i++) if (index(want, " " g[i] " ") && !seen[$1]++) print $1, $5 }' \
+    "$SHOOTOUT_ROOT/harness/settings.tsv")
+}
+
+# settings_refuse MESSAGE : one line "SCRIPT: MESSAGE" on stderr, exit 2.
+settings_refuse() {
+  printf '%s: %s\n' "$(basename "$0")" "$1" >&2
+  exit 2
+}
+
+# settings_valid CHECK VALUE : VALUE (not empty) is what CHECK allows.
+#   bool 0 or 1; count a whole number; decimal a number such as 0.5; size a
+#   number of bytes, or with k, m, g or t; name one path component (letters,
+#   digits and . _ + -, the first not . + -: never . or .., no /);
+#   host a host name or address, not an option; enum:A|B one of those;
+#   counts, sizes, names (also comma-separated), enums:A|B a list of them.
+settings_valid() {
+  local w words
+  case $1 in
+    bool) [ "$2" = 0 ] || [ "$2" = 1 ] ;;
+    count) case $2 in *[!0-9]*) return 1 ;; esac ;;
+    decimal) [[ $2 =~ ^[0-9]*\.?[0-9]+$ ]] ;;
+    size) [[ $2 =~ ^[0-9]+[kKmMgGtT]?$ ]] ;;
+    name) case $2 in [!A-Za-z0-9_]* | *[!A-Za-z0-9._+-]*) return 1 ;; esac ;; # as lib.sh's lib_name
+    host) case $2 in -* | *[!]A-Za-z0-9_.:%@[-]*) return 1 ;; esac ;;
+    enum:*) case "|${1#enum:}|" in *"|$2|"*) ;; *) return 1 ;; esac ;;
+    counts | sizes | names | enums:*)
+      # A blank list is left to the script that reads it ("... is empty").
+      read -r -a words <<<"${2//,/ }"
+      for w in "${words[@]}"; do
+        case $1 in
+          enums:*) settings_valid "enum:${1#enums:}" "$w" ;;
+          *) settings_valid "${1%s}" "$w" ;;
+        esac || return 1
+      done
+      ;;
+    *) return 1 ;;
+  esac
+}
+
+# settings_want CHECK : what CHECK wants, for the refusal.
+settings_want() {
+  local w
+  case $1 in
+    bool) echo "want 0 or 1" ;;
+    count) echo "want a whole number" ;;
+    counts) echo "want whole numbers, separated by blanks" ;;
+    decimal) echo "want a number, such as 2 or 0.5" ;;
+    size) echo "want a size: bytes, or a number with k, m, g or t (64k, 2g)" ;;
+    sizes) echo "want sizes (bytes, or with k, m, g or t), separated by blanks" ;;
+    name | names) echo "want a single name (letters, digits and . _ + -, not first): it names a folder, so no /" ;;
+    host) echo "want a host name or address (no blanks, not starting with -)" ;;
+    enum:*) w=${1#enum:} && echo "want one of: ${w//|/, }" ;;
+    enums:*) w=${1#enums:} && echo "want some of: ${w//|/ }" ;;
+  esac
+}

@@ -46,6 +46,13 @@ export LAB_BOOT_TIMEOUT LAB_CACHE
 lab_say() { printf 'lab: %s\n' "$*" >&2; }
 lab_die() { lab_say "$*"; exit 1; }
 
+# The settings of the group lab are checked first (one line naming the one
+# refused, exit 2): their values go into the inventory's YAML, which Ansible
+# reads as templates, so a name or number never holds more than that.
+# shellcheck source=harness/common/settings.sh
+. "$ROOT/harness/common/settings.sh"
+SHOOTOUT_ROOT=$ROOT settings_check lab
+
 # inventory GUESTS.TSV KEY OUT : one host per guest that is up, each a server
 # with the variants of LAB_VARIANTS on its data disk, flushed by reboot, in
 # the group of its OS (guests.tsv's 6th column) and logged in with its
