@@ -219,3 +219,79 @@ method_run() {
   grep -q '^| fixturehost | tmpfs-huge | iozone | write.fs256k.rs64k.kBps | ' "$OUT/cmp/compare.md"
   grep -q '^| fixturehost | tmpfs | postmark | n500.t1000.tps | ' "$OUT/cmp/compare.md"
 }
+
+# trials_run DIR RUN TRIALS : a run of ext4 on one host with TRIALS cycles of
+# untar and serve-cold-1, and three flushes a cycle (the flush phase's own
+# records count its runs: trial 1, 2, 3 in a one-cycle run).
+trials_run() {
+  local d=$1/$2/h1/ext4 t f
+  mkdir -p "$d"
+  printf '{"run_id":"%s","host":"h1","fs":"ext4","os":"debian"}\n' "$2" >"$d/meta.json"
+  {
+    printf 'phase\ttrial\tmetric\tvalue\tunit\n'
+    for t in $(seq 1 "$3"); do
+      printf 'untar\t%s\twall_s\t10%s\ts\nserve-cold-1\t%s\trps\t4%s\treq/s\n' "$t" "$t" "$t" "$t"
+      for f in 1 2 3; do printf 'flush\t%s\twall_s\t1.%s\ts\n' "$(((t - 1) * 3 + f))" "$f"; done
+    done
+  } >"$d/records.tsv"
+}
+
+# whiskers SVG : how many black strokes (the whiskers) the chart draws.
+whiskers() {
+  grep -o "stroke='rgb(  0,   0,   0)'" "$1" | wc -l
+}
+
+@test "report of one trial: no whiskers, '1 trial: noise unknown' in charts and tables; three trials: whiskers and spread" {
+  trials_run "$BATS_TEST_TMPDIR/res" one 1
+  trials_run "$BATS_TEST_TMPDIR/res" three 3
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=one OUT="$OUT"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(whiskers "$OUT/untar.svg")" -eq 0 ]
+  [ "$(whiskers "$OUT/serve-cold-1.svg")" -eq 0 ]
+  grep -q '^chart_title = ".*\\n1 trial: noise unknown"$' "$OUT/untar.gp"
+  grep -q '1 trial: noise unknown' "$OUT/untar.svg"
+  # no table says medians over trials; the flush table counts one trial, not three flushes
+  grep -q '<h2 id="summary">Summary (1 trial: noise unknown)</h2>' "$OUT/index.html"
+  grep -q '<h2 id="replays">Serve, preload and network phases (1 trial: noise unknown)</h2>' "$OUT/index.html"
+  ! grep -qi 'medians over trials' "$OUT/index.html" "$OUT/summary.md"
+  grep -q '^1 trial: noise unknown (times in minutes' "$OUT/summary.md"
+  grep -q '<tr><td>h1 / ext4</td><td>ext4</td><td class="n">1</td>.*<td class="n">1 trial: noise unknown</td>' "$OUT/index.html"
+  sed -n '/<caption>flush wall_s/,/<\/table>/p' "$OUT/index.html" | grep -q '<td>ext4</td><td class="n">1</td>'
+  [ "$(cut -f5 "$OUT/flush.tsv" | tail -1)" = 1 ]
+  grep -q '^| h1 / ext4 | 1:41 (1 trial: noise unknown) | ' "$OUT/summary.md"
+  # three trials: whiskers from min to max, the spread in the tables, no label
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=three OUT="$OUT"
+  [ "$status" -eq 0 ]
+  [ "$(whiskers "$OUT/untar.svg")" -gt 0 ]
+  ! grep -q 'noise unknown' "$OUT/untar.gp" "$OUT/index.html" "$OUT/summary.md"
+  grep -q '<h2 id="summary">Summary (medians over trials)</h2>' "$OUT/index.html"
+  grep -q '^| h1 / ext4 | 1:42 (spread 2.0%) | ' "$OUT/summary.md"
+}
+
+@test "report: a memory filesystem's cold figures say not flushable and leave the cold scale to the others" {
+  local r=$BATS_TEST_TMPDIR/res/mem/h1 fs t
+  for fs in ext4 tmpfs; do
+    mkdir -p "$r/$fs"
+    printf '{"run_id":"mem","host":"h1","fs":"%s","os":"debian"}\n' "$fs" >"$r/$fs/meta.json"
+  done
+  {
+    printf 'phase\ttrial\tmetric\tvalue\tunit\n'
+    for t in 1 2 3; do printf 'serve-cold-1\t%s\trps\t4%s\treq/s\nserve-cold-1\t%s\tresident_pct\t0.1\t%%\nserve-warm-1\t%s\trps\t500%s\treq/s\n' "$t" "$t" "$t" "$t" "$t"; done
+  } >"$r/ext4/records.tsv"
+  {
+    printf 'phase\ttrial\tmetric\tvalue\tunit\n'
+    for t in 1 2 3; do printf 'serve-cold-1\t%s\trps\t600%s\treq/s\nserve-cold-1\t%s\tresident_pct\t100\t%%\nserve-warm-1\t%s\trps\t610%s\treq/s\n' "$t" "$t" "$t" "$t" "$t"; done
+  } >"$r/tmpfs/records.tsv"
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=mem OUT="$OUT"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  # ext4's 43 req/s sets the cold scale (tmpfs's 6,000 would have flattened it)
+  [ "$(yrange "$OUT/serve-cold-1.gp")" = 'set yrange [0:50]' ]
+  grep -q '"tmpfs" "not flushable" 0 ""$' "$OUT/serve-cold-1.dat"
+  grep -qF 'set yrange [0:50]' "$OUT/serve-cold-vs-warm.gp"
+  grep -q 'not flushable' "$OUT/serve-cold-1.svg"
+  # tables: the cold figure says so; the warm one is a figure as usual
+  grep -q '^| h1 / tmpfs | - | - | - | not flushable | - | 6,102 (spread 0.0%) | ' "$OUT/summary.md"
+  grep -q '<td>h1 / tmpfs</td><td>tmpfs (not flushable)</td>' "$OUT/index.html"
+  grep -q '^| h1 / tmpfs | serve-cold-1 | 3 | 6,002 req/s | .* | not flushable |$' "$OUT/summary.md"
+  [ "$(yrange "$OUT/serve-warm-1.gp")" != 'set yrange [0:50]' ]
+}
