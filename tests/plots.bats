@@ -102,6 +102,42 @@ yrange() {
   grep -q '<svg' "$OUT/compare.svg"
 }
 
+# cmp_side DIR RUN PHASE:VALUES... : a run of h1/ext4 with wall_s of each
+# PHASE, one trial per comma-separated value.
+cmp_side() {
+  local d=$1/$2/h1/ext4 pv t v
+  mkdir -p "$d"
+  shift 2
+  printf 'phase\ttrial\tmetric\tvalue\tunit\n' >"$d/records.tsv"
+  for pv in "$@"; do
+    t=0
+    for v in ${pv#*:}; do
+      t=$((t + 1))
+      printf '%s\t%s\twall_s\t%s\ts\n' "${pv%%:*}" "$t" "$v" >>"$d/records.tsv"
+    done
+  done
+}
+
+@test "compare: a win needs Welch's t-test at 95% and 3 trials a side, else within noise or noise unknown" {
+  local r=$BATS_TEST_TMPDIR/res
+  # spread: ranges apart but one wild trial (old min-max rule: real); wide:
+  # means 10% apart in noise of +-15%; clear: 10% apart, trials within 1%
+  cmp_side "$r" b spread:'100 101 102' wide:'100 85 115' clear:'100 101 99' one:100 two:'100 101'
+  cmp_side "$r" n spread:'103 104 150' wide:'90 105 75' clear:'90 91 89' one:50 two:'50 51'
+  run make --no-print-directory compare RESULTS="$r" BASE=b NEW=n OUT="$OUT"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -q '^| h1 | ext4 | spread | wall_s | .* | +3.0% | within noise |$' "$OUT/compare.md"
+  grep -q '^| h1 | ext4 | wide | wall_s | .* | -10.0% | within noise |$' "$OUT/compare.md"
+  grep -q '^| h1 | ext4 | clear | wall_s | .* | -10.0% | real, better |$' "$OUT/compare.md"
+  grep -q '^| h1 | ext4 | one | wall_s | .* | -50.0% | 1 trial: noise unknown |$' "$OUT/compare.md"
+  grep -q '^| h1 | ext4 | two | wall_s | .* | -49.8% | 2 trials: noise unknown |$' "$OUT/compare.md"
+  # the p of the test in compare.tsv, none without one
+  [ "$(awk -F '\t' '$3 == "clear" { print ($16 < 0.05) }' "$OUT/compare.tsv")" = 1 ]
+  [ "$(awk -F '\t' '$3 == "wide" { print ($16 >= 0.05) }' "$OUT/compare.tsv")" = 1 ]
+  [ "$(awk -F '\t' '$3 == "one" { print $16 }' "$OUT/compare.tsv")" = "" ]
+  grep -q "Welch's t-test" "$OUT/compare.html"
+}
+
 @test "plots: a bad RUN name is one line on stderr and a non-zero exit" {
   run python3 plots/plots.py plots --out "$OUT" nosuch-run
   [ "$status" -ne 0 ]
