@@ -331,7 +331,8 @@ def spread(vals):
 def proof(v, phase, metric):
     """What backs one figure: {"tool": median tool_cpu_share or None,
     "tool_bound": bool, "spread": percent or None, "noisy": bool,
-    "resident": median resident_pct or None, "rss_kb": median tool_maxrss_kb or None}."""
+    "resident": median resident_pct or None, "rss_kb": median tool_maxrss_kb or None,
+    "noise": "1 trial: noise unknown" below NOISE_MIN trials, else ""}."""
     tool = stats(v.values(phase, "tool_cpu_share"))[1]
     vals = v.values(phase, metric)
     trials = trial_count(v, phase, len(vals))
