@@ -19,7 +19,7 @@ peers|the tools ours are compared with (make bench, tests): tar, bsdtar, pigz, i
 fs|the filesystems a variant can make, loop devices, findmnt; sfdisk and dmsetup for tests/device-check.bats|e2fsprogs xfsprogs btrfs-progs f2fs-tools jfsutils util-linux fdisk dmsetup
 harness|the phases (make shootout): processes, network namespaces, tcpserver (ucspi-tcp) for the fork serve|procps iproute2 psmisc ucspi-tcp python3 jq curl
 playbooks|Ansible (community.general: doas for OpenBSD hosts) and SSH|ansible-core ansible openssh-client
-plots|make plots, report, compare|gnuplot-nox python3
+plots|make plots, report, compare (scipy: its t-test)|gnuplot-nox python3 python3-scipy
 micro|the micro-benchmark phases: Iometer-style (fio), PostMark|fio postmark
 lab|the VM lab: qemu and the guest image|qemu-system-x86 qemu-utils debootstrap openssh-client'
 

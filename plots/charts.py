@@ -8,7 +8,8 @@ import re
 import subprocess
 
 import micro_charts
-from resultslib import Error, fmt_value, os_key, os_label, rates, run_oses, series_table, stats
+from resultslib import (NOISE_MIN, NOT_FLUSHABLE, Error, cold_phase, fmt_value, memory_fs, noise_label, os_key,
+                        os_label, rates, run_oses, series_table, stats, trial_count)
 
 PLOTSDIR = os.path.dirname(os.path.abspath(__file__))
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9",
@@ -187,20 +188,40 @@ class Layout:
 
 
 def bar_rows(layout, phase, metric, shift=0.0, color=None):
-    """Data rows and the table behind them; None when nothing has data."""
+    """Data rows and the table behind them; None when nothing has data.
+    A row's trials are 0 where no whisker is drawn; a memory filesystem's
+    cold figure is an empty bar labelled "not flushable" (off the scale)."""
     rows, table, unit, any_data = [], [], "", False
     for x, v in layout.slots:
         vals = v.values(phase, metric)
         n, med, lo, hi = stats(vals)
+        trials = trial_count(v, phase, n)
         unit = unit or v.unit(phase, metric)
         if n:
             any_data = True
         ci = color if color is not None else layout.fs.index(v.fs) + 1
         failed = sum(1 for f in v.failures if f[0] == phase)
         note = "%d failed" % failed if failed else ""
-        rows.append((x + shift, med or 0, lo or 0, hi or 0, ci, v.name, fmt_value(med, unit) if n else "n/a", n, note))
-        table.append((v, n, med, lo, hi))
+        table.append((v, trials, med, lo, hi))
+        if n and memory_fs(v) and cold_phase(phase):
+            rows.append((x + shift, 0, 0, 0, ci, v.name, NOT_FLUSHABLE, 0, note))
+            continue
+        rows.append((x + shift, med or 0, lo or 0, hi or 0, ci, v.name, fmt_value(med, unit) if n else "n/a", trials, note))
     return (rows, table, unit) if any_data else None
+
+
+def noise_note(rows):
+    """The chart's line on the noise of its bars (rows of bar_rows): "" when
+    each has NOISE_MIN trials, "1 trial: noise unknown" when every bar has
+    one; bars of fewer among others get their count in their label."""
+    few = {r[7] for r in rows if 0 < r[7] < NOISE_MIN}
+    if not few:
+        return "", rows
+    if len(few) == 1 and all(r[7] in few for r in rows if r[7]):
+        return noise_label(few.pop()), rows
+    out = [r[:6] + ("%s (%d trial%s)" % (r[6], r[7], "" if r[7] == 1 else "s") if 0 < r[7] < NOISE_MIN else r[6],)
+           + r[7:] for r in rows]
+    return "no whisker: fewer than %d trials, noise unknown" % NOISE_MIN, out
 
 
 def pattern_spec(phase, layout):
@@ -285,11 +306,12 @@ class Renderer:
         return self.charts
 
     def bar_chart(self, name, phase, metric, title, group, rows, table, unit):
+        noise, rows = noise_note(rows)
         write_dat(os.path.join(self.out, name + ".dat"), rows)
         write_table(os.path.join(self.out, name + ".tsv"), unit, table)
         top, tics, ylabel = axis(self.scales[group], unit)
-        lines = ["datafile = %s" % gq(name + ".dat"), "chart_title = %s" % gq(title),
-                 "ylabel_text = %s" % gq(ylabel),
+        lines = ["datafile = %s" % gq(name + ".dat"), "chart_title = %s" % gq(title + ("\n" + noise if noise else "")),
+                 "ylabel_text = %s" % gq(ylabel), "noise_min = %d" % NOISE_MIN,
                  "width = %d\nheight = 520" % max(720, 80 * len(rows) + 160),
                  "array fs_names = [%s]" % ", ".join(gq(f) for f in self.layout.fs),
                  "array fs_colors = [%s]" % ", ".join(gq(self.layout.color(f)) for f in self.layout.fs),
@@ -299,10 +321,10 @@ class Renderer:
         lines += self.layout.host_labels()
         self.instance(name, "bars.gp", lines)
         self.charts.append(dict(name=name, kind="bars", title=title, scale=group, unit=unit,
-                                phase=phase, metric=metric, table=table))
+                                phase=phase, metric=metric, table=table, noise=noise))
 
     def pair_chart(self, name, title, panels):
-        setups, files, table, used = [], [], [], []
+        setups, files, table, used, notes = [], [], [], [], []
         if name in NEED_BOTH:
             for j in range(len(panels[0][2])):
                 if not any(v.values(members[j][0], members[j][1]) for _t, _g, members in panels
@@ -319,6 +341,8 @@ class Renderer:
                     table += [(phase,) + t for t in got[1]]
             if not prow:
                 continue
+            note, prow = noise_note(prow)
+            notes += [note] if note and note not in notes else []
             fn = "%s-%d.dat" % (name, i + 1)
             write_dat(os.path.join(self.out, fn), sorted(prow))
             top, tics, ylabel = axis(self.scales.get(group, max(r[3] for r in prow)), unit)
@@ -334,7 +358,8 @@ class Renderer:
         if not files:
             return
         legends = [m[2] for m in used[0]]
-        lines = ["chart_title = %s" % gq(title), "box_width = %g" % (0.72 / len(legends)),
+        lines = ["chart_title = %s" % gq("\n".join([title] + notes)), "noise_min = %d" % NOISE_MIN,
+                 "box_width = %g" % (0.72 / len(legends)),
                  "width = %d\nheight = 560" % (len(files) * max(560, 90 * len(self.layout.slots) + 120)),
                  "npanels = %d" % len(files),
                  "array pfile = [%s]" % ", ".join(gq(f) for f in files),
@@ -343,7 +368,7 @@ class Renderer:
                  "array pair_colors = [%s]" % ", ".join(gq(c) for c in PAIR_COLORS[:len(legends)])]
         self.instance(name, "pairs.gp", lines)
         self.charts.append(dict(name=name, kind="pairs", title=title, scale=", ".join(p[1] for p in panels),
-                                unit="", table=None))
+                                unit="", table=None, noise="; ".join(notes)))
 
     def series_charts(self):
         phases = []

@@ -1,6 +1,6 @@
 # plots/compare.gp: the change of each headline metric from BASE to NEW in
 # percent, one horizontal bar each: green better, red worse, grey within the
-# noise of the trials; the value stands right of the bar (of zero for a
+# noise of the trials (or noise unknown); the value stands right of the bar (of zero for a
 # decrease).  The generated instance sets plotsdir, base,
 # chart_title, width, height and the ranges, then loads this file.
 # Data columns: y change colour-index "label" "value label"
@@ -13,7 +13,7 @@ set border 1 lc rgb "#404040"
 set xtics nomirror format "%+g%%"
 set xzeroaxis lt 1 lc rgb "#404040"
 set xlabel "change of the median from base to new (%)"
-set title chart_title . "\ngreen: better, red: worse, grey: within the noise of the trials (or only 1 trial)" font ",11"
+set title chart_title . "\ngreen: better, red: worse, grey: within the noise of the trials (Welch's t-test, 95%), or fewer than 3 trials: noise unknown" font ",11"
 unset key
 do for [ext in "png svg"] {
     load plotsdir . "/common.gp"

@@ -1,8 +1,10 @@
 """make compare BASE=run1 NEW=run2: per host, variant, phase and metric the
-change of the median in percent, and whether it is larger than the spread of
-the trials: a change counts as real only when the two runs' min-max ranges
-do not overlap; otherwise it is flagged "within noise" (with fewer than two
-trials on a side the spread is unknown: "1 trial").
+change of the median in percent, and whether it is larger than the noise of
+the trials: a change counts as real only when Welch's t-test (the two sides'
+trials, unequal variances) finds the means different at 95% (p < 0.05), which
+needs 3 trials on each side; otherwise it is "within noise" (with fewer
+trials on a side the noise is unknown: "1 trial: noise unknown", "2 trials:
+noise unknown").
 
 A side may be RUN:OS or RUN:HOST (make compare BASE=RUN:debian12
 NEW=RUN:debian13): that run's variants of one operating system (meta.json's
@@ -14,7 +16,7 @@ import math
 import os
 
 import charts
-from resultslib import Error, stats
+from resultslib import NOISE_MIN, Error, noise_label, stats
 
 LOWER_BETTER = ("s", "ms", "us", "ns")
 
@@ -38,14 +40,34 @@ def compared_metrics(v):
     return seen
 
 
-def verdict(b, n):
-    """(change %, verdict) of base stats b and new stats n: (count, median, min, max)."""
+SIGNIFICANCE = 0.05  # Welch's t-test: a change is real at p below this (95%)
+
+
+def welch_p(a, b):
+    """The two-sided p of Welch's t-test of the means of trials A and B
+    (scipy.stats.ttest_ind, equal_var=False); trials without any spread on
+    both sides: 0 when the means differ, 1 when not."""
+    if len(set(a)) == 1 and len(set(b)) == 1:
+        return 1.0 if a[0] == b[0] else 0.0
+    try:
+        from scipy.stats import ttest_ind
+    except ImportError as e:
+        raise Error("make compare needs scipy: apt-get install python3-scipy (harness/deps.sh install plots)") from e
+    p = float(ttest_ind(a, b, equal_var=False).pvalue)
+    return 1.0 if math.isnan(p) else p
+
+
+def verdict(bvals, nvals):
+    """(change %, verdict, p or None) of the base and the new trials: the
+    change of the median, "real" when Welch's t-test finds the means
+    different at 95% (3 trials a side at least), "within noise" when it
+    does not, "N trial(s): noise unknown" with fewer trials on a side."""
+    b, n = stats(bvals), stats(nvals)
     change = (n[1] - b[1]) / b[1] * 100 if b[1] else math.nan
-    if b[0] < 2 or n[0] < 2:
-        return change, "1 trial"
-    if n[2] > b[3] or n[3] < b[2]:
-        return change, "real"
-    return change, "within noise"
+    if min(b[0], n[0]) < NOISE_MIN:
+        return change, noise_label(min(b[0], n[0])), None
+    p = welch_p(bvals, nvals)
+    return change, "real" if p < SIGNIFICANCE else "within noise", p
 
 
 def by_name(run):
@@ -73,15 +95,16 @@ def rows_of(base, new):
             continue
         host = bv.host if bv.host == v2.host else "%s vs %s" % (bv.host, v2.host)
         for p, m, u in compared_metrics(bv):
-            b, n = stats(bv.values(p, m)), stats(v2.values(p, m))
-            if not b[0] or not n[0]:
+            bvals, nvals = bv.values(p, m), v2.values(p, m)
+            if not bvals or not nvals:
                 continue
-            change, flag = verdict(b, n)
+            b, n = stats(bvals), stats(nvals)
+            change, flag, pval = verdict(bvals, nvals)
             d = direction(u)
             if flag == "real" and d and not math.isnan(change):
                 flag += ", " + ("better" if change * d > 0 else "worse")
             rows.append(dict(host=host, variant=bv.name, phase=p, metric=m, unit=u, base=b, new=n,
-                             change=change, flag=flag))
+                             change=change, flag=flag, p=pval))
     if not rows:
         raise Error("runs %s and %s have no host/variant with the same metrics in common" % (base.name, new.name))
     return rows
@@ -106,15 +129,14 @@ def compare(base, new, out):
               pct(r["change"]), r["flag"]] for r in rows]
     with open(os.path.join(out, "compare.tsv"), "w", encoding="utf-8") as f:
         f.write("host\tvariant\tphase\tmetric\tunit\tbase_median\tbase_min\tbase_max\tbase_n\t"
-                "new_median\tnew_min\tnew_max\tnew_n\tchange_pct\tverdict\n")
+                "new_median\tnew_min\tnew_max\tnew_n\tchange_pct\tverdict\tp\n")
         for r in rows:
             f.write("\t".join([r["host"], r["variant"], r["phase"], r["metric"], r["unit"]]
                               + ["%g" % x for x in r["base"][1:] + r["base"][:1]]
                               + ["%g" % x for x in r["new"][1:] + r["new"][:1]]
-                              + ["%.2f" % r["change"], r["flag"]]) + "\n")
+                              + ["%.2f" % r["change"], r["flag"], "" if r["p"] is None else "%.3g" % r["p"]]) + "\n")
     with open(os.path.join(out, "compare.md"), "w", encoding="utf-8") as f:
-        f.write("# %s (base) vs %s (new)\n\nA change is real when the min-max ranges of the trials do not "
-                "overlap, otherwise within noise.\n\n" % (base.name, new.name))
+        f.write("# %s (base) vs %s (new)\n\n%s\n\n" % (base.name, new.name, RULE))
         f.write("| %s |\n|%s\n" % (" | ".join(head), " --- |" * len(head)))
         for c in cells:
             f.write("| %s |\n" % " | ".join(x.replace("|", "\\|") for x in c))
@@ -123,8 +145,7 @@ def compare(base, new, out):
         f.write("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s vs %s</title>"
                 "<style>%s</style></head><body><h1>%s (base) vs %s (new)</h1>\n"
                 % tuple(html.escape(x) for x in (base.name, new.name, CSS, base.name, new.name)))
-        f.write("<p>Change of the median in percent. A change is <b>real</b> when the min-max ranges of the "
-                "two runs' trials do not overlap; otherwise it is <i>within noise</i>.</p>\n")
+        f.write("<p>Change of the median in percent. %s</p>\n" % html.escape(RULE, quote=False))
         if made:
             f.write("<figure><a href=\"compare.svg\"><img src=\"compare.png\" alt=\"changes\"></a></figure>\n")
         f.write("<table><tr>%s</tr>\n" % "".join("<th>%s</th>" % html.escape(h) for h in head))
@@ -134,6 +155,9 @@ def compare(base, new, out):
         f.write("</table></body></html>\n")
 
 
+RULE = ("A change is real (better or worse) when Welch's t-test of the two runs' trials finds their means "
+        "different at 95%% (p < %g), which takes %d trials on each side; otherwise it is within noise, and with "
+        "fewer trials the noise is unknown ('1 trial: noise unknown')." % (SIGNIFICANCE, NOISE_MIN))
 CSS = ("body{font-family:sans-serif;max-width:1200px;margin:1em auto}table{border-collapse:collapse;font-size:90%}"
        "th,td{border:1px solid #ccc;padding:2px 6px}tr.noise{color:#777}img{max-width:100%}")
 

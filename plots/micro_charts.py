@@ -21,7 +21,7 @@ import os
 import re
 import statistics
 
-from resultslib import stats
+from resultslib import NOISE_MIN, noise_label, stats
 
 MICRO_PHASES = ("iometer", "iozone", "postmark", "discover")
 # (metric, title, unit, scale group): charts of one group share the y scale.
@@ -171,14 +171,17 @@ class MicroCharts:
         for s in sorted(specs):
             for metric, what, _unit, group in IOMETER_METRICS:
                 series = [(n, self.color(i), self.points(v, s, metric)) for i, (v, n) in enumerate(zip(self.vs, self.names))]
+                noise = noise_label(max([len(v.values("iometer", "%s.qd%d.%s" % (s, qd, metric)))
+                                         for v in self.vs for qd in iometer_specs(v).get(s, [])] + [0]))
                 ymax = group_max[group] if group else max([p[3] for x in series for p in x[2]] + [0])
                 if group == "iometer-cpu":
                     ymax = min(100 / 1.12, ymax) if ymax else 0
                 self.lines("iometer-%s-%s" % (s, metric.replace("_", "-")),
                            "Iometer %s: %s against outstanding I/Os" % (s, what), "outstanding I/Os", what,
                            series, ymax, lambda x: "%d" % x,
-                           "Median over trials with min-max whiskers, a line per host/variant%s."
-                           % (" on the scale of every Iometer %s chart" % group.split("-")[1] if group else ""))
+                           "Median over trials with min-max whiskers from %d trials on%s, a line per host/variant%s."
+                           % (NOISE_MIN, " (%s)" % noise if noise else "",
+                              " on the scale of every Iometer %s chart" % group.split("-")[1] if group else ""))
 
     @staticmethod
     def points(v, spec, metric):
@@ -186,7 +189,8 @@ class MicroCharts:
         for qd in iometer_specs(v).get(spec, []):
             n, med, lo, hi = stats(v.values("iometer", "%s.qd%d.%s" % (spec, qd, metric)))
             if n:
-                pts.append((qd, med, lo, hi))
+                # no whisker below NOISE_MIN trials: the noise is unknown
+                pts.append((qd, med, lo, hi) if n >= NOISE_MIN else (qd, med, med, med))
         return pts
 
     # ---- IOzone -------------------------------------------------------------

@@ -8,7 +8,7 @@ import re
 
 from micro_charts import (IOZONE_TESTS, iometer_specs, iozone_cells, iozone_record, ordered, postmark_configs,
                           size_label)
-from resultslib import fmt_value, stats
+from resultslib import fmt_value, stats, trials_heading
 
 IOMETER_COLUMNS = [("iops", "IOPS", "IO/s"), ("mbps", "MB/s", "MB/s"), ("lat_mean_ms", "mean ms", "ms"),
                    ("lat_p99_ms", "p99 ms", "ms"), ("cpu_pct", "CPU %", "%"), ("errors", "errors", "count")]
@@ -114,14 +114,16 @@ def sections(runs):
     vs = [v for r in runs for v in r.variants]
     multi = len(runs) > 1
     out = []
+    medians = trials_heading(vs)
+    medians = medians[0].upper() + medians[1:]
     head, rows = iometer_table(vs, multi)
     out.append(("micro-iometer", "Iometer (fio): per access specification and outstanding I/Os", head, rows,
-                "Medians over trials. Latency from submission to completion; CPU % is the busy share of every "
+                medians + ". Latency from submission to completion; CPU % is the busy share of every "
                 "CPU of the host during the test (Iometer's CPU utilisation). Reply sizes (network workers "
                 "only) are not run: icf2fio reports them as unsupported."))
     head, rows, rec = iozone_table(vs, multi)
     out.append(("micro-iozone", "IOzone (fio): kB/s at %s records" % (size_label(rec) if rec else "-"), head, rows,
-                "Medians over trials of kB (1024 B) per second over the time in the I/O calls (with "
+                medians + "; kB (1024 B) per second over the time in the I/O calls (with "
                 "IOZONE_FLUSH=1 the final fsync of each write test counts too). Every record size is in the "
                 "heat maps; IOZONE_REC=<kB> chooses the record size of this table and the line charts."))
     head, rows = iozone_tput_table(vs, multi)
@@ -130,7 +132,7 @@ def sections(runs):
                 "summed as IOzone's 'Children see throughput'."))
     head, rows = postmark_table(vs, multi)
     out.append(("micro-postmark", "PostMark: per configuration", head, rows,
-                "Medians over trials; PostMark's own times count whole seconds, wall s is ours."))
+                medians + "; PostMark's own times count whole seconds, wall s is ours."))
     head, rows = discover_table(vs, multi)
     out.append(("micro-discover", "Filesystem discovery (fsdisco): discovered against the system's figure",
                 head, rows, "agree: yes, NO, or n/a where the system states nothing comparable (e.g. no direct "

@@ -1,7 +1,7 @@
 # plots/pairs.gp: panels side by side (e.g. cold | warm cache), each with two
 # (or three) bars per host and variant (e.g. 1 | 32 server processes): median
-# over trials, min-max whiskers.  The generated instance sets: plotsdir, base,
-# chart_title, box_width, width, height, npanels, arrays pfile (data file per panel),
+# over trials, min-max whiskers from noise_min trials on.  The generated
+# instance sets: plotsdir, base, chart_title, noise_min, box_width, width, height, npanels, arrays pfile (data file per panel),
 # psetup (gnuplot commands per panel: title, ranges, tics, host labels),
 # pair_names and pair_colors (legend), then loads this file.
 # Data columns: x median min max pair-index "variant" "value label" trials "failures"
@@ -24,10 +24,10 @@ do for [ext in "png svg"] {
         unset arrow
         eval psetup[p]
         plot pfile[p] using 1:2:(box_width):5 with boxes lc variable notitle, \
-             "" using 1:($8 > 0 ? $3 : NaN):(0):($4 - $3) with vectors nohead lc rgb "black" lw 1.2 notitle, \
-             "" using ($1 - 0.08):($8 > 0 ? $3 : NaN):(2 * 0.08):(0) with vectors nohead lc rgb "black" lw 1.2 notitle, \
-             "" using ($1 - 0.08):($8 > 0 ? $4 : NaN):(2 * 0.08):(0) with vectors nohead lc rgb "black" lw 1.2 notitle, \
-             "" using 1:($8 > 0 ? $4 : 0):7 with labels rotate by 90 left offset 0, 0.5 font ",7" notitle, \
+             "" using 1:($8 >= noise_min ? $3 : NaN):(0):($4 - $3) with vectors nohead lc rgb "black" lw 1.2 notitle, \
+             "" using ($1 - 0.08):($8 >= noise_min ? $3 : NaN):(2 * 0.08):(0) with vectors nohead lc rgb "black" lw 1.2 notitle, \
+             "" using ($1 - 0.08):($8 >= noise_min ? $4 : NaN):(2 * 0.08):(0) with vectors nohead lc rgb "black" lw 1.2 notitle, \
+             "" using 1:($8 >= noise_min ? $4 : $2):7 with labels rotate by 90 left offset 0, 0.5 font ",7" notitle, \
              for [i=1:has_notes] "" using 1:(strcol(9) eq "" ? NaN : 0):9 with labels boxed offset 0, 1 font ",8" tc rgb "#B00000" notitle, \
              for [i=1:|pair_names|] keyentry with boxes lc rgb pair_colors[i] title pair_names[i]
     }

@@ -10,7 +10,11 @@ RUN ?=
 OUT ?=
 BASE ?=
 NEW ?=
-PLOTS_PY = python3 plots/plots.py $(if $(OUT),--out '$(OUT)')
+# The system's python3, for which harness/deps.sh installs python3-scipy (make
+# compare's t-test); a python3 of its own earlier in PATH (pyenv, a venv)
+# would lack it.  PLOTS_PYTHON=... chooses another.
+PLOTS_PYTHON ?= $(if $(wildcard /usr/bin/python3),/usr/bin/python3,python3)
+PLOTS_PY = $(PLOTS_PYTHON) plots/plots.py $(if $(OUT),--out '$(OUT)')
 
 .PHONY: plots report compare
 plots:

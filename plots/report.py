@@ -5,7 +5,8 @@ import os
 
 import budget
 import micro_report
-from resultslib import SPREAD_MAX, fmt_value, os_key, os_label, proof, proof_text, rss_text, run_oses, stats
+from resultslib import (NOISE_MIN, NOT_FLUSHABLE, SPREAD_MAX, cold_phase, fmt_value, memory_fs, os_key,
+                        os_label, proof, proof_text, rss_text, run_oses, stats, trials_heading)
 
 META_COLUMNS = [("os", "OS"), ("kernel", "kernel"), ("arch", "arch"), ("virt", "virt"), ("fs", "fs"),
                 ("mkfs_opts", "mkfs options"), ("mount_opts", "mount options"), ("cpu", "CPU"),
@@ -27,14 +28,18 @@ figure{margin:1em 0}img{max-width:100%;height:auto;border:1px solid #eee}
 .fail{color:#a00000}caption{text-align:left;font-weight:bold;padding:2px 0}
 small{color:#555}.flag{color:#a00000;font-weight:bold}"""
 HOW_TO_READ = (
-    "Each bar is the median over the trials of one host and variant; the black whisker spans the lowest "
-    "to the highest trial, so bars whose whiskers overlap are not clearly different. Bars are grouped by "
+    "Each bar is the median over the trials of one host and variant; from %d trials on the black whisker "
+    "spans the lowest to the highest trial, so bars whose whiskers overlap are not clearly different. A "
+    "figure of fewer trials has no whisker and says '1 trial: noise unknown' (or 2): how far it would move "
+    "on another run is not known. Bars are grouped by "
     "host (operating system) and coloured by filesystem; 'n/a' means no measurement, a red box counts "
     "failed trials. Charts of the same kind share one vertical scale (all untar charts, all cold-cache "
     "charts, all warm-cache charts, ...), so they can be compared by eye. Times are minutes:seconds. "
     "The time series show, per second, the tool's throughput and the disk's writes (left axis, MB/s) "
     "with the page cache's Dirty and Writeback (shaded, right axis, MB): a tool running far ahead of "
-    "the disk while Dirty fills, then stalling while it drains, is the 'pump and dump' pattern.")
+    "the disk while Dirty fills, then stalling while it drains, is the 'pump and dump' pattern. "
+    "A filesystem in memory (tmpfs, ramfs, mfs) cannot be flushed: its cold-cache figures are warm ones, "
+    "shown as 'not flushable' and left out of the cold charts' scale." % NOISE_MIN)
 PROOF = (
     "Beside each figure: what limited it, from the phase's time budget (where its wall time went: the "
     "host's CPUs, the kernel's threads, the device, each tool's user and sys apart), the most common word "
@@ -43,12 +48,13 @@ PROOF = (
     "core), 'kernel CPU' (the CPUs busy, mostly with kernel work, in the tools' context or the kernel's "
     "threads), 'waiting' (neither the disk nor the CPUs busy: synchronous waits, locks, the network); a "
     "sync's figure has its own budget, with no tool in it. "
-    "'spread' is (max - min) / median over the trials, shown from 3 trials on and marked noisy above %.1f%%. "
+    "'spread' is (max - min) / median over the trials, shown from %d trials on (fewer: 'N trials: noise "
+    "unknown') and marked noisy above %.1f%%. "
     "'resident before' is the share of a sample of the dataset's pages still in the page cache just "
     "before a cold phase (resident_pct; a requested flush fails the phase above 1%%). "
     "'peak RSS' is the largest peak resident size of our tools in the phase (tool_maxrss_kb, from getrusage; "
     "httpd -N: of its largest process), median over trials: it stays flat as the dataset grows."
-    % (budget.DEVICE_BUSY * 100, SPREAD_MAX))
+    % (budget.DEVICE_BUSY * 100, NOISE_MIN, SPREAD_MAX))
 
 
 def e(s):
@@ -135,13 +141,14 @@ def replay_rows(v):
         if phase.startswith("preload-") and v.values(phase, "dirs"):
             counts[0] = "%s dirs" % fmt_value(stats(v.values(phase, "dirs"))[1], "count")
         failed = sum(1 for f in v.failures if f[0] == phase)
-        rows.append((phase, n, rate, counts, "%d failed" % failed if failed else ""))
+        note = "%d failed" % failed if failed else NOT_FLUSHABLE if n and memory_fs(v) and cold_phase(phase) else ""
+        rows.append((phase, n, rate, counts, note))
     return rows
 
 
 def replay_table_html(runs):
     multi = len(runs) > 1
-    h = ["<h2 id=\"replays\">Serve, preload and network phases (medians over trials)</h2>",
+    h = ["<h2 id=\"replays\">Serve, preload and network phases (%s)</h2>" % e(trials_heading(variants(runs))),
          "<table><tr><th>host / variant</th><th>phase</th><th>trials</th><th>rate (or time)</th>%s<th>note</th></tr>"
          % "".join("<th>%s</th>" % e(t) for _m, t in REPLAY_COUNTS)]
     for v in variants(runs):
@@ -157,7 +164,7 @@ def replay_table_html(runs):
 
 def replay_table_md(runs):
     multi = len(runs) > 1
-    md = ["", "Serve, preload and network phases (medians over trials):", "",
+    md = ["", "Serve, preload and network phases (%s):" % trials_heading(variants(runs)), "",
           "| host / variant | phase | trials | rate (or time) | %s | note |" % " | ".join(t for _m, t in REPLAY_COUNTS),
           "| --- | --- | ---: | ---: |" + " ---: |" * len(REPLAY_COUNTS) + " --- |"]
     for v in variants(runs):
@@ -189,6 +196,8 @@ def failure_notes(runs):
 
 def cell(v, phase, metric):
     n, med, lo, hi = stats(v.values(phase, metric))
+    if n and memory_fs(v) and cold_phase(phase):
+        return NOT_FLUSHABLE
     return fmt_value(med, v.unit(phase, metric)) if n else "-"
 
 
@@ -199,6 +208,8 @@ def proof_html(p):
         parts.append("<b>%s</b>" % e(p["limit"]))
     if p["spread"] is not None:
         parts.append("spread %.1f%%%s" % (p["spread"], " <span class=\"flag\">noisy</span>" if p["noisy"] else ""))
+    if p.get("noise"):
+        parts.append(e(p["noise"]))
     if p["resident"] is not None:
         parts.append("%.1f%% resident before" % p["resident"])
     if p.get("rss_kb") is not None:
@@ -208,12 +219,12 @@ def proof_html(p):
 
 def cell_html(v, phase, metric):
     text = cell(v, phase, metric)
-    return e(text) + (proof_html(proof(v, phase, metric)) if text != "-" else "")
+    return e(text) + (proof_html(proof(v, phase, metric)) if text not in ("-", NOT_FLUSHABLE) else "")
 
 
 def cell_md(v, phase, metric):
     text = cell(v, phase, metric)
-    why = proof_text(proof(v, phase, metric)) if text != "-" else ""
+    why = proof_text(proof(v, phase, metric)) if text not in ("-", NOT_FLUSHABLE) else ""
     return "%s (%s)" % (text, why) if why else text
 
 
@@ -239,8 +250,8 @@ def write(runs, charts, out):
         h.append("<tr><td>%s</td>%s</tr>" % (e(label(v, multi)), "".join(
             "<td>%s</td>" % e(meta_value(v, k)) for k, _t in META_COLUMNS)))
     h.append("</table>")
-    h.append("<h2 id=\"summary\">Summary (medians over trials)</h2><table><tr><th>host / variant</th>%s</tr>"
-             % "".join("<th>%s</th>" % e(t) for t, _p, _m in SUMMARY))
+    h.append("<h2 id=\"summary\">Summary (%s)</h2><table><tr><th>host / variant</th>%s</tr>"
+             % (e(trials_heading(allv)), "".join("<th>%s</th>" % e(t) for t, _p, _m in SUMMARY)))
     for v in allv:
         h.append("<tr><td>%s</td>%s</tr>" % (e(label(v, multi)), "".join(
             "<td class=\"n\">%s</td>" % cell_html(v, p, m) for _t, p, m in SUMMARY)))
@@ -273,10 +284,11 @@ def write(runs, charts, out):
 def caption(c):
     if c.get("caption"):
         return c["caption"]
+    noise = " (%s)" % c["noise"] if c.get("noise") else ""
     if c["kind"] == "bars":
-        return "Median over trials, whiskers min to max; vertical scale shared by every '%s' chart." % c["scale"]
+        return "Median over trials, whiskers min to max%s; vertical scale shared by every '%s' chart." % (noise, c["scale"])
     if c["kind"] == "pairs":
-        return "Two bars per variant, median over trials with min-max whiskers; each panel on the scale of its own charts (%s); numbers in those charts' tables." % c["scale"]
+        return "Two bars per variant, median over trials with min-max whiskers%s; each panel on the scale of its own charts (%s); numbers in those charts' tables." % (noise, c["scale"])
     return "One panel per variant (%s), all on the same scales." % "; ".join(c.get("panels", []))
 
 
@@ -286,10 +298,10 @@ def number_table(c, multi):
             % (e(c["phase"]), e(c["metric"]), e(c["unit"]))]
     for v, n, med, lo, hi in c["table"]:
         p = proof(v, c["phase"], c["metric"])
-        sp = "-" if p["spread"] is None else "%.1f%%%s" % (p["spread"], " <span class=\"flag\">noisy</span>" if p["noisy"] else "")
+        sp = e(p["noise"] or "-") if p["spread"] is None else "%.1f%%%s" % (p["spread"], " <span class=\"flag\">noisy</span>" if p["noisy"] else "")
         tool = "-" if p["limit"] is None else e(p["limit"])
         rows.append("<tr><td>%s</td><td>%s</td><td class=\"n\">%d</td>%s<td class=\"n\">%s</td><td class=\"n\">%s</td></tr>" % (
-            e(label(v, multi)), e(v.fs), n, "".join("<td class=\"n\">%s</td>" % e(fmt_value(x, c["unit"]))
+            e(label(v, multi)), e(v.fs + (" (%s)" % NOT_FLUSHABLE if memory_fs(v) and cold_phase(c["phase"]) else "")), n, "".join("<td class=\"n\">%s</td>" % e(fmt_value(x, c["unit"]))
                                                     for x in (med, lo, hi)), sp, tool))
     rows.append("</table>")
     return "\n".join(rows)
@@ -303,7 +315,8 @@ def write_markdown(runs, figs, fails, notes, out):
     md += ["| host / variant | OS | kernel | fs | mount options | device |", "| --- | --- | --- | --- | --- | --- |"]
     md += ["| %s |" % " | ".join(mdc(x) for x in (label(v, multi), meta_value(v, "os"), meta_value(v, "kernel"), v.fs,
                                                    meta_value(v, "mount_opts"), meta_value(v, "device"))) for v in allv]
-    md += ["", "Medians over trials (times in minutes:seconds, serve in requests/s, net in MB/s):", ""]
+    heading = trials_heading(allv)
+    md += ["", "%s (times in minutes:seconds, serve in requests/s, net in MB/s):" % (heading[0].upper() + heading[1:]), ""]
     md.append("| host / variant | %s |" % " | ".join(t for t, _p, _m in SUMMARY))
     md.append("| --- |" + " ---: |" * len(SUMMARY))
     md += ["| %s | %s |" % (mdc(label(v, multi)), " | ".join(mdc(cell_md(v, p, m)) for _t, p, m in SUMMARY)) for v in allv]
@@ -347,7 +360,7 @@ def os_table_html(runs):
     cols = os_columns(runs)
     if not cols:
         return []
-    h = ["<h2 id=\"oses\">Operating systems side by side (medians over trials)</h2>",
+    h = ["<h2 id=\"oses\">Operating systems side by side (%s)</h2>" % e(trials_heading([c[4] for c in cols])),
          "<table><tr><th>phase</th>%s</tr>" % "".join("<th>%s</th>" % e(c[3]) for c in cols)]
     for t, p, m in SUMMARY:
         h.append("<tr><td>%s</td>%s</tr>" % (e(t), "".join("<td class=\"n\">%s</td>" % cell_html(c[4], p, m) for c in cols)))
@@ -360,7 +373,7 @@ def os_table_md(runs):
     cols = os_columns(runs)
     if not cols:
         return []
-    md = ["", "Operating systems side by side (medians over trials):", "",
+    md = ["", "Operating systems side by side (%s):" % trials_heading([c[4] for c in cols]), "",
           "| phase | %s |" % " | ".join(mdc(c[3]) for c in cols), "| --- |" + " ---: |" * len(cols)]
     md += ["| %s | %s |" % (t, " | ".join(mdc(cell_md(c[4], p, m)) for c in cols)) for t, p, m in SUMMARY]
     return md

@@ -261,6 +261,60 @@ def rates(points, scale=1.0):
     return out
 
 
+# Trials and their noise (docs/results.md): a figure's min-max range is shown
+# from NOISE_MIN trials on; with fewer the noise is unknown and said so.
+NOISE_MIN = 3
+# Phases run more than once in a cycle of make shootout (flush: after untar,
+# before delete, ...): their record's trial counts the runs of the phase
+# (next_trial), not the cycles, so a one-trial run has flush trials 1, 2, 3.
+PER_RUN_PHASES = ("flush",)
+# Filesystems in memory (Linux tmpfs and ramfs, the BSDs' mfs): a flush does
+# not empty them, so their "cold" figures are warm ones.
+MEMORY_FS = ("tmpfs", "ramfs", "mfs")
+
+
+def cycles(v):
+    """The trials (cycles) of variant V: the highest trial of its phases run
+    once a cycle (of every phase when it has no other)."""
+    once = [t for p, t, _m, _v, _u in v.records if p not in PER_RUN_PHASES]
+    return max(once or [t for _p, t, _m, _v, _u in v.records] or [0])
+
+
+def trial_count(v, phase, n):
+    """The trials behind N values of PHASE of variant V (a phase run several
+    times a cycle counts its cycles)."""
+    return min(n, cycles(v) or n) if phase in PER_RUN_PHASES else n
+
+
+def noise_label(trials):
+    """ "1 trial: noise unknown" below NOISE_MIN trials, else ""."""
+    if trials >= NOISE_MIN or trials <= 0:
+        return ""
+    return "%d trial%s: noise unknown" % (trials, "" if trials == 1 else "s")
+
+
+def trials_heading(variants):
+    """What a table of medians of VARIANTS is: "medians over trials", or
+    "1 trial: noise unknown" when every variant has one trial."""
+    most = max([cycles(v) for v in variants] or [0])
+    if most >= NOISE_MIN or not most:
+        return "medians over trials"
+    return noise_label(most) if most == 1 else "medians of %s" % noise_label(most)
+
+
+def memory_fs(v):
+    """Whether variant V's filesystem lives in memory (tmpfs, ramfs, mfs)."""
+    return re.split(r"[-_ .]", v.fs.lower(), maxsplit=1)[0] in MEMORY_FS
+
+
+def cold_phase(phase):
+    """A phase measured after a flush of the cache (the charts' cold scale)."""
+    return phase.startswith(("serve-cold", "serve-dirwarm"))
+
+
+NOT_FLUSHABLE = "not flushable"
+
+
 # The proof beside a figure (see docs/harness.md); what limited it is the
 # time budget's verdict (plots/budget.py).
 SPREAD_MAX = 3.5  # percent: a figure whose trials spread wider is marked noisy
@@ -269,7 +323,7 @@ SPREAD_MAX = 3.5  # percent: a figure whose trials spread wider is marked noisy
 def spread(vals):
     """(max - min) / median in percent over three or more trials, else None."""
     n, med, lo, hi = stats(vals)
-    if n < 3 or not med:
+    if n < NOISE_MIN or not med:
         return None
     return (hi - lo) / abs(med) * 100
 
@@ -277,13 +331,17 @@ def spread(vals):
 def proof(v, phase, metric):
     """What backs one figure: {"limit": the time budget's verdict or None,
     "spread": percent or None, "noisy": bool, "resident": median
-    resident_pct or None, "rss_kb": median tool_maxrss_kb or None}."""
+    resident_pct or None, "rss_kb": median tool_maxrss_kb or None,
+    "noise": "1 trial: noise unknown" below NOISE_MIN trials, else ""}."""
     import budget
-    sp = spread(v.values(phase, metric))
+    vals = v.values(phase, metric)
+    trials = trial_count(v, phase, len(vals))
+    sp = spread(vals) if trials >= NOISE_MIN else None
     res = stats(v.values(phase, "resident_pct"))[1]
     rss = stats(v.values(phase, "tool_maxrss_kb"))[1]
     return {"limit": budget.phase_verdict(v, phase, metric),
-            "spread": sp, "noisy": sp is not None and sp > SPREAD_MAX, "resident": res, "rss_kb": rss}
+            "spread": sp, "noisy": sp is not None and sp > SPREAD_MAX, "resident": res, "rss_kb": rss,
+            "noise": noise_label(trials)}
 
 
 def rss_text(p):
@@ -299,6 +357,8 @@ def proof_text(p):
         parts.append(p["limit"])
     if p["spread"] is not None:
         parts.append("spread %.1f%%%s" % (p["spread"], ": noisy" if p["noisy"] else ""))
+    if p.get("noise"):
+        parts.append(p["noise"])
     if p["resident"] is not None:
         parts.append("%.1f%% resident before" % p["resident"])
     if p.get("rss_kb") is not None:

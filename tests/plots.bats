@@ -102,6 +102,42 @@ yrange() {
   grep -q '<svg' "$OUT/compare.svg"
 }
 
+# cmp_side DIR RUN PHASE:VALUES... : a run of h1/ext4 with wall_s of each
+# PHASE, one trial per comma-separated value.
+cmp_side() {
+  local d=$1/$2/h1/ext4 pv t v
+  mkdir -p "$d"
+  shift 2
+  printf 'phase\ttrial\tmetric\tvalue\tunit\n' >"$d/records.tsv"
+  for pv in "$@"; do
+    t=0
+    for v in ${pv#*:}; do
+      t=$((t + 1))
+      printf '%s\t%s\twall_s\t%s\ts\n' "${pv%%:*}" "$t" "$v" >>"$d/records.tsv"
+    done
+  done
+}
+
+@test "compare: a win needs Welch's t-test at 95% and 3 trials a side, else within noise or noise unknown" {
+  local r=$BATS_TEST_TMPDIR/res
+  # spread: ranges apart but one wild trial (old min-max rule: real); wide:
+  # means 10% apart in noise of +-15%; clear: 10% apart, trials within 1%
+  cmp_side "$r" b spread:'100 101 102' wide:'100 85 115' clear:'100 101 99' one:100 two:'100 101'
+  cmp_side "$r" n spread:'103 104 150' wide:'90 105 75' clear:'90 91 89' one:50 two:'50 51'
+  run make --no-print-directory compare RESULTS="$r" BASE=b NEW=n OUT="$OUT"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -q '^| h1 | ext4 | spread | wall_s | .* | +3.0% | within noise |$' "$OUT/compare.md"
+  grep -q '^| h1 | ext4 | wide | wall_s | .* | -10.0% | within noise |$' "$OUT/compare.md"
+  grep -q '^| h1 | ext4 | clear | wall_s | .* | -10.0% | real, better |$' "$OUT/compare.md"
+  grep -q '^| h1 | ext4 | one | wall_s | .* | -50.0% | 1 trial: noise unknown |$' "$OUT/compare.md"
+  grep -q '^| h1 | ext4 | two | wall_s | .* | -49.8% | 2 trials: noise unknown |$' "$OUT/compare.md"
+  # the p of the test in compare.tsv, none without one
+  [ "$(awk -F '\t' '$3 == "clear" { print ($16 < 0.05) }' "$OUT/compare.tsv")" = 1 ]
+  [ "$(awk -F '\t' '$3 == "wide" { print ($16 >= 0.05) }' "$OUT/compare.tsv")" = 1 ]
+  [ "$(awk -F '\t' '$3 == "one" { print $16 }' "$OUT/compare.tsv")" = "" ]
+  grep -q "Welch's t-test" "$OUT/compare.html"
+}
+
 @test "plots: a bad RUN name is one line on stderr and a non-zero exit" {
   run python3 plots/plots.py plots --out "$OUT" nosuch-run
   [ "$status" -ne 0 ]
@@ -226,18 +262,18 @@ method_run() {
   [ "$status" -eq 0 ]
   row=$(grep '^| h1 / ext4 | 10.0 s' "$OUT/summary.md")
   # untar: dltar's own user 0.9 of a core -> tool
-  [[ $row == *"| 10.0 s (tool) |"* ]]
+  [[ $row == *"| 10.0 s (tool; 1 trial: noise unknown) |"* ]]
   # untar2: 36% of the CPUs, disk 20% -> waiting; its sync: disk busy 95% -> device
-  [[ $row == *"| 5.0 s (waiting) | 2.0 s (device) |"* ]]
+  [[ $row == *"| 5.0 s (waiting; 1 trial: noise unknown) | 2.0 s (device; 1 trial: noise unknown) |"* ]]
   # serve-warm-1: CPUs 96% busy, replay 3.8 s against httpd's 2.0 s -> client
-  [[ $row == *"| 5,000 (client) |"* ]]
+  [[ $row == *"| 5,000 (client; 1 trial: noise unknown) |"* ]]
   # net-1: nothing busy -> waiting
-  [[ $row == *"| 100 (waiting) |"* ]]
+  [[ $row == *"| 100 (waiting; 1 trial: noise unknown) |"* ]]
   # delete on ext4 (issue 29): rmtree 0.004 s user, 0.687 s sys in 0.73 s:
   # the kernel's work in its context, not the tool
-  [[ $row == *"| 0.73 s (kernel CPU) |"* ]]
+  [[ $row == *"| 0.73 s (kernel CPU; 1 trial: noise unknown) |"* ]]
   ! grep -q 'tool-bound' "$OUT/summary.md" "$OUT/index.html"
-  grep -q '0.73 s<br><small><b>kernel CPU</b></small>' "$OUT/index.html"
+  grep -q '0.73 s<br><small><b>kernel CPU</b>; 1 trial: noise unknown</small>' "$OUT/index.html"
   # a stacked bar per phase and part, referenced by the report
   for c in budget-untar budget-untar2 budget-untar2-sync budget-serve-warm-1 budget-net-1 budget-delete; do
     [ -s "$OUT/$c.png" ] || { echo "no $c.png"; false; }
@@ -248,4 +284,87 @@ method_run() {
   awk 'NR == 2 { exit !($(NF - 8) < 1 && $(NF - 6) > 46 && $(NF - 6) < 48) }' "$OUT/budget-delete.dat"
   # the sync runs no tool: no tool share, and the device is 95% busy
   awk 'NR == 2 { exit !($(NF - 8) == 0 && $(NF - 6) == 0 && $NF == 95.0) }' "$OUT/budget-untar2-sync.dat"
+}
+
+# trials_run DIR RUN TRIALS : a run of ext4 on one host with TRIALS cycles of
+# untar and serve-cold-1, and three flushes a cycle (the flush phase's own
+# records count its runs: trial 1, 2, 3 in a one-cycle run).
+trials_run() {
+  local d=$1/$2/h1/ext4 t f
+  mkdir -p "$d"
+  printf '{"run_id":"%s","host":"h1","fs":"ext4","os":"debian"}\n' "$2" >"$d/meta.json"
+  {
+    printf 'phase\ttrial\tmetric\tvalue\tunit\n'
+    for t in $(seq 1 "$3"); do
+      printf 'untar\t%s\twall_s\t10%s\ts\nserve-cold-1\t%s\trps\t4%s\treq/s\n' "$t" "$t" "$t" "$t"
+      for f in 1 2 3; do printf 'flush\t%s\twall_s\t1.%s\ts\n' "$(((t - 1) * 3 + f))" "$f"; done
+    done
+  } >"$d/records.tsv"
+}
+
+# whiskers SVG : how many black strokes (the whiskers) the chart draws.
+whiskers() {
+  grep -o "stroke='rgb(  0,   0,   0)'" "$1" | wc -l
+}
+
+@test "report of one trial: no whiskers, '1 trial: noise unknown' in charts and tables; three trials: whiskers and spread" {
+  trials_run "$BATS_TEST_TMPDIR/res" one 1
+  trials_run "$BATS_TEST_TMPDIR/res" three 3
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=one OUT="$OUT"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(whiskers "$OUT/untar.svg")" -eq 0 ]
+  [ "$(whiskers "$OUT/serve-cold-1.svg")" -eq 0 ]
+  grep -q '^chart_title = ".*\\n1 trial: noise unknown"$' "$OUT/untar.gp"
+  grep -q '1 trial: noise unknown' "$OUT/untar.svg"
+  # no table says medians over trials; the flush table counts one trial, not three flushes
+  grep -q '<h2 id="summary">Summary (1 trial: noise unknown)</h2>' "$OUT/index.html"
+  grep -q '<h2 id="replays">Serve, preload and network phases (1 trial: noise unknown)</h2>' "$OUT/index.html"
+  run grep -qi 'medians over trials' "$OUT/index.html" "$OUT/summary.md"
+  [ "$status" -eq 1 ]
+  grep -q '^1 trial: noise unknown (times in minutes' "$OUT/summary.md"
+  grep -q '<tr><td>h1 / ext4</td><td>ext4</td><td class="n">1</td>.*<td class="n">1 trial: noise unknown</td>' "$OUT/index.html"
+  sed -n '/<caption>flush wall_s/,/<\/table>/p' "$OUT/index.html" | grep -q '<td>ext4</td><td class="n">1</td>'
+  [ "$(cut -f5 "$OUT/flush.tsv" | tail -1)" = 1 ]
+  grep -q '^| h1 / ext4 | 1:41 (1 trial: noise unknown) | ' "$OUT/summary.md"
+  # three trials: whiskers from min to max, the spread in the tables, no label
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=three OUT="$OUT"
+  [ "$status" -eq 0 ]
+  [ "$(whiskers "$OUT/untar.svg")" -gt 0 ]
+  # (only the explanation of the words has them)
+  run grep -qE 'noise unknown|\(1 trial\)' "$OUT/untar.gp" "$OUT/serve-cold-1.gp"
+  [ "$status" -eq 1 ]
+  run grep -qE '<td[^>]*>[^<]*noise unknown|<small>[^<]*noise unknown|<h2.*noise unknown' "$OUT/index.html"
+  [ "$status" -eq 1 ]
+  run grep -q '^| h1 / ext4 |.*noise unknown' "$OUT/summary.md"
+  [ "$status" -eq 1 ]
+  grep -q '<h2 id="summary">Summary (medians over trials)</h2>' "$OUT/index.html"
+  grep -q '^| h1 / ext4 | 1:42 (spread 2.0%) | ' "$OUT/summary.md"
+}
+
+@test "report: a memory filesystem's cold figures say not flushable and leave the cold scale to the others" {
+  local r=$BATS_TEST_TMPDIR/res/mem/h1 fs t
+  for fs in ext4 tmpfs; do
+    mkdir -p "$r/$fs"
+    printf '{"run_id":"mem","host":"h1","fs":"%s","os":"debian"}\n' "$fs" >"$r/$fs/meta.json"
+  done
+  {
+    printf 'phase\ttrial\tmetric\tvalue\tunit\n'
+    for t in 1 2 3; do printf 'serve-cold-1\t%s\trps\t4%s\treq/s\nserve-cold-1\t%s\tresident_pct\t0.1\t%%\nserve-warm-1\t%s\trps\t500%s\treq/s\n' "$t" "$t" "$t" "$t" "$t"; done
+  } >"$r/ext4/records.tsv"
+  {
+    printf 'phase\ttrial\tmetric\tvalue\tunit\n'
+    for t in 1 2 3; do printf 'serve-cold-1\t%s\trps\t600%s\treq/s\nserve-cold-1\t%s\tresident_pct\t100\t%%\nserve-warm-1\t%s\trps\t610%s\treq/s\n' "$t" "$t" "$t" "$t" "$t"; done
+  } >"$r/tmpfs/records.tsv"
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=mem OUT="$OUT"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  # ext4's 43 req/s sets the cold scale (tmpfs's 6,000 would have flattened it)
+  [ "$(yrange "$OUT/serve-cold-1.gp")" = 'set yrange [0:50]' ]
+  grep -q '"tmpfs" "not flushable" 0 ""$' "$OUT/serve-cold-1.dat"
+  grep -qF 'set yrange [0:50]' "$OUT/serve-cold-vs-warm.gp"
+  grep -q 'not flushable' "$OUT/serve-cold-1.svg"
+  # tables: the cold figure says so; the warm one is a figure as usual
+  grep -q '^| h1 / tmpfs | - | - | - | not flushable | - | 6,102 (spread 0.0%) | ' "$OUT/summary.md"
+  grep -q '<td>h1 / tmpfs</td><td>tmpfs (not flushable)</td>' "$OUT/index.html"
+  grep -q '^| h1 / tmpfs | serve-cold-1 | 3 | 6,002 req/s | .* | not flushable |$' "$OUT/summary.md"
+  [ "$(yrange "$OUT/serve-warm-1.gp")" != 'set yrange [0:50]' ]
 }

@@ -228,7 +228,7 @@ crafted_run() {
   sed -i '/^[a-z0-9-]*\t3\t/d' "$T/res/crafted/h1/ext4/records.tsv"
   run make -C "$ROOT" --no-print-directory report RESULTS="$T/res" RUN=crafted OUT="$T/out"
   [ "$status" -eq 0 ]
-  grep -q '| h1 / ext4 | 1:42 |' "$T/out/summary.md"
+  grep -q '| h1 / ext4 | 1:42 (2 trials: noise unknown) |' "$T/out/summary.md"
   run grep -c 'spread [0-9]' "$T/out/summary.md"
   [ "$output" = 0 ]
 }
