@@ -382,6 +382,19 @@ EOF2
   grep -qx "preload VARIANT=t SERVE_MODES=1 32 fork REPLAY_COUNT=500 REPLAY_CONC=100 20 PRELOAD=dirs SERVE_HOST6=::1" "$tmp/results/vars.log"
 }
 
+@test "a setting's \$(...) reaches make as text, never as make code" {
+  require_root
+  require_cmd ansible-playbook
+  # make expands its NAME=value arguments: unescaped, this would run.
+  inventory "$tmp/inv.yml" "[{name: t, fs: tmpfs, size: 16M}]" \
+    "      shootout_serve_host6: '\$(shell touch $tmp/pwned)'
+      shootout_phases: [serve]"
+  run play "$tmp/inv.yml" -e shootout_run_id=dollar
+  [ "$status" -eq 0 ] || { echo "$output" | tail -30; false; }
+  grep -q '^serve VARIANT=t ' "$tmp/results/vars.log"
+  [ ! -e "$tmp/pwned" ]
+}
+
 @test "a lab of a client and a server: the client serves the dataset, the server's phases get SOURCE and REPLAY_FROM" {
   require_root
   require_cmd ansible-playbook curl
