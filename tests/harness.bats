@@ -392,6 +392,11 @@ none" make -C "$ROOT" -s phase-discover TARGET="$T/target" ALLOW_NONMOUNT=1
   run env ALLOW_NONMOUNT=0 OFF_TARGET=1 ICF_STRICT=1 FLUSH=none DISCOVER_TESTS="block cache" "$ROOT/harness/phase-untar.sh"
   [ "$status" -eq 1 ]
   [[ $output == *"is not a mount point"* ]]
+  # a count of requests of 0 is no run (replay -n wants at least 1)
+  (cd "$T" && run env NET_COUNT=0 "$ROOT/harness/phase-net.sh"
+    one_refusal "$output" phase-net.sh "NET_COUNT=0: want at least 1 request"
+    [ "$status" -eq 2 ])
+  nothing_written "$RESULTS"
 }
 
 # guard_cleanup : remove what an unguarded phase left in a system directory:
