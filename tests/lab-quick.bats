@@ -105,7 +105,9 @@ panic_state() {
   printf '[    0.000000] Linux version 6.1.0-41-amd64\n' >"$1/debian12-1.console"
   {
     echo "2026-11-25 02:40:01,120 p=1 u=root n=ansible | TASK [Nothing done yet (not the previous variant's count) for xfs] ***"
-    echo '2026-11-25 02:40:02,123 p=1 u=root n=ansible | TASK [Flush by reboot (trial 1)] ***'
+    echo '2026-11-25 02:40:01,121 p=1 u=root n=ansible | TASK [phases : Whether this step is a reboot that serve or preload would repeat] ***'
+    echo '2026-11-25 02:40:01,122 p=1 u=root n=ansible | TASK [phases : Reboot before the directory walk of preload (trial 1)] ***'
+    echo '2026-11-25 02:40:02,123 p=1 u=root n=ansible | TASK [phases : Flush by reboot (trial 1)] ***'
     echo '2026-11-25 02:40:03,123 p=1 u=root n=ansible | TASK [phases : Boot id before the reboot] ***'
     echo '2026-11-25 02:40:04,123 p=1 u=root n=ansible | TASK [phases : Reboot to empty every cache] ***'
   } >"$1/ansible.log"

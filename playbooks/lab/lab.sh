@@ -202,7 +202,7 @@ scan_panics() {
     [ "$n" -gt "$seen" ] || continue
     "$LAB/console.sh" panics "$c" | tail -n +"$((seen + 1))" | while IFS=$'\t' read -r boot oops _; do
       now=$(date +%s)
-      task=$(ansible_last 'TASK \[[^]]*[Rr]eboot[^]]*\]' 'Boot id \(before\|after\) the reboot\|Reboot to empty every cache')
+      task=$(ansible_last 'TASK \[[^]]*[Rr]eboot[^]]*\]' 'Boot id \(before\|after\) the reboot\|Reboot to empty every cache\|Whether this step')
       variant=$(ansible_last "TASK \\[Nothing done yet [^]]* for [^]]*\\]" | sed 's/.* for //')
       printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$boot" "$now" "${variant:--}" "${task:-the first boot}" "$oops" >>"$list"
       seen=$((seen + 1))
@@ -221,7 +221,8 @@ scan_panics() {
 # (nothing before the playbook starts).
 ansible_last() {
   [ -r "$LAB_STATE/ansible.log" ] || return 0
-  grep -o "$1" "$LAB_STATE/ansible.log" | sed 's/^TASK \[//; s/\]$//' | grep -v -- "${2:-^$}" | tail -n 1 || true
+  # (an included role's task is "role : name": the name is enough)
+  grep -o "$1" "$LAB_STATE/ansible.log" | sed 's/^TASK \[//; s/\]$//; s/^[a-z_]* : //' | grep -v -- "${2:-^$}" | tail -n 1 || true
 }
 
 # panic_meta : write each guest's panics into the meta.json of the variant
