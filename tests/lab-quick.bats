@@ -128,6 +128,19 @@ panic_state() {
   [ "$stderr" = "lab: debian13-1: a second guest kernel panic, in boot 4 (Flush by reboot (trial 1), variant xfs): Oops: int3: 0000 [#1] PREEMPT SMP NOPTI (console: $T/logs/r1/debian13-1.console); debian13-1 is stopped and fails" ]
 }
 
+@test "lab.sh silent: a guest that no longer answers is named with its console's verdict" {
+  local port
+  panic_state "$T/state"
+  port=$(free_port)
+  mkdir -p "$T/img"
+  printf 'debian13-1\t%s\t1\ttcg\tup\tdebian13\t%s\n' "$port" "$T/img" >"$T/state/guests.tsv"
+  printf 'debian12-1\t%s\t2\ttcg\tfailed: did not answer\tdebian12\t%s\n' "$port" "$T/img" >>"$T/state/guests.tsv"
+  LAB_STATE=$T/state LAB_LOGS=$T/logs LAB_RUN_ID=r1 run --separate-stderr "$LABSH" silent
+  [ "$status" -eq 0 ]
+  # (the recorded console's last boot came up after its panic and then hung)
+  [ "$stderr" = "lab: debian13-1 no longer answers SSH: hung without a kernel panic in boot 3 (last console line: systemd[1]: bpf-restrict-fs: LSM BPF program attached) (console: $T/logs/r1/debian13-1.console)" ]
+}
+
 @test "lab.sh retries: the panics go into the meta.json of their variant; a guest that panicked twice is named" {
   require_cmd jq
   local run=lab-quick-$$ r

@@ -6,6 +6,9 @@
 #   lab.sh clean                         stop and remove what the lab left (LAB_CLEAN_IMAGE=1: the image too)
 #   lab.sh scan                          read LAB_STATE's consoles once and report new kernel panics
 #                                        (what `run` does every two seconds while the guests run)
+#   lab.sh silent                        name the guests of LAB_STATE/guests.tsv that no longer
+#                                        answer SSH, each with its console's verdict (what `run`
+#                                        does after a failed playbook)
 #   LAB_RUN_ID=ID lab.sh retries         write LAB_STATE/panics.tsv into results/ID's meta.json
 #                                        (what `run` does when the playbook is done); print the
 #                                        guests that panicked twice
@@ -246,6 +249,20 @@ panic_meta() {
   done
 }
 
+# silent_guests : after a failed playbook, one line for each guest that was
+# up and no longer answers SSH, with its console's verdict (a panic, an oops,
+# a hang without either).
+silent_guests() {
+  local name port status image
+  while IFS=$'\t' read -r name port _ _ status _ image; do
+    [ "$status" = up ] || continue
+    timeout 20 ssh -q -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+      -o LogLevel=ERROR -o ConnectTimeout=5 -i "$image/lab_key" -p "$port" root@127.0.0.1 true </dev/null 2>/dev/null &&
+      continue
+    lab_say "$name no longer answers SSH: $("$LAB/console.sh" why "$LAB_STATE/$name.console" 2>&1) (console: $LAB_LOGS/$RUN_ID/$name.console)"
+  done <"$LAB_STATE/guests.tsv"
+}
+
 # panic_failed : the guests that panicked twice, "name (why)" comma-separated.
 panic_failed() {
   [ -s "$LAB_STATE/panics.tsv" ] || return 0
@@ -360,6 +377,7 @@ run() {
     bg ansible-playbook -i "$LAB_INVENTORY" -e "shootout_run_id=$RUN_ID" ${LAB_ANSIBLE_ARGS:-} "$LAB_PLAYBOOK" ||
     rc=$?
   lab_say "playbook done ($(($(date +%s) - t))s, exit $rc)"
+  [ "$rc" -eq 0 ] || silent_guests
   panic_meta
   failed=$(printf '%s' "$failed${failed:+, }$(panic_failed)" | sed 's/, $//')
   if [ -d "$ROOT/results/$RUN_ID" ]; then
@@ -410,6 +428,12 @@ case ${1:-} in
     touch "$LAB_STATE/panics.tsv"
     scan_panics
     ;;
+  silent)
+    # What silent_guests says after a failed playbook.
+    [ $# -eq 1 ] || lab_die "usage: lab.sh silent"
+    RUN_ID=${LAB_RUN_ID:-silent}
+    silent_guests
+    ;;
   retries)
     # The panics of LAB_STATE/panics.tsv into results/LAB_RUN_ID's meta.json.
     if [ $# -ne 1 ] || [ -z "${LAB_RUN_ID:-}" ]; then lab_die "usage: LAB_RUN_ID=ID lab.sh retries"; fi
@@ -417,5 +441,5 @@ case ${1:-} in
     panic_meta
     panic_failed
     ;;
-  *) lab_die "usage: lab.sh run | inventory GUESTS.TSV KEY OUT | clean | scan | retries" ;;
+  *) lab_die "usage: lab.sh run | inventory GUESTS.TSV KEY OUT | clean | scan | silent | retries" ;;
 esac
