@@ -113,6 +113,28 @@ metrics() {
   [ ! -e "$MICRO_MNT/micro" ]
 }
 
+# POSTMARK_SUBDIRS is PostMark's `set subdirectories`; the transactions'
+# rate from our clock (tps_wall, PostMark's output timed line by line) is
+# recorded beside PostMark's whole-second tps, and agrees with the count.
+@test "phase-postmark: POSTMARK_SUBDIRS spreads the files; transaction_wall_s and tps_wall from our clock beside tps" {
+  run env TARGET="$MICRO_MNT" POSTMARK_CONFIGS=300/3000 POSTMARK_SUBDIRS=4 "$ROOT/harness/phase-postmark.sh"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  raw=$RESULTS/$RUN_ID/$HOST/$VARIANT/raw/postmark-$(awk -F'\t' '$1 == "postmark" && $3 == "subdirs" { t = $2 } END { print t }' "$REC")
+  grep -qx 'set subdirectories 4' "$raw/n300.t3000.p1.cfg"
+  cut -f 2- "$raw/n300.t3000.p1.out" | grep -qx 'Creating subdirectories...Done'
+  grep -q "^postmark	[0-9]*	subdirs	4	count" "$REC"
+  for m in create_wall_s transaction_wall_s delete_wall_s tps_wall tps; do
+    grep -q "^postmark	[0-9]*	n300.t3000.$m	" "$REC" || { echo "no $m"; return 1; }
+  done
+  # our rate is the transactions over our time of them, below the whole run's
+  awk -F'\t' '$3 == "n300.t3000.transaction_wall_s" { t = $4 } $3 == "n300.t3000.tps_wall" { r = $4 }
+    $3 == "n300.t3000.wall_s" { w = $4 }
+    END { print t, r, w; exit !(t > 0 && t < w && r > 0 && (r * t - 3000) ^ 2 < 1) }' "$REC"
+  run env TARGET="$MICRO_MNT" POSTMARK_CONFIGS=300/3000 POSTMARK_SUBDIRS=two "$ROOT/harness/phase-postmark.sh"
+  [ "$status" -eq 2 ] && [ "$output" = "phase-postmark.sh: POSTMARK_SUBDIRS=two: want a whole number" ]
+}
+
 # make's own RESULTS is relative (`RESULTS ?= results`, plots/plots.mk) and
 # phase-postmark runs PostMark in its directory on TARGET: the docs' example
 # failed there ("postmark failed: (see results/.../n200.t500.p*.out)", exit
