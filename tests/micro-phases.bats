@@ -162,3 +162,25 @@ metrics() {
   [ "$statuses" = "postmark:1:0 iometer:1:0 iozone:1:0 postmark:2:0 discover:1:0 " ] || { echo "statuses: $statuses"; return 1; }
   [ ! -e "$MICRO_MNT/micro" ]
 }
+
+# tmpfs takes O_DIRECT since Linux 6.6: the probe finds it and the docs say
+# so (they said "tmpfs does not").
+@test "phase-iometer on tmpfs: direct follows the O_DIRECT probe (1 from Linux 6.6), as docs/micro.md says" {
+  local m=$BATS_TEST_TMPDIR/t rec2 want=0
+  mkdir -p "$m"
+  mount -t tmpfs -o size=96m tmpfs "$m"
+  dd if=/dev/zero of="$m/probe" bs=4096 count=1 oflag=direct 2>/dev/null && want=1
+  rm -f "$m/probe"
+  RESULTS=$BATS_TEST_TMPDIR/r run env TARGET="$m" ICF="$ROOT/datasets/iometer/workstation.icf" ICF_RUNTIME=1 \
+    ICF_RAMP=0 IOMETER_SIZE=16m "$ROOT/harness/phase-iometer.sh"
+  umount "$m"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  rec2=$BATS_TEST_TMPDIR/r/$RUN_ID/$HOST/$VARIANT/records.tsv
+  grep -q "^iometer	1	direct	$want	bool" "$rec2"
+  # from 6.6 on tmpfs takes it
+  if printf '%s\n6.6\n' "$(uname -r | cut -d- -f1)" | sort -V -C; then :; else [ "$want" = 1 ]; fi
+  grep -q 'tmpfs takes it since Linux 6.6' "$ROOT/docs/micro.md"
+  run grep -c 'tmpfs does not' "$ROOT/docs/micro.md"
+  [ "$output" = 0 ]
+}
