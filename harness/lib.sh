@@ -5,13 +5,17 @@
 # Phase scripts use only the functions below (and common.sh's).
 #
 # Environment (all optional):
-#   RESULTS  results root (default: <checkout>/results)
+#   RESULTS  results root (default: <checkout>/results); a relative one is
+#            made absolute here, from the directory the script started in
+#            (make's `RESULTS ?= results` is the checkout's results/), so
+#            that a phase that changes directory still writes there
 #   RUN_ID   the run (default: the current run, see run_id)
 #   HOST     host name in the results (default: hostname -s)
 #   VARIANT  variant name (default: "default")
 
 SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 RESULTS=${RESULTS:-$SHOOTOUT_ROOT/results}
+case $RESULTS in /*) ;; *) RESULTS=$PWD/$RESULTS ;; esac
 HOST=${HOST:-$(hostname -s 2>/dev/null || echo localhost)}
 VARIANT=${VARIANT:-default}
 

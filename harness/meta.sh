@@ -5,7 +5,8 @@
 # adapter harness/os/<os>.sh reads them, the tools' --version, git describe).  Environment: TARGET (required), RUN_ID,
 # HOST, VARIANT, DATASET, SEED, FLUSH, FS, MKFS_OPTS (Ansible passes the last
 # two; FS defaults to the mounted type), GIT_COMMIT (when not a checkout),
-# REPLAY_COUNT, REPLAY_CONC, REPLAY_KEEPALIVE, PRELOAD (the serve settings).
+# REPLAY_COUNT, REPLAY_CONC, REPLAY_KEEPALIVE, PRELOAD, SERVE_REUSEPORT (the
+# serve settings).
 # results_on_target / dataset_on_target: whether RESULTS (the harness's
 # records, logs and series) and the dataset directory (DATASETS_OUT) lie on
 # TARGET's filesystem or disk (a loop image's backing disk counts), so that
@@ -118,6 +119,7 @@ jq -n \
   --arg page_reporting "${page_reporting:-none}" \
   --arg replay_count "${REPLAY_COUNT:-10000}" --arg replay_conc "${REPLAY_CONC:-100}" \
   --arg replay_keepalive "${REPLAY_KEEPALIVE:-10}" --arg preload "${PRELOAD:-}" \
+  --arg serve_socket "$([ "${SERVE_REUSEPORT:-0}" = 1 ] && echo reuseport || echo shared)" \
   --arg results_shares "$results_shares" --arg dataset_shares "$dataset_shares" \
   '{run_id: $run_id, host: $host, os: $os, os_version: $os_version, os_name: $os_name,
     kernel: $kernel, kernel_version: $kernel_version, arch: $arch, cpu: $cpu, cpus: $cpus, mem_kb: $mem_kb, fs: $fs,
@@ -126,6 +128,7 @@ jq -n \
     tools: $tools, git_commit: $git_commit, start_time: $start_time, variant: $variant,
     virt: $virt, page_reporting: $page_reporting, replay_count: ($replay_count | tonumber? // $replay_count), replay_conc: $replay_conc,
     replay_keepalive: ($replay_keepalive | tonumber? // $replay_keepalive), preload: $preload,
+    serve_socket: $serve_socket,
     results_on_target: ($results_shares != ""), results_shares: $results_shares,
     dataset_on_target: ($dataset_shares != ""), dataset_shares: $dataset_shares}' >"$tmp"
 mv -f "$tmp" "$out"

@@ -7,7 +7,7 @@
 #
 #   micro_begin PHASE   phase_begin PHASE, then the flush method of the
 #                       phase (micro_flush_method) and the scratch directory
-#                       $MICRO_DIR = TARGET/micro/PHASE (marked as ours with
+#                       $MICRO_DIR = TARGET/micro/PHASE, absolute (marked as ours with
 #                       TARGET/micro/.shootout-micro), removed at exit
 #   micro_flush         empties the page cache between iterations with
 #                       MICRO_FLUSH (see micro_flush_method)
@@ -35,6 +35,9 @@ micro_begin() {
   MICRO_DIR=$TARGET/micro/$1
   [ ! -e "$MICRO_DIR" ] || rm -rf "$MICRO_DIR"
   mkdir -p "$MICRO_DIR" || harness_die "cannot create $MICRO_DIR"
+  # Absolute: a phase that changes directory (PostMark runs in it) still
+  # names the same place with a relative TARGET.
+  MICRO_DIR=$(cd "$MICRO_DIR" && pwd) || harness_die "cannot enter $MICRO_DIR"
   PHASE_CLEANUP+=" micro_end"
   RAW=$RUN_DIR/raw/$1-$CUR_TRIAL
   mkdir -p "$RAW" || harness_die "cannot create $RAW"

@@ -20,12 +20,17 @@
 #                         text; the phase stays valid); a DISCOVER_CACHE_SIZE
 #                         that does not fit is refused before the phase starts
 #   DISCOVER_FLUSH        how fsdisco empties the cache between iterations:
-#                         drop (harness/flush.sh drop, root), fadvise (only
-#                         the test file), none; default: drop when FLUSH
-#                         drops (or reboots, remounts, primes) and we are
-#                         root, fadvise otherwise (said on stderr)
+#                         drop (harness/flush.sh drop, root), remount
+#                         (harness/flush.sh remount, root, a mount point
+#                         that is not tmpfs: the fsdisco paper's method),
+#                         fadvise (only the test file), none; default: drop
+#                         when FLUSH drops (or reboots, remounts, primes)
+#                         and we are root, fadvise otherwise (said on stderr)
 #   DISCOVER_PRIME="512k 1m 4m"  the priming-size sweep: the readahead test
 #                         again after an initial read of each size (-I)
+#   DISCOVER_PRIME_SERIES="2m 4k 256"  START STEP COUNT: the paper's
+#                         decrementing series, COUNT sizes from START down
+#                         by STEP (after DISCOVER_PRIME's sizes)
 set -eu
 SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -51,6 +56,31 @@ case " $tests " in *" cache "* | *" all "*)
   ;;
 esac
 
+# A remount between iterations needs a mount point that keeps its data.
+if [ "${DISCOVER_FLUSH:-}" = remount ]; then
+  target_guard || harness_die "$TARGET_REFUSAL"
+  os_is_mountpoint "$TARGET" ||
+    settings_refuse "DISCOVER_FLUSH=remount needs TARGET=$TARGET to be a mount point: use DISCOVER_FLUSH=drop"
+  IFS=$'\t' read -r _ fstype _ < <(os_mount_of "$TARGET")
+  case $fstype in tmpfs | ramfs)
+    settings_refuse "DISCOVER_FLUSH=remount on $fstype would throw the test file away: use DISCOVER_FLUSH=drop" ;;
+  esac
+fi
+# The paper's decrementing series of priming sizes: START STEP COUNT, whole
+# pages (fsdisco reads pages), START - (COUNT - 1) * STEP still above 0.
+series=()
+if [ -n "${DISCOVER_PRIME_SERIES:-}" ]; then
+  read -r -a w <<<"$DISCOVER_PRIME_SERIES"
+  want="want START STEP COUNT in whole pages, like \"2m 4k 256\" (the paper's: 2 MiB down by 4 KiB, 256 sizes)"
+  [ "${#w[@]}" -eq 3 ] || settings_refuse "DISCOVER_PRIME_SERIES=$DISCOVER_PRIME_SERIES: $want"
+  start=$(to_bytes "${w[0]}") step=$(to_bytes "${w[1]}") count=$(to_bytes "${w[2]}")
+  if [ $((start % 4096)) -ne 0 ] || [ $((step % 4096)) -ne 0 ] || [ "$step" -eq 0 ] || [ "$count" -eq 0 ] ||
+    [ $((start - (count - 1) * step)) -le 0 ]; then
+    settings_refuse "DISCOVER_PRIME_SERIES=$DISCOVER_PRIME_SERIES: $want, the last size above 0"
+  fi
+  for ((k = 0; k < count; k++)); do series+=($((start - k * step))); done
+fi
+
 micro_begin discover
 proc_need fsdisco
 flush=${DISCOVER_FLUSH:-}
@@ -60,18 +90,21 @@ if [ -z "$flush" ]; then
     *) flush=drop ;;
   esac
 fi
-if [ "$flush" = drop ] && [ "$(id -u)" -ne 0 ]; then
-  printf 'discover: DISCOVER_FLUSH=drop needs root: going on with fadvise (only the test file leaves the cache)\n' >&2
+if { [ "$flush" = drop ] || [ "$flush" = remount ]; } && [ "$(id -u)" -ne 0 ]; then
+  printf 'discover: DISCOVER_FLUSH=%s needs root: going on with fadvise (only the test file leaves the cache)\n' "$flush" >&2
   flush=fadvise
 fi
 record discover "$CUR_TRIAL" discover_flush "$flush" text
 prime=()
 for p in ${DISCOVER_PRIME:-}; do prime+=("$(to_bytes "$p")"); done
+prime+=("${series[@]}")
+[ ${#series[@]} -eq 0 ] || record discover "$CUR_TRIAL" prime_series "${#series[@]}" count
 
-# drop: harness/flush.sh drop run by fsdisco as a program (no shell), with
-# TARGET and ALLOW_NONMOUNT in its environment (target_check exported them).
+# drop, remount: harness/flush.sh run by fsdisco as a program (no shell),
+# with TARGET and ALLOW_NONMOUNT in its environment (target_check exported
+# them); fsdisco closes its test file while it runs.
 flush_opts=(--flush "$flush")
-[ "$flush" != drop ] || flush_opts=(--flush-cmd "$HARNESS/flush.sh" --flush-arg drop)
+case $flush in drop | remount) flush_opts=(--flush-cmd "$HARNESS/flush.sh" --flush-arg "$flush") ;; esac
 set -- -i "$iters" --out "$RAW" --stats "$RAW/stats.tsv" "${flush_opts[@]}"
 [ -z "${DISCOVER_CACHE_SIZE:-}" ] || set -- "$@" -s "$DISCOVER_CACHE_SIZE"
 # fsdisco exits 1 when a test failed: the others are still recorded.

@@ -61,8 +61,10 @@ void conn_accept(struct server *s, int lfd) {
     socklen_t sl = sizeof sa;
     int fd = accept4(lfd, (struct sockaddr *)&sa, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
-      if (errno == EAGAIN || errno == EWOULDBLOCK) io_eagain_read(lfd);
-      if (errno == EMFILE || errno == ENFILE) s->ctr->refused++;
+      int e = errno;
+      accept_count(s->ctr, e, k == 0);
+      if (e == EAGAIN || e == EWOULDBLOCK) io_eagain_read(lfd);
+      if (e == EMFILE || e == ENFILE) s->ctr->refused++;
       return; /* EINTR, ECONNABORTED, ...: the next event retries */
     }
     struct conn *c = s->free;

@@ -24,8 +24,8 @@
 #define SHOWN(buf, x) (printable((buf), sizeof(buf), (x)), (buf))
 
 static const char usage_text[] =
-    "usage: httpd -r ROOT [-i ADDR]... [-p PORT] [-N PROCS] [-m sendfile|mmap] [-q]\n"
-    "             [-t SECS] [-k REQS] [-u USER] [-L] [--stats FILE]\n"
+    "usage: httpd -r ROOT [-i ADDR]... [-p PORT] [-N PROCS [--reuseport]] [-m sendfile|mmap]\n"
+    "             [-q] [-t SECS] [-k REQS] [-u USER] [-L] [--stats FILE]\n"
     "       httpd -1 -r ROOT [-m MODE] [-q] [-t SECS] [-k REQS] [-u USER] [-L] [--stats FILE]\n"
     "  -r ROOT    serve the files below ROOT (required)\n"
     "  -1         one connection, already open (tcpserver, inetd): requests on\n"
@@ -33,8 +33,11 @@ static const char usage_text[] =
     "  -i ADDR    listen on this IPv4 or IPv6 address (repeatable; default ::,\n"
     "             dual-stack, or 0.0.0.0 where IPv6 is missing)\n"
     "  -p PORT    TCP port (default 8000)\n"
-    "  -N PROCS   fork PROCS processes, each with its own listening sockets\n"
-    "             (SO_REUSEPORT; shared where it is missing) (default 1)\n"
+    "  -N PROCS   fork PROCS processes that accept on the same listening\n"
+    "             socket(s), opened before the fork (default 1)\n"
+    "  --reuseport  with -N: each process its own listening socket(s), bound\n"
+    "             with SO_REUSEPORT (the kernel spreads the connections over\n"
+    "             them); one shared socket where the system cannot\n"
     "  -m MODE    sendfile (default) or mmap: how file bytes are sent;\n"
     "             NetBSD and OpenBSD have no sendfile: mmap only there\n"
     "  -q         no access log\n"
@@ -43,6 +46,7 @@ static const char usage_text[] =
     "  -u USER    drop privileges to USER after binding\n"
     "  -L         follow symlinks that point out of ROOT\n"
     "  --stats FILE  write the counters as metric/value/unit lines at exit\n"
+    "             (accept(2)'s errors by errno among them; with -N, each child's)\n"
     "  -h, --version\n";
 
 static void drop_privileges(const char *user) {
@@ -76,9 +80,10 @@ int main(int argc, char **argv) {
   static const struct option longopts[] = {{"version", no_argument, NULL, 'V'},
                                            {"help", no_argument, NULL, 'h'},
                                            {"stats", required_argument, NULL, 'S'},
+                                           {"reuseport", no_argument, NULL, 'R'},
                                            {NULL, 0, NULL, 0}};
   const char *root = NULL, *user = NULL, *stats = NULL, *addrs[HTTPD_MAX_LISTEN];
-  int naddr = 0, opt, one = 0, listen_opt = 0;
+  int naddr = 0, opt, one = 0, listen_opt = 0, reuseport = 0;
   char e[256];
   uint64_t port = 8000, procs = 1, reqs = 1000;
   struct server s;
@@ -120,6 +125,7 @@ int main(int argc, char **argv) {
     case 'u': user = optarg; break;
     case 'L': s.follow = 1; break;
     case 'S': stats = optarg; break;
+    case 'R': reuseport = 1, listen_opt = 1; break;
     case 'V': print_version("httpd"); return 0;
     case 'h': fputs(usage_text, stdout); return 0;
     default: return 2; /* getopt said what is wrong, on one line */
@@ -131,7 +137,8 @@ int main(int argc, char **argv) {
   s.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (s.rootfd < 0) diesys(1, "ROOT ", SHOWN(e, root));
   if (one) { /* oneconn.c: no sockets of our own */
-    if (naddr > 0 || listen_opt) die(1, "-1 serves the connection on fd 0 and 1: no -i, -p or -N");
+    if (naddr > 0 || listen_opt)
+      die(1, "-1 serves the connection on fd 0 and 1: no -i, -p, -N or --reuseport");
     outfd_open(&s.err, 2);
     if (user != NULL) drop_privileges(user);
     int rc = oneconn_run(&s, stats);
@@ -145,7 +152,9 @@ int main(int argc, char **argv) {
   snprintf(ps, sizeof ps, "%u", (unsigned)port);
   struct listeners ls;
   memset(&ls, 0, sizeof ls);
-  int shared = procs == 1;
+  /* As the method did: one socket, opened before the fork, on which every
+   * child accepts; --reuseport: one per child. */
+  int shared = procs == 1 || !reuseport;
   if (naddr == 0) {
     int fd = listen_add(&ls, "::", (unsigned)port, 1, shared);
     if (fd < 0 && (errno == EAFNOSUPPORT || errno == EADDRNOTAVAIL))

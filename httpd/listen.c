@@ -1,7 +1,8 @@
-/* The listening sockets: one per address, or with -N one per address and
- * child, all bound to the same address and port with SO_REUSEPORT, so that
- * the kernel spreads new connections evenly over the children instead of
- * the one that wakes first taking them all. */
+/* The listening sockets: one per address, shared by the -N children (each
+ * new connection wakes every child and the first to accept takes it); or
+ * with --reuseport one per address and child, all bound to the same
+ * address and port with SO_REUSEPORT, so that the kernel spreads new
+ * connections evenly over the children. */
 #include "server.h"
 
 #include <arpa/inet.h>

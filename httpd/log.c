@@ -118,6 +118,7 @@ void counters_add(struct counters *sum, const struct counters *c) {
   sum->timeouts += c->timeouts;
   sum->refused += c->refused;
   sum->log_dropped += c->log_dropped;
+  accept_add(sum, c);
 }
 
 void counters_print(struct server *s, const char *who, const struct counters *c,
@@ -133,8 +134,8 @@ void counters_print(struct server *s, const char *who, const struct counters *c,
   if (n > 0 && (size_t)n < sizeof msg) (void)outfd_put(&s->err, msg, (size_t)n, until);
 }
 
-int write_stats(const char *path, const struct counters *c, double wall_s, double user_s,
-                double sys_s) {
+int write_stats(const char *path, const struct counters *c, const struct counters *kids,
+                unsigned nkids, double wall_s, double user_s, double sys_s) {
   struct stats_file f;
   if (stats_open(&f, path) != 0) return -1;
   stats_u64(&f, "connections", c->connections, "count");
@@ -149,6 +150,7 @@ int write_stats(const char *path, const struct counters *c, double wall_s, doubl
   stats_f(&f, "sys_s", sys_s, "s");
   /* -N: the largest of the parent and its children (RUSAGE_CHILDREN). */
   stats_u64(&f, "maxrss_kb", os_maxrss_kb(), "KiB");
+  accept_stats(&f, c, kids, nkids);
   return stats_close(&f);
 }
 

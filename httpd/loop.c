@@ -203,6 +203,7 @@ int single_run(struct server *s, const char *stats_path) {
   struct counters ctr;
   memset(&ctr, 0, sizeof ctr);
   ctr.pid = getpid();
+  ctr.listen_sockets = (uint64_t)s->nlisten;
   s->ctr = &ctr;
   double t0 = now_mono();
   loop_signals(1);
@@ -212,7 +213,7 @@ int single_run(struct server *s, const char *stats_path) {
   if (stats_path != NULL) {
     double u, sy;
     cpu_times(&u, &sy);
-    if (write_stats(stats_path, &ctr, now_mono() - t0, u, sy) != 0) {
+    if (write_stats(stats_path, &ctr, NULL, 0, now_mono() - t0, u, sy) != 0) {
       say(s, "httpd: --stats: %s", strerror(errno));
       rc = 1;
     }

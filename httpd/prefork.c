@@ -1,6 +1,6 @@
 /* -N PROCS: the listening sockets are already bound; fork PROCS children
- * that accept on them (each on its own SO_REUSEPORT set where there is one,
- * listen.c; a restarted child gets the same set back, and the parent never
+ * that accept on them (all on the same ones; with --reuseport each on its
+ * own SO_REUSEPORT set where there is one, listen.c; a restarted child gets the same set back, and the parent never
  * closes one, which would drop the connections queued on it), restart a
  * child that dies, report the summed counters (kept in shared memory, one
  * slot per child) on SIGUSR1, and stop every child on SIGTERM/SIGINT. */
@@ -175,6 +175,7 @@ int prefork_run(struct server *s, unsigned n, const char *stats_path) {
   stop_children(kids, n);
   struct counters sum;
   report(s, slots, n, 0, &sum, now_mono() + 0.1);
+  sum.listen_sockets = (uint64_t)s->ls->n * (s->ls->groups > 0 ? s->ls->groups : 1);
   if (stats_path != NULL) {
     struct rusage ru;
     double u = 0, sy = 0;
@@ -182,7 +183,7 @@ int prefork_run(struct server *s, unsigned n, const char *stats_path) {
       u = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
       sy = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
     }
-    if (write_stats(stats_path, &sum, now_mono() - t0, u, sy) != 0) {
+    if (write_stats(stats_path, &sum, slots, n, now_mono() - t0, u, sy) != 0) {
       say(s, "httpd: --stats: %s", strerror(errno));
       rc = 1;
     }

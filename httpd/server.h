@@ -18,12 +18,21 @@
 #define HTTPD_INLINE 4096      /* a body this small goes out with its head */
 #define HTTPD_MAX_LISTEN 8
 
+/* accept(2)'s EAGAIN and errors, by errno (accept.c). */
+enum {
+  ACC_EAGAIN, ACC_ECONNABORTED, ACC_EINTR, ACC_EMFILE, ACC_ENFILE, ACC_ENOBUFS,
+  ACC_ENOMEM, ACC_EPERM, ACC_EPROTO, ACC_OTHER, ACCEPT_NERR
+};
+
 /* One process's counters; with -N they live in memory shared with the
  * parent, one slot per child, each written by its child only. */
 struct counters {
   pid_t pid;
   uint64_t connections, requests, bytes, errors, timeouts, refused;
   uint64_t log_dropped; /* access log lines that did not fit */
+  uint64_t accept_empty; /* listening-socket events whose first accept found nothing */
+  uint64_t accept_err[ACCEPT_NERR];
+  uint64_t listen_sockets; /* set in the summed counters only */
 };
 
 struct conn {
@@ -163,7 +172,17 @@ void watchdog_signals(void); /* the SIGALRM handler stop_watchdog needs */
 /* One line on stderr (printf format, no newline), never blocking for more
  * than 0.1 s; the caller escapes untrusted bytes with printable(). */
 void say(struct server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int write_stats(const char *path, const struct counters *c, double wall_s, double user_s,
-                double sys_s);
+/* The --stats file: the summed counters c, and with -N each child's
+ * (kids, nkids; NULL, 0 otherwise). */
+int write_stats(const char *path, const struct counters *c, const struct counters *kids,
+                unsigned nkids, double wall_s, double user_s, double sys_s);
+/* accept.c */
+/* One failed accept(2) of errno err; first: the first of this event's
+ * accepts (EAGAIN there is a wake-up that found nothing). */
+void accept_count(struct counters *c, int err, int first);
+void accept_add(struct counters *sum, const struct counters *c);
+struct stats_file;
+void accept_stats(struct stats_file *f, const struct counters *sum, const struct counters *kids,
+                  unsigned nkids);
 
 #endif

@@ -115,7 +115,8 @@ def replay_settings(m):
 # shown next to the rate.
 REPLAY_PHASES = [("serve-", "rps"), ("net-", "mbps"), ("preload-", "wall_s")]
 REPLAY_COUNTS = [("requests", "requests"), ("failed", "failed"), ("resets", "resets"),
-                 ("retries", "retries"), ("timeouts", "timeouts"), ("conc", "connections")]
+                 ("retries", "retries"), ("timeouts", "timeouts"), ("conc", "concurrency"),
+                 ("connections", "connections")]
 
 
 def replay_rows(v):
@@ -158,7 +159,9 @@ def replay_table_html(runs):
                 " class=\"fail\"" if note.endswith("failed") else "", e(note)))
     h.append("</table><p>Resets: connections the server reset or closed early; retries: requests tried again "
              "after that (up to replay's -r); failed: requests that did not succeed in the end; "
-             "connections: REPLAY_CONC of that phase. A skipped phase says why (e.g. no IPv6).</p>")
+             "concurrency: the connections open at once (REPLAY_CONC of that phase); connections: those "
+             "replay opened in all (a new one after every keep-alive run of requests and every reset). "
+             "A skipped phase says why (e.g. no IPv6).</p>")
     return h
 
 

@@ -97,14 +97,18 @@ status_of() { # status_of URL [curl args]
   [ "$status" -ne 0 ]
   [ "${#lines[@]}" -eq 1 ]
   [[ "$output" == *"in use"* ]]
-  # -N: sockets with SO_REUSEPORT could share a port; a busy one is still refused
+  # -N --reuseport: sockets with SO_REUSEPORT could share a port; a busy
+  # one is still refused
   kill "$PID"
   wait_for_exit "$PID"
-  start_httpd -q -N 2
-  run timeout 5 "$BIN/httpd" -q -r "$W" -p "$PORT" -N 2
+  start_httpd -q -N 2 --reuseport
+  run timeout 5 "$BIN/httpd" -q -r "$W" -p "$PORT" -N 2 --reuseport
   [ "$status" -ne 0 ]
   [ "${#lines[@]}" -eq 1 ]
   [[ "$output" == *"in use"* ]]
+  run "$BIN/httpd" -1 -r "$W" --reuseport
+  [ "$status" -ne 0 ]
+  [ "$output" = "httpd: -1 serves the connection on fd 0 and 1: no -i, -p, -N or --reuseport" ]
 }
 
 @test "httpd: GET serves identical bytes with length, type and dates; HEAD only the head" {
@@ -362,9 +366,9 @@ print("ok=%d" % ok)
 ' "$@"
 }
 
-@test "httpd -N 2: connections spread over both children (a socket each, SO_REUSEPORT)" {
+@test "httpd -N 2 --reuseport: connections spread over both children (a socket each, SO_REUSEPORT)" {
   [ "$(uname -s)" = Linux ] || skip "SO_REUSEPORT balancing is Linux's"
-  start_httpd -q -N 2
+  start_httpd -q -N 2 --reuseport
   for round in 1 2 3; do
     [ "$(keepalive_burst "$PORT" 40)" = ok=40 ]
     kill -USR1 "$PID"
@@ -377,6 +381,71 @@ print("ok=%d" % ok)
   awk '/^httpd\[/ { k++; d = $3 - prev[k % 2]; prev[k % 2] = $3; n++
          print "round " int((k + 1) / 2) " " $1 " " d; if (d < 8) bad++ }
        END { exit !(n == 6 && bad == 0) }' "$T/err.log"
+}
+
+# listening PORT : the listening sockets on PORT, one line each (ss).
+listening() {
+  ss -Htlnp "( sport = :$1 )"
+}
+
+# socket_inodes PID... : the distinct inodes of the TCP listening sockets
+# those processes hold open, one a line.
+socket_inodes() {
+  local p f
+  for p in "$@"; do
+    for f in /proc/"$p"/fd/*; do readlink "$f" 2>/dev/null; done
+  done | grep '^socket:' | sort -u
+}
+
+# As the method did (32 servers forked after the listening socket was
+# opened): the -N children accept on that one socket.  Before, each child
+# had a socket of its own (SO_REUSEPORT) with no way to ask for the shared one.
+@test "httpd -N 4: the children share one listening socket; --reuseport gives each its own" {
+  [ "$(uname -s)" = Linux ] || skip "ss and /proc are Linux's"
+  require_cmd ss
+  start_httpd -q -N 4 -i 127.0.0.1 --stats "$T/shared.tsv"
+  poll_until 5 children_are 4
+  listening "$PORT"
+  [ "$(listening "$PORT" | wc -l)" -eq 1 ]
+  [ "$(listening "$PORT" | grep -o 'pid=' | wc -l)" -eq 5 ] # the parent and its 4 children
+  # shellcheck disable=SC2046 # the pids, one word each
+  [ "$(socket_inodes $(pgrep -P "$PID") | wc -l)" -eq 1 ]
+  kill -TERM "$PID"
+  wait_for_exit "$PID"
+  grep -q "^listen_sockets	1	count$" "$T/shared.tsv"
+  start_httpd -q -N 4 -i 127.0.0.1 --reuseport --stats "$T/reuse.tsv"
+  poll_until 5 children_are 4
+  listening "$PORT"
+  [ "$(listening "$PORT" | wc -l)" -eq 4 ]
+  # shellcheck disable=SC2046
+  [ "$(socket_inodes $(pgrep -P "$PID") | wc -l)" -eq 4 ]
+  for k in $(pgrep -P "$PID"); do [ "$(socket_inodes "$k" | wc -l)" -eq 1 ]; done
+  kill -TERM "$PID"
+  wait_for_exit "$PID"
+  grep -q "^listen_sockets	4	count$" "$T/reuse.tsv"
+}
+
+# --stats: what accept(2) said, by errno, summed and per child; the sums
+# (60 requests and the probe of start_httpd)
+# agree with the children's lines.
+@test "httpd -N 4 --stats: accept errors by errno, and each child's connections and EAGAINs" {
+  start_httpd -q -N 4 -i 127.0.0.1 --stats "$T/stats.tsv"
+  poll_until 5 children_are 4
+  $RAW many "$PORT" 60 /small.txt >"$T/many"
+  [ "$(grep -c '^200$' "$T/many")" -eq 60 ]
+  kill -TERM "$PID"
+  wait_for_exit "$PID"
+  cat "$T/stats.tsv"
+  for m in accept_empty accept_eagain accept_econnaborted accept_eintr accept_emfile accept_enfile \
+    accept_enobufs accept_enomem accept_eperm accept_eproto accept_other; do
+    grep -Eq "^$m	[0-9]+	count$" "$T/stats.tsv" || { echo "no $m"; return 1; }
+  done
+  [ "$(grep -c '^child[1-4]\.connections	' "$T/stats.tsv")" -eq 4 ]
+  [ "$(grep -c '^child[1-4]\.accept_eagain	' "$T/stats.tsv")" -eq 4 ]
+  [ "$(grep -c '^child[1-4]\.accept_empty	' "$T/stats.tsv")" -eq 4 ]
+  awk -F'\t' '$1 == "connections" { c = $2 } $1 == "accept_eagain" { e = $2 } $1 == "accept_empty" { z = $2 }
+    $1 ~ /\.connections$/ { sc += $2 } $1 ~ /\.accept_eagain$/ { se += $2 } $1 ~ /\.accept_empty$/ { sz += $2 }
+    END { exit !(c >= 60 && sc == c && se == e && sz == z && e >= 1 && z <= e) }' "$T/stats.tsv"
 }
 
 @test "httpd: access log lines, -q silence, counters on SIGUSR1 and at exit, --stats" {

@@ -273,3 +273,68 @@ disco() {
   [[ "$output" == "phase-discover.sh: DISCOVER_CACHE_SIZE=1g: the cache test's file does not fit in TARGET=$m ("*" MiB free): lower DISCOVER_CACHE_SIZE" ]]
   [ -z "$(awk -F'\t' '$2 == 2' "$rec")" ] # no second trial begun
 }
+
+# mount_count DIR : how many times the ext2 mounted on DIR was mounted
+# (its superblock's count, which every mount raises by one).
+mount_count() {
+  dumpe2fs -h "$(findmnt -no SOURCE "$1")" 2>/dev/null | awk -F: '$1 == "Mount count" { print $2 + 0 }'
+}
+
+# The fsdisco paper's flush: TARGET unmounted and mounted again before every
+# iteration, run by fsdisco as a program (flush.sh remount), the test file
+# closed meanwhile.  Before: DISCOVER_FLUSH=remount was refused as not a
+# choice, and fsdisco kept the file open across the flush (umount: busy).
+@test "phase-discover DISCOVER_FLUSH=remount: TARGET is mounted again between iterations; refused on tmpfs" {
+  need_ext2
+  local m=$BATS_FILE_TMPDIR/m4096 n0 base=$BATS_TEST_TMPDIR
+  n0=$(mount_count "$m")
+  [ -n "$n0" ]
+  RESULTS=$base/results RUN_ID=r HOST=h VARIANT=v run env TARGET="$m" DISCOVER_FLUSH=remount \
+    DISCOVER_ITERS=2 DISCOVER_TESTS=readahead "$ROOT/harness/phase-discover.sh"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  mountpoint -q "$m"
+  [ "$(mount_count "$m")" -eq $((n0 + 2)) ] # mounted again before each of the 2 iterations
+  grep -q "^discover	1	discover_flush	remount	text" "$base/results/r/h/v/records.tsv"
+  grep -q "^discover	1	readahead_kB	[0-9]" "$base/results/r/h/v/records.tsv"
+  grep -q "^discover	1	status	0	exit" "$base/results/r/h/v/records.tsv"
+  [ ! -e "$m/micro" ]
+  mkdir -p "$base/t"
+  mount -t tmpfs -o size=32m tmpfs "$base/t"
+  RESULTS=$base/results2 run env TARGET="$base/t" DISCOVER_FLUSH=remount DISCOVER_ITERS=1 \
+    DISCOVER_TESTS=readahead "$ROOT/harness/phase-discover.sh"
+  umount "$base/t"
+  [ "$status" -eq 2 ]
+  [ "$output" = "phase-discover.sh: DISCOVER_FLUSH=remount on tmpfs would throw the test file away: use DISCOVER_FLUSH=drop" ]
+  [ ! -e "$base/results2" ]
+}
+
+# The paper's Figure 4: the readahead test after initial reads of a
+# decrementing series of sizes (2 MiB down by 4 KiB, 256 of them); here
+# 64 KiB down by 16 KiB, 3 sizes.
+@test "phase-discover DISCOVER_PRIME_SERIES: the readahead test after each size of the decrementing series; a bad series refused" {
+  require_root
+  local base=$BATS_TEST_TMPDIR m=$BATS_TEST_TMPDIR/mnt rec
+  mkdir -p "$m"
+  mount -t tmpfs -o size=64m tmpfs "$m"
+  RESULTS=$base/results RUN_ID=s HOST=h VARIANT=v run env TARGET="$m" DISCOVER_FLUSH=fadvise \
+    DISCOVER_ITERS=1 DISCOVER_TESTS=clock DISCOVER_PRIME_SERIES="64k 16k 3" "$ROOT/harness/phase-discover.sh"
+  local rc=$status out=$output
+  RESULTS=$base/results2 run env TARGET="$m" DISCOVER_PRIME_SERIES="64k 32k 3" "$ROOT/harness/phase-discover.sh"
+  local rc2=$status out2=$output
+  RESULTS=$base/results2 run env TARGET="$m" DISCOVER_PRIME_SERIES="64k 16k" "$ROOT/harness/phase-discover.sh"
+  umount "$m"
+  echo "$out"
+  [ "$rc" -eq 0 ]
+  rec=$base/results/s/h/v/records.tsv
+  for k in 64 48 32; do
+    grep -q "^discover	1	prime${k}k\.readahead_kB	[0-9]" "$rec" || { echo "no prime${k}k"; return 1; }
+  done
+  [ "$(grep -c '^discover	1	prime[0-9]*k\.readahead_kB	' "$rec")" -eq 3 ]
+  grep -q "^discover	1	prime_series	3	count" "$rec"
+  [ "$rc2" -eq 2 ]
+  [ "$out2" = 'phase-discover.sh: DISCOVER_PRIME_SERIES=64k 32k 3: want START STEP COUNT in whole pages, like "2m 4k 256" (the paper'"'"'s: 2 MiB down by 4 KiB, 256 sizes), the last size above 0' ]
+  [ "$status" -eq 2 ]
+  [[ "$output" == "phase-discover.sh: DISCOVER_PRIME_SERIES=64k 16k: want START STEP COUNT"* ]]
+  [ ! -e "$base/results2" ]
+}

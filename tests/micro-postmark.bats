@@ -59,3 +59,34 @@ val() {
   run "$P2R" x
   [ "$status" -eq 2 ]
 }
+
+# PostMark's clock counts whole seconds: the same run reads 1 s or 2 s of
+# transactions, 50,000 or 25,000 per second.  A report whose lines carry the
+# time they were printed (phase-postmark writes them) gives the steps' times
+# from that clock, and -t the rate of the transactions from it.
+@test "postmark2records: a timed report: the steps' wall times and the rate from them, beside PostMark's" {
+  awk 'BEGIN { t = 1000 } { t += (NR == 3 ? 0.25 : NR == 4 ? 1.6 : NR == 5 ? 0.125 : 0.001); printf "%.6f\t%s\n", t, $0 }' \
+    "$FIX/postmark-1.51-300x2000.txt" >"$BATS_TEST_TMPDIR/timed.txt"
+  run "$P2R" -t 2000 n300.t2000 "$BATS_TEST_TMPDIR/timed.txt"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$(val "$output" n300.t2000.tps)" = 2000 ]   # PostMark's: 2000 in "1 second"
+  [ "$(val "$output" n300.t2000.create_wall_s)" = 0.25 ]
+  [ "$(val "$output" n300.t2000.transaction_wall_s)" = 1.6 ]
+  [ "$(val "$output" n300.t2000.delete_wall_s)" = 0.125 ]
+  [[ "$output" == *"n300.t2000.tps_wall	1250	trans/s"* ]]
+  [[ "$output" == *"n300.t2000.transaction_wall_s	1.6	s"* ]]
+  # two instances: the longest step, the rates summed
+  run "$P2R" -t 2000 x "$BATS_TEST_TMPDIR/timed.txt" "$BATS_TEST_TMPDIR/timed.txt"
+  [ "$status" -eq 0 ]
+  [ "$(val "$output" x.p2.tps_wall)" = 1250 ]
+  [ "$(val "$output" x.tps_wall)" = 2500 ]
+  [ "$(val "$output" x.transaction_wall_s)" = 1.6 ]
+  # untimed reports have none of them; timed and untimed together are refused
+  run "$P2R" -t 2000 y "$FIX/postmark-1.51-300x2000.txt"
+  [ "$status" -eq 0 ] && [[ "$output" != *wall* ]]
+  run "$P2R" -t 2000 y "$FIX/postmark-1.51-300x2000.txt" "$BATS_TEST_TMPDIR/timed.txt"
+  [ "$status" -eq 2 ] && [ "$output" = "postmark2records: some reports are timed and some not: every one or none" ]
+  run "$P2R" -t x y "$BATS_TEST_TMPDIR/timed.txt"
+  [ "$status" -eq 2 ]
+}

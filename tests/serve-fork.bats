@@ -110,14 +110,14 @@ sha() {
   [[ ${lines[8]} == '- - - ['*'] "-" 400 '* ]]
 }
 
-@test "httpd -1 is in -h; with -p, -N or -i it is refused in one line" {
+@test "httpd -1 is in -h; with -p, -N, --reuseport or -i it is refused in one line" {
   [ -x "$BIN/httpd" ] || skip "bin/httpd is not built"
   run "$BIN/httpd" -h
   [[ $output == *"httpd -1 -r ROOT"* ]] && [[ $output == *"-1         one connection"* ]]
-  for o in "-p 8000" "-N 2" "-i 127.0.0.1"; do
+  for o in "-p 8000" "-N 2" "--reuseport" "-i 127.0.0.1"; do
     # shellcheck disable=SC2086 # option and value as two words
     run "$BIN/httpd" -1 -r "$T/root" $o
-    [ "$status" -eq 1 ] && [ "$output" = "httpd: -1 serves the connection on fd 0 and 1: no -i, -p or -N" ]
+    [ "$status" -eq 1 ] && [ "$output" = "httpd: -1 serves the connection on fd 0 and 1: no -i, -p, -N or --reuseport" ]
   done
 }
 
@@ -187,4 +187,42 @@ tiny_on_tmpfs() {
   # A mode that is neither a number nor fork: one line.
   run env SERVE_MODES="1 threads" "$ROOT/harness/phase-serve.sh"
   [ "$status" -ne 0 ] && [ "$output" = "phase-serve.sh: SERVE_MODES='1 threads': want numbers of processes and fork, like '1 32 fork'" ]
+}
+
+# httpd_spy : HARNESS_BIN with our tools and an httpd that notes its
+# arguments (one line a start in $T/httpd-args) before it becomes bin/httpd.
+httpd_spy() {
+  local t
+  mkdir -p "$T/spybin"
+  for t in "$BIN"/*; do ln -sf "$t" "$T/spybin/"; done
+  rm -f "$T/spybin/httpd"
+  printf '#!/bin/bash\nprintf "%%s\\n" "$*" >>"%s"\nexec "%s" "$@"\n' "$T/httpd-args" "$BIN/httpd" >"$T/spybin/httpd"
+  chmod +x "$T/spybin/httpd"
+  export HARNESS_BIN=$T/spybin
+}
+
+# The serve phase's httpd -N shares one listening socket among its
+# processes, as the method's 32 servers did; SERVE_REUSEPORT=1 asks for a
+# socket each (httpd --reuseport), and meta.json says which.
+@test "phase-serve: httpd -N shares one socket by default; SERVE_REUSEPORT=1 passes --reuseport; meta.json serve_socket says which" {
+  require_cmd jq
+  tiny_on_tmpfs
+  httpd_spy
+  run env SERVE_MODES=4 REPLAY_CONC=10 REPLAY_COUNT=100 "$ROOT/harness/phase-serve.sh"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  cat "$T/httpd-args"
+  [ "$(grep -c -- '-N 4 ' "$T/httpd-args")" -eq 2 ] # cold and warm
+  [ "$(grep -c -- --reuseport "$T/httpd-args")" -eq 0 ]
+  [ "$(jq -r .serve_socket "$d/meta.json")" = shared ]
+  rm "$T/httpd-args"
+  run env SERVE_REUSEPORT=1 RUN_ID=reuse SERVE_MODES=4 REPLAY_CONC=10 REPLAY_COUNT=100 "$ROOT/harness/phase-serve.sh"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  cat "$T/httpd-args"
+  [ "$(grep -c -- '-N 4 --reuseport ' "$T/httpd-args")" -eq 2 ]
+  [ "$(jq -r .serve_socket "$RESULTS/reuse/$HOST/$VARIANT/meta.json")" = reuseport ]
+  [ "$(records_of "$RESULTS/reuse/$HOST/$VARIANT" serve-warm-4 failed)" -eq 0 ]
+  run env SERVE_REUSEPORT=yes "$ROOT/harness/phase-serve.sh"
+  [ "$status" -eq 2 ] && [ "$output" = "phase-serve.sh: SERVE_REUSEPORT=yes: want 0 or 1" ]
 }

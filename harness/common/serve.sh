@@ -4,12 +4,14 @@
 
 
 # serve_httpd ROOT PROCS [ADDR] : bin/httpd -q -N PROCS on a free port (or
-# PORT), in its own group.  Sets HTTPD_PORT and HTTPD_GROUP.  An IPv6 ADDR
+# PORT), in its own group; with SERVE_REUSEPORT=1, --reuseport (a listening
+# socket per process instead of the one they share).  Sets HTTPD_PORT and HTTPD_GROUP.  An IPv6 ADDR
 # is probed at ::1 (a wildcard ::) or at itself.  PROCS `fork`: TCPSERVER
 # (tcpserver; at most FORK_CONC connections) forks bin/httpd -1 -q for each one, under
 # harness/fork-server.sh, which writes the CPU figures.
 serve_httpd() {
-  local root=$1 procs=$2 addr=${3:-127.0.0.1} try probe=127.0.0.1
+  local root=$1 procs=$2 addr=${3:-127.0.0.1} try probe=127.0.0.1 sock=()
+  [ "${SERVE_REUSEPORT:-0}" != 1 ] || sock=(--reuseport)
   case $addr in :: | '[::]') probe=::1 ;; *:*) probe=$addr ;; esac
   proc_need httpd
   for try in 1 2 3; do
@@ -21,8 +23,8 @@ serve_httpd() {
       proc_start HTTPD_GROUP "$HARNESS/fork-server.sh" "$HTTPD_STATS" "${TCPSERVER:-tcpserver}" -R -H -l 0 -D -b 1024 \
         -c "${FORK_CONC:-100}" "$addr" "$HTTPD_PORT" "$HARNESS_BIN/httpd" -1 -q -r "$root"
     else
-      proc_start HTTPD_GROUP "$HARNESS_BIN/httpd" -q -N "$procs" -r "$root" -i "$addr" -p "$HTTPD_PORT" \
-        --stats "$HTTPD_STATS"
+      proc_start HTTPD_GROUP "$HARNESS_BIN/httpd" -q -N "$procs" "${sock[@]}" -r "$root" -i "$addr" \
+        -p "$HTTPD_PORT" --stats "$HTTPD_STATS"
     fi
     serve_wait_port "$HTTPD_PORT" "$HTTPD_GROUP" "$probe" && return 0
     proc_stop "$HTTPD_GROUP"
