@@ -142,6 +142,7 @@ check_names() {
   [ "$(wc -l <"$f")" -ge 11 ] || { cat "$f"; false; }
   check_rows "### The time budget" "$f"
   # the tools' user and sys (proof_record_cpu)
+  # shellcheck disable=SC2016 # the backquotes are Markdown's
   section "### Records of each phase" | grep -qF '| `budget_user_s_TOOL`, `budget_sys_s_TOOL` | `s` |'
 }
 
