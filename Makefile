@@ -2,7 +2,7 @@
 # and targets through a fragment (each program's folder: dltar/dltar.mk,
 # httpd/httpd.mk, ...; lib/lib.mk, mk/*.mk, harness/*.mk, ...), so parts can
 # grow without touching this file.
-SHELL := /bin/bash
+SHELL := $(or $(shell command -v bash),/bin/bash)
 .DEFAULT_GOAL := all
 
 CC ?= cc

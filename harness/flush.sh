@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # harness/flush.sh METHOD : push the dataset out of the page cache of TARGET.
 #   drop     sync, then drop the page cache (root; Linux only: its
 #            drop_caches, see harness/os/linux.sh)

@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # harness/fork-server.sh STATS CMD... : the process-per-connection server of
 # the serve-*-fork phases.  Runs CMD (tcpserver, which forks bin/httpd -1
 # for each connection) until SIGTERM, SIGINT or SIGHUP, passes the signal

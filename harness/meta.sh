@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # harness/meta.sh OUT : write the run's meta.json (keys: docs/formats.md#metajson) to OUT:
 # what is needed to reproduce the run and to label a plot, gathered from this
 # host (uname, /etc/os-release, the mount table, CPU and memory as the

@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # harness/phase-delete.sh : bin/rmtree TARGET/data, then sync, both timed.
 # Refuses a TARGET/data without the harness's .shootout-owned mark.  Records
 # of phase delete: rmtree's files (the dataset's files: the mark is not

@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # harness/phase-discover.sh: bin/fsdisco in TARGET/micro/discover/: the block
 # size, direct block pointers, read-ahead extent and page cache available to
 # one file, discovered by timing single system calls, each beside what the

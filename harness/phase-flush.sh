@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # harness/phase-flush.sh : flush TARGET's cache with FLUSH (drop, remount,
 # prime, none; reboot = check that Ansible rebooted the host), see flush.sh.
 # Records of phase flush: wall_s, cached_kb_before and cached_kb_after (the

@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # harness/phase-iometer.sh: Iometer access specifications run with fio.
 #
 # Every .icf file of ICF (default: the four standard workloads of

@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # harness/phase-iozone.sh: IOzone's automatic sweep (iozone -a) done with fio.
 #
 # For every file size from IOZONE_MIN to IOZONE_MAX and every record size from

@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # harness/phase-net.sh : the network-stack test: one ~11 KB file (NET_SIZE
 # bytes, default 11264) fetched NET_COUNT times (default 50000) over NET_CONC
 # connections (50) with NET_KEEPALIVE requests each (10), with NET_PROCS

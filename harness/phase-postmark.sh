@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # harness/phase-postmark.sh: PostMark (Debian's postmark, the real program) in
 # TARGET/micro/postmark/, with the published configurations 1,000 files /
 # 50,000 transactions, 20,000 / 50,000 and 20,000 / 100,000, everything else

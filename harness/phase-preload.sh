@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # harness/phase-preload.sh : the cost and the gain of preloading the
 # directories.  Flush the cache (FLUSH), walk TARGET/data with
 # `find DATA -type d` (PRELOAD=dirs, the default here and the only kind:

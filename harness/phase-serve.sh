@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # harness/phase-serve.sh : for MODE in SERVE_MODES (default "1 32 fork";
 # SERVE_PROCS alone when only that is set) and CONC in REPLAY_CONC (default 100; a list like
 # "100 20" runs each): flush the cache (FLUSH), check that it is cold

@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # harness/phase-untar.sh [untar|untar2] : bin/dltar streams the dataset's
 # layout.tar.gz (untar) or update.tar.gz (untar2, on top of the first) from
 # SOURCE (default: the dataset served by bin/httpd on loopback) into

@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # harness/sampler.sh: one sample a second of what the kernel does while a
 # phase runs, as "t_s<TAB>metric<TAB>value" lines (docs/formats.md#series).
 #

@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # harness/shootout.sh : every phase in order for one variant, in a NEW run
 # (unless RUN_ID names one): untar, untar2, flush, serve (which flushes
 # before each cold replay), preload (only with PRELOAD=dirs: flush, walk the

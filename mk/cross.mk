@@ -5,7 +5,9 @@
 # source packages by mk/cross-libs.sh into CROSS_CACHE/<target>/.  They
 # and zig's own cache (musl for aarch64 alone takes minutes) live outside
 # the checkout, keyed by zig's version, so a fresh clone (CI) reuses them:
-# `rm -rf` that directory to rebuild them.
+# `rm -rf` that directory to rebuild them.  Each BSD target's binaries
+# are then checked against what its base system gives them (interpreter,
+# libraries, ABI note) by mk/cross-abi.sh, from mk/abi/<target>.tsv.
 ZIG_VERSION := 0.17.1
 CROSS_VENV := build/venv
 CROSS_ZIG := $(CROSS_VENV)/zig-$(ZIG_VERSION)
@@ -32,13 +34,24 @@ $(CROSS_ZIG): | cross-deps
 cross-deps:
 	$(call deps,cross)
 
-$(addprefix cross-,$(CROSS_TARGETS)): cross-%: $(CROSS_ZIG)
+# The Debian sources the libraries are built from, fetched once before the
+# targets build side by side (`make -j`): two apt-get runs at once fail on
+# apt's lock.  Nothing to do once every target has its libraries.
+.PHONY: cross-src
+cross-src:
+	@for t in $(CROSS_TARGETS); do \
+	  [ -f $(CROSS_CACHE)/$$t/lib/libowfat.a ] && [ -f $(CROSS_CACHE)/$$t/lib/libz.a ] || \
+	    { mk/static-libs.sh --fetch $(CROSS_CACHE) >/dev/null && break || exit 1; }; \
+	done
+
+$(addprefix cross-,$(CROSS_TARGETS)): cross-%: $(CROSS_ZIG) | cross-src
 	mk/cross-libs.sh $(CROSS_ZIG) $* $(CROSS_CACHE)/$*
 	$(MAKE) --no-print-directory B=build/cross/$*/obj BIN=bin/cross/$* \
 	  CC=$(CROSS_CACHE)/$*/zcc OPT="-O2" \
 	  CPPFLAGS="-D_GNU_SOURCE -Ilib -I$(CROSS_CACHE)/$*/include" \
 	  LDFLAGS="-L$(CROSS_CACHE)/$*/lib $(if $(findstring -linux-,$*),$(CROSS_CACHE)/$*/abi-tag.o)" LDLIBS="-lowfat -lz" \
 	  $(addprefix bin/cross/$*/,$(CROSS_TOOLS))
+	$(if $(wildcard mk/abi/$*.tsv),mk/cross-abi.sh $* $(addprefix bin/cross/$*/,$(CROSS_TOOLS)))
 
 # For `make test`: build what builds (-k) and let the cross suite of
 # tests/run.sh count each target and tool, so one broken tool is one

@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # playbooks/demo.sh: `make demo`.  The whole shootout on this machine: loop
 # device filesystems (every one of ext2 ext3 ext4 xfs btrfs jfs f2fs the
 # kernel and the installed mkfs tools support) plus tmpfs, the small dataset,

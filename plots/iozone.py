@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """plots/iozone.py: IOzone heat maps from phase-iozone records.
 
   plots/iozone.py [-o OUTDIR] RUN...

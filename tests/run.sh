@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # Runs the test suites and prints, as its very last line,
 #   N passed, N failed[, N skipped]
 # totalled over every suite.  Every suite speaks TAP; a suite that dies

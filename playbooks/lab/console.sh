@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # Reads a lab guest's serial console (every boot's kernel log, one file).
 #   console.sh panics CONSOLE   one line per kernel panic, tab-separated:
 #                               boot (1 = the first boot in the file), the

@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # Boots and stops the VM lab's guests with qemu.
 #   guests.sh up N STATE IMAGE...  boot N guests from each image: OS-1..OS-N, where
 #                                  OS is the image directory's name less its

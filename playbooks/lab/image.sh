@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # image.sh [OS] : builds (once) the VM lab's guest image of OS (a name of
 # os.tsv next to this script, default debian12) and prints the directory that
 # holds it (image.sh --path OS: only prints it, built or not):

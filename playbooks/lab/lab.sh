@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # The VM lab: the shootout playbook against qemu guests on this machine, with
 # real reboots between the phases.
 #   lab.sh run                           image, guests, inventory, playbook, results; always teardown

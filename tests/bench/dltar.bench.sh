@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # dltar (two threads, and --threads 1) against `tar xzf`, `bsdtar xzf`,
 # `pigz -dc | tar xf -` and `igzip -dc | tar xf -` (ISA-L's own tool: the peer
 # a user would build from the library dltar inflates with) on the same

@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # bin/httpd against nginx configured as Debian ships it (the "Basic
 # Settings" of nginx-common's /etc/nginx/nginx.conf: sendfile on,
 # tcp_nopush on, gzip on, worker_connections 768, keepalive at nginx's

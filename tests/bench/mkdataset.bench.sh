@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # mkdataset throughput against `gzip -1` compressing the very same bytes
 # (the uncompressed layout and update tarballs mkdataset made), both writing
 # to the same disk.  Prints medians of RUNS runs and the ratios (> 1: faster

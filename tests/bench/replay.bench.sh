@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # `make bench` part: replay vs wrk -t1 against nginx (one worker) on one small
 # file with long keep-alive, and rmtree vs rm -rf on a 100k-file tree on
 # tmpfs.  Prints each run, the medians and the ratios (targets: replay >=

@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # `make bench`: every comparison in tests/bench/*.bench.sh in one run, each
 # printing its medians and the ratios against the peers.  Not part of `make test`.
 #   tests/bench/run.sh [NAME...]   only NAME.bench.sh (e.g. dltar httpd)

@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # Runs the libFuzzer targets of build/fuzz/ (make fuzz-build), each for
 # SECONDS, and speaks TAP: one line per target, ok when it found no crash,
 # with the number of inputs it ran in a comment.

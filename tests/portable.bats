@@ -1,0 +1,44 @@
+#!/usr/bin/env bats
+# What a checkout needs to run on a system other than this one: scripts
+# that find their interpreter wherever it is installed (bash and python3
+# live in /usr/local/bin on FreeBSD and OpenBSD, /usr/pkg/bin on NetBSD;
+# only /bin/sh and /usr/bin/env are in the same place everywhere).
+
+ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+
+# fixed_interpreter FILE : whether FILE's first line names an interpreter
+# by a path of its own (#!/bin/bash, #!/usr/bin/python3) instead of
+# #!/bin/sh or #!/usr/bin/env NAME.
+fixed_interpreter() {
+  head -n 1 -- "$1" | grep -a '^#!' | grep -qvE '^#![[:space:]]*(/bin/sh|/usr/bin/env[[:space:]]+[^[:space:]]+)([[:space:]]|$)'
+}
+
+@test "portable: every tracked script starts with #!/bin/sh or #!/usr/bin/env (no #!/bin/bash: bash is not in /bin on the BSDs)" {
+  cd "$ROOT"
+  bad=$(git ls-files -z | while IFS= read -r -d '' f; do
+    if [ -f "$f" ] && [ ! -L "$f" ] && fixed_interpreter "$f"; then printf '%s: %s\n' "$f" "$(head -n 1 -- "$f")"; fi
+  done)
+  [ -z "$bad" ] || { printf 'an interpreter at a fixed path:\n%s\n' "$bad"; false; }
+  # The check sees such a file, and passes the portable forms.
+  T=$BATS_TEST_TMPDIR
+  printf '#!/bin/bash\necho hi\n' >"$T/bash"
+  printf '#!/bin/bash -eu\necho hi\n' >"$T/bash-eu"
+  printf '#!/usr/bin/python3\n' >"$T/python"
+  printf '#!/usr/bin/env bash\necho hi\n' >"$T/env"
+  printf '#!/bin/sh\necho hi\n' >"$T/sh"
+  printf 'echo hi\n' >"$T/none"
+  fixed_interpreter "$T/bash"
+  fixed_interpreter "$T/bash-eu"
+  fixed_interpreter "$T/python"
+  for ok in env sh none; do
+    if fixed_interpreter "$T/$ok"; then echo "$ok taken for a fixed path"; false; fi
+  done
+}
+
+@test "portable: the Makefile runs its recipes with the bash on PATH, not /bin/bash" {
+  cd "$ROOT"
+  # shellcheck disable=SC2016 # make expands $(SHELL), not the shell
+  run make -s --no-print-directory --eval 'portable-shell: ; @echo "$(SHELL)"' portable-shell
+  [ "$status" -eq 0 ]
+  [ "$output" = "$(command -v bash)" ]
+}
