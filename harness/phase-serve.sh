@@ -54,6 +54,7 @@ done
 fork_skip=''
 command -v "${TCPSERVER:-tcpserver}" >/dev/null 2>&1 ||
   fork_skip="no ${TCPSERVER:-tcpserver}: install ucspi-tcp (Debian: apt-get install ucspi-tcp) for the process-per-connection server"
+serve_update_first
 phase_begin "${names[0]}" "${names[@]}"
 phase_warn_atime
 serve_prepare "$maxconc"
@@ -84,6 +85,7 @@ for p in $SERVE_MODES; do
       replay_run "$CUR_PHASE" "$CONNECT_ADDR:$HTTPD_PORT" -c "$c" -k "$REPLAY_KEEPALIVE" "${REPLAY_ARGS[@]}"
       record_stats "$CUR_PHASE" "$CUR_TRIAL" "$WORK/$CUR_PHASE.stats"
       record "$CUR_PHASE" "$CUR_TRIAL" conc "$c" count
+      replay_verdict "$CUR_PHASE"
       record "$CUR_PHASE" "$CUR_TRIAL" status 0 exit
       harness_say "$(stat_value "$WORK/$CUR_PHASE.stats" rps) req/s, $(stat_value "$WORK/$CUR_PHASE.stats" failed) failed"
       proc_stop "$HTTPD_GROUP"

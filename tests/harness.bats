@@ -270,16 +270,16 @@ has_16mb() {
 
 # ---- safety and preflight ------------------------------------------------------
 
-@test "phase-delete refuses a TARGET/data without the harness's mark" {
+@test "phase-delete refuses a TARGET/data without the harness's mark (exit 2, no trial recorded)" {
   mkdir -p "$T/target/data/keep"
   echo precious >"$T/target/data/keep/file"
   run make -C "$ROOT" -s phase-delete TARGET="$T/target" ALLOW_NONMOUNT=1
-  [ "$status" -ne 0 ]
-  [[ $output == *"no .shootout-owned mark"* ]]
+  [ "$status" -eq 2 ]
+  [[ $output == *"delete: $T/target/data has no .shootout-owned mark"* ]]
   [ "$(cat "$T/target/data/keep/file")" = precious ]
   d=$(the_run)
-  [ "$(records_of "$d" delete status)" = 1 ]
-  grep -q 'no .shootout-owned mark' "$d/failures.tsv"
+  [ -z "$(records_of "$d" delete status)" ]
+  [ ! -e "$d/failures.tsv" ]
 }
 
 @test "a TARGET that is not a mount point is refused, and nothing is written there" {
@@ -390,7 +390,7 @@ none" make -C "$ROOT" -s phase-discover TARGET="$T/target" ALLOW_NONMOUNT=1
   [ -z "$(ls -A "$T/target")" ]
   # the values they allow pass (to the next refusal: not a mount point)
   run env ALLOW_NONMOUNT=0 OFF_TARGET=1 ICF_STRICT=1 FLUSH=none DISCOVER_TESTS="block cache" "$ROOT/harness/phase-untar.sh"
-  [ "$status" -eq 1 ]
+  [ "$status" -eq 2 ]
   [[ $output == *"is not a mount point"* ]]
   # a count of requests of 0 is no run (replay -n wants at least 1)
   (cd "$T" && run env NET_COUNT=0 "$ROOT/harness/phase-net.sh"
@@ -480,14 +480,18 @@ fake_dataset() {
   run make -C "$ROOT" -s phase-untar TARGET="$T/target" ALLOW_NONMOUNT=1 DATASET=huge
   [ "$status" -ne 0 ]
   [[ $output == *"preflight: $T/target has "*" free but DATASET=huge needs about "*"use a bigger filesystem or a smaller DATASET"* ]]
+  [ "$status" -eq 2 ]
   [ ! -e "$T/target/data/a" ]
-  grep -q 'preflight' "$(the_run)/failures.tsv"
+  # a refusal, not a failed trial
+  [ ! -e "$(the_run)/failures.tsv" ]
+  [ -z "$(records_of "$(the_run)" untar status)" ]
 }
 
 @test "preflight: a busy port and a low open-file limit, one line each" {
   fake_dataset small3 100
   mkdir -p "$T/target/data"
-  : >"$T/target/data/.shootout-owned"
+  # both tarballs extracted, as far as the mark says (target_updated)
+  printf 'x\nupdate.tar.gz extracted (phase untar2)\n' >"$T/target/data/.shootout-owned"
   : >"$T/target/data/x.jpg"
   port=$(free_port)
   python3 -c 'import socket,sys,time; s=socket.socket(); s.bind(("127.0.0.1",int(sys.argv[1]))); s.listen(); time.sleep(30)' "$port" 3>&- &
