@@ -17,6 +17,10 @@
 # missing, the fork ones record "status skipped" and skip_reason instead.
 # REPLAY_FROM=host runs the replay there over ssh.  FLUSH=reboot: the first
 # cold replay checks the reboot, the others drop the cache.
+# The request list names files of the update tarball: when TARGET/data holds
+# the first tarball only, phase untar2 runs first, as its own phase
+# (serve_update_first).  A replay with more failed requests than
+# REPLAY_MAX_FAILED (0) fails the phase, its figures recorded (replay_verdict).
 set -eu
 # Before common.sh gives SERVE_PROCS its default: set alone (the setting
 # from before SERVE_MODES), it names the modes, without fork.

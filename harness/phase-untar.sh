@@ -4,7 +4,8 @@
 # SOURCE (default: the dataset served by bin/httpd on loopback) into
 # TARGET/data; then sync, timed on its own.  Records of phase untar/untar2:
 # dltar's files dirs bytes wall_s user_s sys_s (and its extras), mbps,
-# files_per_s, sync_s, total_s, status.  Variables: see harness/harness.mk.
+# files_per_s, sync_s, total_s, status.  untar2 notes in TARGET/data's mark
+# that it ran (target_mark_updated).  Variables: see harness/harness.mk.
 set -eu
 SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/lib.sh
