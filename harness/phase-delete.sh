@@ -11,9 +11,11 @@ SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$SHOOTOUT_ROOT/harness/common.sh"
 
 phase_begin delete
-[ -d "$DATA" ] || harness_die "$DATA does not exist: nothing to delete (run make phase-untar first)"
+[ -d "$DATA" ] || phase_refuse "$DATA does not exist: nothing to delete (run make phase-untar first)"
 target_owned ||
-  harness_die "$DATA has no .shootout-owned mark: the harness did not make it, so it will not delete it (remove it yourself if it is scratch)"
+  phase_refuse "$DATA has no .shootout-owned mark: the harness did not make it, so it will not delete it (remove it yourself if it is scratch)"
+preflight_writable
+preflight_done
 proc_need rmtree
 
 total=0

@@ -75,6 +75,7 @@ for p in $NET_PROCS; do
     replay_run "$CUR_PHASE" "$connect:$HTTPD_PORT" -c "$NET_CONC" -k "$NET_KEEPALIVE" -U /file.jpg -n "$NET_COUNT"
     proc_stop "$HTTPD_GROUP"
     record_stats "$CUR_PHASE" "$CUR_TRIAL" "$WORK/$CUR_PHASE.stats"
+    replay_verdict "$CUR_PHASE"
     record "$CUR_PHASE" "$CUR_TRIAL" status 0 exit
     harness_say "$(stat_value "$WORK/$CUR_PHASE.stats" mbps) MB/s, $(stat_value "$WORK/$CUR_PHASE.stats" rps) req/s"
   done

@@ -27,6 +27,7 @@ read -r conc _ <<<"$REPLAY_CONC"
 case ${conc:-x} in *[!0-9]* | 0) harness_die "REPLAY_CONC='$REPLAY_CONC': want numbers of connections like '100' or '100 20'" ;; esac
 serve=serve-dirwarm-$PRELOAD_PROCS
 
+serve_update_first
 phase_begin preload-dirs preload-dirs "$serve"
 serve_prepare "$conc"
 
@@ -54,5 +55,6 @@ replay_run "$serve" "$CONNECT_ADDR:$HTTPD_PORT" -c "$conc" -k "$REPLAY_KEEPALIVE
 proc_stop "$HTTPD_GROUP"
 record_stats "$serve" "$CUR_TRIAL" "$WORK/$serve.stats"
 record "$serve" "$CUR_TRIAL" conc "$conc" count
+replay_verdict "$serve"
 phase_end "$serve"
 harness_say "$(stat_value "$WORK/$serve.stats" rps) req/s, $(stat_value "$WORK/$serve.stats" failed) failed"

@@ -17,6 +17,10 @@
 # missing, the fork ones record "status skipped" and skip_reason instead.
 # REPLAY_FROM=host runs the replay there over ssh.  FLUSH=reboot: the first
 # cold replay checks the reboot, the others drop the cache.
+# The request list names files of the update tarball: when TARGET/data holds
+# the first tarball only, phase untar2 runs first, as its own phase
+# (serve_update_first).  A replay with more failed requests than
+# REPLAY_MAX_FAILED (0) fails the phase, its figures recorded (replay_verdict).
 set -eu
 # Before common.sh gives SERVE_PROCS its default: set alone (the setting
 # from before SERVE_MODES), it names the modes, without fork.
@@ -54,6 +58,7 @@ done
 fork_skip=''
 command -v "${TCPSERVER:-tcpserver}" >/dev/null 2>&1 ||
   fork_skip="no ${TCPSERVER:-tcpserver}: install ucspi-tcp (Debian: apt-get install ucspi-tcp) for the process-per-connection server"
+serve_update_first
 phase_begin "${names[0]}" "${names[@]}"
 phase_warn_atime
 serve_prepare "$maxconc"
@@ -84,6 +89,7 @@ for p in $SERVE_MODES; do
       replay_run "$CUR_PHASE" "$CONNECT_ADDR:$HTTPD_PORT" -c "$c" -k "$REPLAY_KEEPALIVE" "${REPLAY_ARGS[@]}"
       record_stats "$CUR_PHASE" "$CUR_TRIAL" "$WORK/$CUR_PHASE.stats"
       record "$CUR_PHASE" "$CUR_TRIAL" conc "$c" count
+      replay_verdict "$CUR_PHASE"
       record "$CUR_PHASE" "$CUR_TRIAL" status 0 exit
       harness_say "$(stat_value "$WORK/$CUR_PHASE.stats" rps) req/s, $(stat_value "$WORK/$CUR_PHASE.stats" failed) failed"
       proc_stop "$HTTPD_GROUP"

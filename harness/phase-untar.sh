@@ -4,7 +4,8 @@
 # SOURCE (default: the dataset served by bin/httpd on loopback) into
 # TARGET/data; then sync, timed on its own.  Records of phase untar/untar2:
 # dltar's files dirs bytes wall_s user_s sys_s (and its extras), mbps,
-# files_per_s, sync_s, total_s, status.  Variables: see harness/harness.mk.
+# files_per_s, sync_s, total_s, status.  untar2 notes in TARGET/data's mark
+# that it ran (target_mark_updated).  Variables: see harness/harness.mk.
 set -eu
 SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -22,14 +23,16 @@ phase_begin "$name"
 data_ensure
 if [ "$name" = untar ]; then
   if [ -d "$DATA" ] && target_owned && ! target_empty; then
-    harness_die "$DATA holds an earlier extraction: run make phase-delete TARGET=$TARGET first"
+    phase_refuse "$DATA holds an earlier extraction: run make phase-delete TARGET=$TARGET first"
   fi
-  target_claim
+  preflight_writable
+  [ ${#PREFLIGHT_PROBLEMS[@]} -gt 0 ] || target_claim
   preflight_dataset_space
 else
   if ! target_owned || target_empty; then
-    harness_die "$DATA holds no extraction of the harness: run make phase-untar first"
+    phase_refuse "$DATA holds no extraction of the harness: run make phase-untar first"
   fi
+  preflight_writable
   data_totals
 fi
 preflight_port
@@ -51,6 +54,7 @@ sync_s=$(time_since "$t0")
 sampler_stop
 [ -z "${SOURCE_GROUP:-}" ] || proc_stop "$SOURCE_GROUP"
 
+[ "$name" != untar2 ] || target_mark_updated
 record_stats "$name" "$CUR_TRIAL" "$stats"
 time_rates "$name" "$stats"
 record "$name" "$CUR_TRIAL" sync_s "$sync_s" s

@@ -56,6 +56,8 @@ for trial in $(seq 1 "$TRIALS"); do
     rc=0
     wait "$child" || rc=$?
     child=''
+    # exit 2: the phase refused to start (its line said why), no trial recorded
+    [ "$rc" -ne 2 ] || exit 2
     [ "$rc" -eq 0 ] || harness_die "phase $phase failed (exit $rc): see $(run_dir)/failures.tsv"
   done
 done

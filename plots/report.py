@@ -137,12 +137,15 @@ def replay_rows(v):
         rate = ("%s %s" % (fmt_value(med, unit), unit) if unit != "s" else fmt_value(med, unit)) if n else "-"
         counts = []
         for m, _t in REPLAY_COUNTS:
-            cn, cmed, _a, _b = stats(v.values(phase, m))
+            cn, cmed, _a, _b = stats(v.values(phase, m, invalid=True))
             counts.append(fmt_value(cmed, "count") if cn else "-")
         if phase.startswith("preload-") and v.values(phase, "dirs"):
             counts[0] = "%s dirs" % fmt_value(stats(v.values(phase, "dirs"))[1], "count")
         failed = sum(1 for f in v.failures if f[0] == phase)
         note = "%d failed" % failed if failed else NOT_FLUSHABLE if n and memory_fs(v) and cold_phase(phase) else ""
+        bad = sorted(t for p, t in v.invalid if p == phase)
+        if bad:
+            note = "; ".join(x for x in (note, "%s: trial %s" % (INVALID, ", ".join(map(str, bad)))) if x)
         rows.append((phase, n, rate, counts, note))
     return rows
 
@@ -156,7 +159,7 @@ def replay_table_html(runs):
         for phase, n, rate, counts, note in replay_rows(v):
             h.append("<tr><td>%s</td><td>%s</td><td class=\"n\">%d</td><td class=\"n\">%s</td>%s<td%s>%s</td></tr>" % (
                 e(label(v, multi)), e(phase), n, e(rate), "".join("<td class=\"n\">%s</td>" % e(c) for c in counts),
-                " class=\"fail\"" if note.endswith("failed") else "", e(note)))
+                " class=\"fail\"" if note.endswith("failed") or INVALID in note else "", e(note)))
     h.append("</table><p>Resets: connections the server reset or closed early; retries: requests tried again "
              "after that (up to replay's -r); failed: requests that did not succeed in the end; "
              "concurrency: the connections open at once (REPLAY_CONC of that phase); connections: those "
@@ -190,6 +193,8 @@ def failure_notes(runs):
     for v in allv:
         for p, t, msg in v.failures:
             out.append((v, ("%s trial %d failed: %s" % (p, t, msg)) if p else "failed: %s" % msg))
+        for (p, t), why in sorted(v.invalid.items()):
+            out.append((v, "%s trial %d: %s (%s), left out of the figures and charts" % (p, t, INVALID, why)))
         have = v.phases()
         missing = [p for p in phases if p not in have]
         if missing and v.failures:
@@ -197,10 +202,16 @@ def failure_notes(runs):
     return out
 
 
+# A replay with failed requests (more than REPLAY_MAX_FAILED) is no figure.
+INVALID = "not a valid figure"
+
+
 def cell(v, phase, metric):
     n, med, lo, hi = stats(v.values(phase, metric))
     if n and memory_fs(v) and cold_phase(phase):
         return NOT_FLUSHABLE
+    if not n and any(p == phase for p, _t in v.invalid):
+        return INVALID
     return fmt_value(med, v.unit(phase, metric)) if n else "-"
 
 
@@ -222,12 +233,12 @@ def proof_html(p):
 
 def cell_html(v, phase, metric):
     text = cell(v, phase, metric)
-    return e(text) + (proof_html(proof(v, phase, metric)) if text not in ("-", NOT_FLUSHABLE) else "")
+    return e(text) + (proof_html(proof(v, phase, metric)) if text not in ("-", NOT_FLUSHABLE, INVALID) else "")
 
 
 def cell_md(v, phase, metric):
     text = cell(v, phase, metric)
-    why = proof_text(proof(v, phase, metric)) if text not in ("-", NOT_FLUSHABLE) else ""
+    why = proof_text(proof(v, phase, metric)) if text not in ("-", NOT_FLUSHABLE, INVALID) else ""
     return "%s (%s)" % (text, why) if why else text
 
 

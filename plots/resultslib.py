@@ -40,6 +40,7 @@ class Variant:
         self.records = []  # (phase, trial, metric, value, unit)
         self.failures = []  # (phase, trial, message)
         self.skips = []  # (phase, trial, reason): phases the host could not run (no IPv6, ...)
+        self.invalid = {}  # (phase, trial): why its figures are not valid (failed requests)
         self._load()
 
     def _load(self):
@@ -90,19 +91,31 @@ class Variant:
                 self.failures.append((p, t, errors.pop((p, t), "status %s" % v)))
         for (p, t), msg in sorted(errors.items()):
             self.failures.append((p, t, msg))
+        self._find_invalid()
         st = str(self.meta.get("status", "")).lower()
         if st and st not in ("ok", "0", "done"):
             self.failures.append(("", 0, str(self.meta.get("error", "status " + st))))
+
+    def _find_invalid(self):
+        """A replay with more failed requests (`failed`) than the run allowed
+        (`failed_allowed`, REPLAY_MAX_FAILED; 0 when absent) is not a valid
+        figure, whatever its status (results from before the harness failed
+        such a phase say status 0): values() leaves it out."""
+        allowed = {(p, t): num(v) or 0 for p, t, m, v, _u in self.records if m == "failed_allowed"}
+        for p, t, m, v, _u in self.records:
+            if m == "failed" and (num(v) or 0) > allowed.get((p, t), 0):
+                self.invalid[(p, t)] = "%d failed requests" % num(v)
 
     @property
     def fs(self):
         return str(self.meta.get("fs") or self.name)
 
-    def values(self, phase, metric):
-        """Numeric values of PHASE/METRIC, one per trial (the last if repeated)."""
+    def values(self, phase, metric, invalid=False):
+        """Numeric values of PHASE/METRIC, one per trial (the last if repeated);
+        an invalid trial's (self.invalid) only with INVALID."""
         by_trial = {}
         for p, t, m, v, _u in self.records:
-            if p == phase and m == metric and num(v) is not None:
+            if p == phase and m == metric and num(v) is not None and (invalid or (p, t) not in self.invalid):
                 by_trial[t] = num(v)
         return [by_trial[t] for t in sorted(by_trial)]
 

@@ -270,16 +270,16 @@ has_16mb() {
 
 # ---- safety and preflight ------------------------------------------------------
 
-@test "phase-delete refuses a TARGET/data without the harness's mark" {
+@test "phase-delete refuses a TARGET/data without the harness's mark (exit 2, no trial recorded)" {
   mkdir -p "$T/target/data/keep"
   echo precious >"$T/target/data/keep/file"
   run make -C "$ROOT" -s phase-delete TARGET="$T/target" ALLOW_NONMOUNT=1
-  [ "$status" -ne 0 ]
-  [[ $output == *"no .shootout-owned mark"* ]]
+  [ "$status" -eq 2 ]
+  [[ $output == *"delete: $T/target/data has no .shootout-owned mark"* ]]
   [ "$(cat "$T/target/data/keep/file")" = precious ]
   d=$(the_run)
-  [ "$(records_of "$d" delete status)" = 1 ]
-  grep -q 'no .shootout-owned mark' "$d/failures.tsv"
+  [ -z "$(records_of "$d" delete status)" ]
+  [ ! -e "$d/failures.tsv" ]
 }
 
 @test "a TARGET that is not a mount point is refused, and nothing is written there" {
@@ -390,7 +390,7 @@ none" make -C "$ROOT" -s phase-discover TARGET="$T/target" ALLOW_NONMOUNT=1
   [ -z "$(ls -A "$T/target")" ]
   # the values they allow pass (to the next refusal: not a mount point)
   run env ALLOW_NONMOUNT=0 OFF_TARGET=1 ICF_STRICT=1 FLUSH=none DISCOVER_TESTS="block cache" "$ROOT/harness/phase-untar.sh"
-  [ "$status" -eq 1 ]
+  [ "$status" -eq 2 ]
   [[ $output == *"is not a mount point"* ]]
   # a count of requests of 0 is no run (replay -n wants at least 1)
   (cd "$T" && run env NET_COUNT=0 "$ROOT/harness/phase-net.sh"
@@ -480,14 +480,18 @@ fake_dataset() {
   run make -C "$ROOT" -s phase-untar TARGET="$T/target" ALLOW_NONMOUNT=1 DATASET=huge
   [ "$status" -ne 0 ]
   [[ $output == *"preflight: $T/target has "*" free but DATASET=huge needs about "*"use a bigger filesystem or a smaller DATASET"* ]]
+  [ "$status" -eq 2 ]
   [ ! -e "$T/target/data/a" ]
-  grep -q 'preflight' "$(the_run)/failures.tsv"
+  # a refusal, not a failed trial
+  [ ! -e "$(the_run)/failures.tsv" ]
+  [ -z "$(records_of "$(the_run)" untar status)" ]
 }
 
 @test "preflight: a busy port and a low open-file limit, one line each" {
   fake_dataset small3 100
   mkdir -p "$T/target/data"
-  : >"$T/target/data/.shootout-owned"
+  # both tarballs extracted, as far as the mark says (target_updated)
+  printf 'x\nupdate.tar.gz extracted (phase untar2)\n' >"$T/target/data/.shootout-owned"
   : >"$T/target/data/x.jpg"
   port=$(free_port)
   python3 -c 'import socket,sys,time; s=socket.socket(); s.bind(("127.0.0.1",int(sys.argv[1]))); s.listen(); time.sleep(30)' "$port" 3>&- &
@@ -810,4 +814,102 @@ resident() {
   mountpoint -q "$MNT"
   [ "$(records_of "$(the_run)" flush status | tr '\n' ' ')" = "0 0 " ]
   make -C "$ROOT" -s phase-delete TARGET="$MNT"
+}
+
+# ---- valid by construction -------------------------------------------------------
+
+# The method's own line used to exit 0 with 120 of 2000 requests failed in
+# every serve phase (the request list names files of the update tarball,
+# which it never extracted), each serve recorded status 0.  Now serve runs
+# untar2 first, as its own phase; and a replay with failed requests fails
+# its phase, which the report calls not a valid figure.
+@test "make phase-untar phase-serve phase-delete (loop-mounted ext4): both tarballs, 0 failed requests; a failed request fails serve and the report says not a valid figure" {
+  require_tools
+  require_cmd gnuplot python3
+  loop_ext4 256M
+  run make -C "$ROOT" -s phase-untar phase-serve phase-delete TARGET="$MNT" DATASET=tiny FLUSH=none SERVE_MODES="1 32"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output == *"phase-serve: $MNT/data holds the first tarball only (the request list names files of the update tarball): running phase-untar2 first"* ]]
+  d=$(the_run)
+  # both tarballs, in the method's order, each timed and recorded on its own
+  [ "$(awk -F '\t' '$3 == "status" { printf "%s:%s ", $1, $4 }' "$d/records.tsv")" = \
+    "untar:0 untar2:0 serve-cold-1:0 serve-warm-1:0 serve-cold-32:0 serve-warm-32:0 delete:0 " ]
+  [ "$(records_of "$d" untar2 files)" -gt 0 ] && [ -n "$(records_of "$d" untar2 wall_s)" ]
+  [ "$(awk -F '\t' '$3 == "failed" { print $4 }' "$d/records.tsv" | sort -u)" = 0 ]
+  [ "$(records_of "$d" serve-cold-1 requests)" = 2000 ]
+  [ ! -e "$d/failures.tsv" ]
+  [ ! -e "$MNT/data" ]
+
+  # A file of the request list missing from TARGET: serve fails, the
+  # counts of each kind of failure in failures.tsv, the figures recorded.
+  make -C "$ROOT" -s phase-untar phase-untar2 TARGET="$MNT" DATASET=tiny
+  gone=$(head -n 1 "$ROOT/datasets/out/tiny-1/requests.txt")
+  rm "$MNT/data$gone"
+  n=$(grep -cxF "$gone" "$ROOT/datasets/out/tiny-1/requests.txt")
+  run make -C "$ROOT" -s phase-serve TARGET="$MNT" DATASET=tiny FLUSH=none SERVE_MODES=1
+  echo "$output"
+  [ "$status" -ne 0 ]
+  [[ $output == *"serve-cold-1: $n of 2000 requests failed (failed_status $n), more than REPLAY_MAX_FAILED=0: not a valid figure; first: GET $gone: bad status: 404"* ]]
+  [ "$(records_of "$d" serve-cold-1 status | tr '\n' ' ')" = "0 1 " ]
+  [ "$(records_of "$d" serve-cold-1 failed | tr '\n' ' ')" = "0 $n " ]
+  grep -q "$(printf '^serve-cold-1\t2\t.*\t%s of 2000 requests failed (failed_status %s)' "$n" "$n")" "$d/failures.tsv"
+  # allowed, the same replay is a figure, its allowance recorded
+  run make -C "$ROOT" -s phase-serve TARGET="$MNT" DATASET=tiny FLUSH=none SERVE_MODES=1 REPLAY_MAX_FAILED="$n"
+  [ "$status" -eq 0 ]
+  [[ $output == *"serve-cold-1: warning: $n of 2000 requests failed, allowed by REPLAY_MAX_FAILED=$n"* ]]
+  [ "$(records_of "$d" serve-warm-1 failed_allowed)" = "$n" ]
+  make -C "$ROOT" -s phase-delete TARGET="$MNT"
+
+  # The report: trial 2 is not a valid figure, left out of the figures (the
+  # table counts 2 trials of serve-cold-1: 1, and 3 with its allowance).
+  run make --no-print-directory report RESULTS="$RESULTS" RUN="$(basename "$(dirname "$(dirname "$d")")")" OUT="$T/out"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  grep -q "^- \*\*$HOST / $VARIANT\*\*: serve-cold-1 trial 2: not a valid figure ($n failed requests), left out of the figures and charts$" "$T/out/summary.md"
+  grep -q "^| $HOST / $VARIANT | serve-cold-1 | 2 | .* | 1 failed; not a valid figure: trial 2 |$" "$T/out/summary.md"
+  grep -q '<td class="fail">1 failed; not a valid figure: trial 2</td>' "$T/out/index.html"
+  grep -c 'No variant failed' "$T/out/index.html" | grep -qx 0
+}
+
+# A user's mistake is not a failed trial: each check that refuses a phase
+# before anything is measured prints its line, exits 2 and appends nothing
+# to records.tsv or failures.tsv.
+@test "refusals (DATASET=tinny, FLUSH=dorp, a busy port, read-only TARGET, untar on existing data) exit 2 and leave records.tsv and failures.tsv as they were" {
+  require_tools
+  tmpfs_at 256m
+  make -C "$ROOT" -s phase-untar phase-untar2 TARGET="$TMPFS" DATASET=tiny
+  d=$(the_run)
+  sum=$(cksum <"$d/records.tsv")
+  [ ! -e "$d/failures.tsv" ]
+  port=$(free_port)
+  python3 -c 'import socket,sys,time; s=socket.socket(); s.bind(("127.0.0.1",int(sys.argv[1]))); s.listen(); time.sleep(30)' "$port" 3>&- &
+  busy=$!
+  wait_for_port "$port"
+  # refused WANT MAKE-ARGS... : make exits 2 with WANT in its output, records untouched
+  refused() {
+    local want=$1
+    shift
+    run make -C "$ROOT" -s "$@"
+    echo "$output"
+    [ "$status" -eq 2 ] && [[ $output == *"$want"* ]] &&
+      [ "$(cksum <"$d/records.tsv")" = "$sum" ] && [ ! -e "$d/failures.tsv" ]
+  }
+  refused "serve-cold-1: unknown DATASET=tinny: use one of " phase-serve TARGET="$TMPFS" DATASET=tinny FLUSH=none
+  refused "phase-serve.sh: FLUSH=dorp: want one of: drop, remount" phase-serve TARGET="$TMPFS" DATASET=tiny FLUSH=dorp
+  refused "preflight: port $port is in use" phase-serve TARGET="$TMPFS" DATASET=tiny FLUSH=none PORT="$port"
+  kill "$busy"
+  refused "untar: $TMPFS/data holds an earlier extraction: run make phase-delete TARGET=$TMPFS first" \
+    phase-untar TARGET="$TMPFS" DATASET=tiny
+  refused "phase-serve.sh: unknown setting REPLAY_CONUT (did you mean REPLAY_COUNT?)" \
+    phase-serve TARGET="$TMPFS" DATASET=tiny REPLAY_CONUT=5
+  mount -o remount,ro "$TMPFS"
+  refused "preflight: $TMPFS cannot be written (a read-only mount?)" phase-delete TARGET="$TMPFS" DATASET=tiny
+  refused "preflight: $TMPFS cannot be written (a read-only mount?)" phase-untar2 TARGET="$TMPFS" DATASET=tiny
+  mount -o remount,rw "$TMPFS"
+  make -C "$ROOT" -s phase-delete TARGET="$TMPFS" DATASET=tiny
+  [ "$(records_of "$d" delete status)" = 0 ]
+  sum=$(cksum <"$d/records.tsv")
+  refused "untar2: $TMPFS/data holds no extraction of the harness: run make phase-untar first" \
+    phase-untar2 TARGET="$TMPFS" DATASET=tiny
 }

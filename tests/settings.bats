@@ -204,3 +204,40 @@ x' run "$ROOT/playbooks/demo.sh"
   [ ! -e "$ROOT/X" ]
 
 }
+
+# A mistyped setting used to be ignored (the run went on with the default):
+# one that looks like ours (a group prefix such as REPLAY_, or within two
+# edits of a name) but is not in the list stops every entry point, naming
+# the nearest one.  Ordinary environment variables never look like ours.
+@test "settings: an undeclared setting that looks like ours stops the run with the nearest name; ordinary environment variables pass" {
+  cd "$BATS_TEST_TMPDIR"
+  run make -C "$ROOT" -s phase-serve TARGET="$BATS_TEST_TMPDIR" DATASET=tiny REPLAY_CONUT=5
+  [ "$status" -eq 2 ]
+  [ "$(grep -v '^make' <<<"$output")" = "phase-serve.sh: unknown setting REPLAY_CONUT (did you mean REPLAY_COUNT?)" ]
+  TRAIL=2 run "$ROOT/harness/phase-untar.sh"
+  [ "$status" -eq 2 ]
+  [ "$output" = "phase-untar.sh: unknown setting TRAIL (did you mean TRIAL?)" ]
+  SERVE_WHATEVER=1 run "$ROOT/harness/shootout.sh"
+  [ "$status" -eq 2 ]
+  [ "$output" = "shootout.sh: unknown setting SERVE_WHATEVER (not one of harness/settings.tsv)" ]
+  LAB_CPUSS=4 run "$ROOT/playbooks/lab/lab.sh" inventory guests.tsv /k/lab_key lab.yml
+  [ "$status" -eq 2 ]
+  [ "$output" = "lab.sh: unknown setting LAB_CPUSS (did you mean LAB_CPUS?)" ]
+  [ ! -e lab.yml ]
+  # ordinary variables, for each group's check
+  local ordinary=(PATH="$PATH" HOME=/root LANG=C.UTF-8 LC_ALL=C CI=true TERM=xterm MAKEFLAGS=-s MAKELEVEL=1
+    MFLAGS=-s SHELL=/bin/bash USER=root LOGNAME=root PWD=/ OLDPWD=/ SHLVL=2 HOSTNAME=h HOSTTYPE=x86_64
+    TMPDIR=/tmp TZ=UTC DISPLAY=:0 EDITOR=vi PAGER=less MAIL=/var/mail/root COLUMNS=80 LINES=24
+    SSH_AUTH_SOCK=/s SSH_CONNECTION=x SUDO_USER=u SUDO_UID=0 SUDO_COMMAND=x GITHUB_ACTIONS=true RUNNER_OS=Linux
+    GIT_DIR=.git DEBIAN_FRONTEND=noninteractive PYTHONPATH=/p LD_LIBRARY_PATH=/l XDG_RUNTIME_DIR=/run/user/0
+    BATS_TMPDIR=/tmp DATA=/x SHOOTOUT_ROOT="$ROOT" HTTP_PROXY=x NO_PROXY=x ASAN_OPTIONS=x UBSAN_OPTIONS=x)
+  local g
+  for g in "harness micro" lab demo; do
+    run env "${ordinary[@]}" bash -c '. "$SHOOTOUT_ROOT/harness/lib.sh"; . "$SHOOTOUT_ROOT/harness/common/settings.sh"; settings_check $1' \
+      sh "$g"
+    [ "$status" -eq 0 ] || { echo "$g: $output"; false; }
+  done
+  # and the near-miss check stays quiet for what is declared in any group
+  run env SHOOTOUT_ROOT="$ROOT" LAB_OS=debian12 DEMO_SIZE=1G REPLAY_COUNT=5 bash -c '. "$SHOOTOUT_ROOT/harness/lib.sh"; . "$SHOOTOUT_ROOT/harness/common/settings.sh"; settings_check harness micro' sh
+  [ "$status" -eq 0 ]
+}

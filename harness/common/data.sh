@@ -18,7 +18,7 @@ data_ensure() {
       [ -f "$p" ] || continue
       p=${p##*/} names="$names${p%.profile} "
     done
-    harness_die "unknown DATASET=$DATASET: use one of $names(datasets/*.profile)"
+    phase_refuse "unknown DATASET=$DATASET: use one of $names(datasets/*.profile)"
   fi
   proc_need mkdataset
   mkdir -p "$DATASETS_OUT" || harness_die "cannot create $DATASETS_OUT"

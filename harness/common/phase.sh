@@ -41,6 +41,18 @@ phase_on_exit() {
   exit "$rc"
 }
 
+# phase_refuse MESSAGE : a check refused the phase before anything was
+# measured (TARGET, the dataset, the port, the space, the state of
+# TARGET/data, a trial already recorded): "PHASE: MESSAGE" on stderr, exit
+# 2, and no trial: nothing appended to records.tsv or failures.tsv (a
+# user's mistake is not a failed trial of the variant).  Outside the frame,
+# as settings_refuse.
+phase_refuse() {
+  if [ "${PHASE_FRAME:-0}" != 1 ] || [ "$BASHPID" != "$$" ]; then settings_refuse "$*"; fi
+  FAIL_MSG=$* CUR_TRIAL=''
+  exit 2
+}
+
 # phase_begin NAME [RECORD-NAMES...] : checks TARGET, picks the trial (TRIAL,
 # or one more than the highest of RECORD-NAMES, default NAME), installs the
 # traps, writes meta.json if this run has none yet.  CUR_PHASE is NAME: the
@@ -62,7 +74,7 @@ phase_begin() {
   if [ -n "${TRIAL:-}" ]; then
     case $TRIAL in '' | *[!0-9]*) harness_die "TRIAL=$TRIAL is not a number" ;; esac
     [ "$(next_trial "${names[@]}")" -le "$TRIAL" ] ||
-      harness_die "trial $TRIAL of ${names[0]} is already recorded in run $(run_id): leave TRIAL unset"
+      phase_refuse "trial $TRIAL of ${names[0]} is already recorded in run $(run_id): leave TRIAL unset"
     CUR_TRIAL=$TRIAL
   else
     CUR_TRIAL=$(next_trial "${names[@]}")
@@ -88,7 +100,7 @@ phase_warn_on_target() {
     "$RUN_DIR/meta.json" 2>/dev/null) || return 0
   [ -n "$w" ] || return 0
   m="$w on TARGET's device: the harness's writes land where $TARGET is measured (put RESULTS and DATASETS_OUT on another disk)"
-  [ "${OFF_TARGET:-0}" != 1 ] || harness_die "$m; OFF_TARGET=1 refuses this"
+  [ "${OFF_TARGET:-0}" != 1 ] || phase_refuse "$m; OFF_TARGET=1 refuses this"
   printf 'WARNING: %s\n' "$m" | tee -a "$PHASE_LOG" >&2
 }
 

@@ -1,8 +1,8 @@
 # shellcheck shell=bash disable=SC2034
 # harness/common/preflight.sh: checks made before a phase starts work
 # (sourced by common.sh).  Each failing check adds one line that says what to
-# do (preflight_problem); preflight_done prints them all and fails the phase
-# if there is any.
+# do (preflight_problem); preflight_done prints them all and refuses the
+# phase if there is any (exit 2, no trial recorded: phase_refuse).
 
 PREFLIGHT_PROBLEMS=()
 
@@ -11,12 +11,23 @@ preflight_problem() {
   PREFLIGHT_PROBLEMS+=("$*")
 }
 
-# preflight_done : every problem on stderr; the phase fails at the first.
+# preflight_done : every problem on stderr; the phase is refused at the
+# first (exit 2, nothing in records.tsv or failures.tsv).
 preflight_done() {
   local p
   [ ${#PREFLIGHT_PROBLEMS[@]} -eq 0 ] && return 0
   for p in "${PREFLIGHT_PROBLEMS[@]}"; do printf 'preflight: %s\n' "$p" >&2; done
-  harness_die "preflight: ${PREFLIGHT_PROBLEMS[0]}"
+  phase_refuse "preflight: ${PREFLIGHT_PROBLEMS[0]}"
+}
+
+# preflight_writable : TARGET (and TARGET/data, when there) can be written:
+# a read-only mount is refused before a phase that writes starts.
+preflight_writable() {
+  local d
+  for d in "$TARGET" "$DATA"; do
+    [ -d "$d" ] || continue
+    [ -w "$d" ] || preflight_problem "$d cannot be written (a read-only mount?): mount $TARGET read-write"
+  done
 }
 
 # preflight_human BYTES : "1.2 GB" style.

@@ -54,16 +54,36 @@ replay_run() {
   replay_check "$name"
 }
 
-# replay_check NAME : replay exits 1 when some requests failed; that is a
-# figure of the run (recorded as "failed"), not a failed phase, as long as
-# it wrote its figures.  No figures, or nothing answered: the phase fails.
+# replay_check NAME : replay exits 1 when some requests failed; its figures
+# are recorded all the same (replay_verdict then judges them).  No figures,
+# or nothing answered: the phase fails.
 replay_check() {
   [ "$TOOL_RC" -eq 0 ] && return 0
   local answered
   answered=$(stat_value "$WORK/$1.stats" requests 2>/dev/null)
   [ "${answered:-0}" != 0 ] ||
     harness_die "replay exited $TOOL_RC without answers: $(grep -v '^[[:space:]]*$' "$WORK/replay.err" 2>/dev/null | tail -n 1)"
-  printf '%s: warning: %s of %s requests failed (see %s)\n' "$1" "$(stat_value "$WORK/$1.stats" failed)" "$answered" "$PHASE_LOG" >&2
+}
+
+# replay_verdict NAME : after NAME's figures are recorded.  A replay with
+# failed requests is not a valid figure: with more than REPLAY_MAX_FAILED
+# (default 0) the phase fails, its message (failures.tsv) counting each kind
+# of failure (replay's failed_* figures) and naming the first.  Failures
+# allowed are a warning, and the allowance a record (failed_allowed) so the
+# report can tell.
+replay_verdict() {
+  local stats=$WORK/$1.stats max=${REPLAY_MAX_FAILED:-0} failed kinds first
+  failed=$(stat_value "$stats" failed)
+  [ "$max" -eq 0 ] || record "$1" "$CUR_TRIAL" failed_allowed "$max" count
+  [ "${failed:-0}" -gt 0 ] || return 0
+  if [ "$failed" -le "$max" ]; then
+    printf '%s: warning: %s of %s requests failed, allowed by REPLAY_MAX_FAILED=%s (see %s)\n' \
+      "$1" "$failed" "$(stat_value "$stats" requests)" "$max" "$PHASE_LOG" >&2
+    return 0
+  fi
+  kinds=$(awk -F '\t' '$1 ~ /^failed_/ { printf "%s%s %s", n++ ? ", " : "", $1, $2 }' "$stats")
+  first=$(grep -m 1 '^replay: GET ' "$WORK/replay.err" 2>/dev/null) || true
+  harness_die "$failed of $(stat_value "$stats" requests) requests failed (${kinds:-no kind given}), more than REPLAY_MAX_FAILED=$max: not a valid figure${first:+; first: ${first#replay: }}"
 }
 
 # replay_list_args : the replay options of a replay of the dataset's request

@@ -68,6 +68,23 @@ serve_addr() {
   fi
 }
 
+# serve_update_first : before phase_begin of a phase that replays the
+# request list (serve, preload): the list names files of the update
+# tarball, so when TARGET/data holds the harness's extraction of the first
+# tarball only (phase untar ran, untar2 not: its mark, target_updated),
+# phase untar2 runs first, as the phase of its own it is in the method (its
+# trial, records, failure).  `make phase-untar phase-serve phase-delete` is
+# then the method's whole cycle.  A refused TARGET is left to phase_begin.
+serve_update_first() {
+  target_guard 2>/dev/null || return 0
+  DATA=$TARGET/data
+  if [ -d "$DATA" ] && target_owned && ! target_empty && ! target_updated; then
+    printf '%s: %s holds the first tarball only (the request list names files of the update tarball): running phase-untar2 first\n' \
+      "$(basename "$0" .sh)" "$DATA" >&2
+    "$HARNESS/phase-untar.sh" untar2 || exit $?
+  fi
+}
+
 # serve_prepare MAXCONC : after phase_begin, what every phase that serves the
 # dataset and replays its request list checks and sets first: an extraction
 # of the harness in DATA, root for a drop or remount flush, open files for
@@ -75,7 +92,7 @@ serve_addr() {
 serve_prepare() {
   data_ensure
   if ! target_owned || target_empty; then
-    harness_die "$DATA holds no extraction of the harness: run make phase-untar and phase-untar2 first"
+    phase_refuse "$DATA holds no extraction of the harness: run make phase-untar first"
   fi
   case $FLUSH in drop | remount) preflight_root "FLUSH=$FLUSH" ;; esac
   preflight_nofile $(($1 + 256))

@@ -47,6 +47,67 @@ settings_check() {
   done < <(awk -F '\t' -v want="$want" '$1 ~ /^[A-Z]/ { n = split($3, g, ",")
     for (i = 1; i <= n; i++) if (index(want, " " g[i] " ") && !seen[$1]++) print $1, $5 }' \
     "$SHOOTOUT_ROOT/harness/settings.tsv")
+  settings_unknown "$want"
+}
+
+# settings_unknown " GROUP... " : a variable of the environment (make passes
+# its command line's there too) that looks like a setting of those groups
+# but is not one of harness/settings.tsv is refused, with the nearest name:
+# "unknown setting REPLAY_CONUT (did you mean REPLAY_COUNT?)".  It looks
+# like one when (1) it starts with a group prefix of those settings (the
+# text up to the first _ of a name, when two names share it or the text
+# before the _ is itself a name: REPLAY_, SERVE_, NET_, PRIME_, PRELOAD_,
+# RESIDENT_, ICF_, IOMETER_, IOZONE_, POSTMARK_, DISCOVER_; LAB_ for the
+# lab, DEMO_ for make demo), or (2) it is within 2 edits of a name (1 for a
+# name of 4 letters; shorter ones never: PATH, HOME, CI, TERM stay
+# ordinary).  Only upper-case names are looked at.
+settings_unknown() {
+  local bad
+  bad=$(awk -F '\t' -v want="$1" '
+    # dist A B : the edit distance (insert, delete, replace one letter, or
+    # swap two neighbours: CONUT is 1 from COUNT).
+    function dist(a, b,   la, lb, i, j, c, m) {
+      la = length(a); lb = length(b)
+      for (i = 0; i <= la; i++) m[i, 0] = i
+      for (j = 0; j <= lb; j++) m[0, j] = j
+      for (i = 1; i <= la; i++)
+        for (j = 1; j <= lb; j++) {
+          c = m[i - 1, j - 1] + (substr(a, i, 1) != substr(b, j, 1))
+          if (m[i - 1, j] + 1 < c) c = m[i - 1, j] + 1
+          if (m[i, j - 1] + 1 < c) c = m[i, j - 1] + 1
+          if (i > 1 && j > 1 && substr(a, i, 1) == substr(b, j - 1, 1) &&
+            substr(a, i - 1, 1) == substr(b, j, 1) && m[i - 2, j - 2] + 1 < c) c = m[i - 2, j - 2] + 1
+          m[i, j] = c
+        }
+      return m[la, lb]
+    }
+    $1 ~ /^[A-Z]/ {
+      all[$1] = 1
+      n = split($3, g, ",")
+      for (i = 1; i <= n; i++) if (index(want, " " g[i] " ")) mine[$1] = 1
+    }
+    END {
+      for (s in mine) if ((k = index(s, "_")) > 1) { p = substr(s, 1, k); shared[p]++; if (substr(s, 1, k - 1) in all) shared[p]++ }
+      for (v in ENVIRON) {
+        if (v !~ /^[A-Z][A-Z0-9_]*$/ || v in all) continue
+        near = ""; best = 99
+        for (s in mine) {
+          d = length(v) - length(s)
+          if (d > 2 || d < -2) continue # 3 or more edits apart: not near
+          d = dist(v, s)
+          if (d < best || (d == best && s < near)) { best = d; near = s } }
+        k = index(v, "_"); l = length(v)
+        if ((k > 1 && shared[substr(v, 1, k)] >= 2) || (l >= 5 && best <= 2) || (l == 4 && best <= 1)) {
+          if (found == "" || v < found) { found = v; hint = best <= 2 ? near : "" }
+        }
+      }
+      if (found != "") print found "\t" hint
+    }' "$SHOOTOUT_ROOT/harness/settings.tsv")
+  [ -n "$bad" ] || return 0
+  if [ -n "${bad#*$'\t'}" ]; then
+    settings_refuse "unknown setting ${bad%%$'\t'*} (did you mean ${bad#*$'\t'}?)"
+  fi
+  settings_refuse "unknown setting ${bad%%$'\t'*} (not one of harness/settings.tsv)"
 }
 
 # settings_refuse MESSAGE : one line "SCRIPT: MESSAGE" on stderr, exit 2.
