@@ -341,6 +341,39 @@ status_of() { # status_of URL [curl args]
   grep -q '^httpd: connections ' "$T/err.log"
 }
 
+# all_gone PID... : none of the processes runs any more (a zombie nobody
+# has reaped yet counts as gone: it holds no socket).
+all_gone() {
+  local k st
+  for k in "$@"; do
+    st=$(ps -o stat= -p "$k") || continue
+    case $st in Z*) ;; *) return 1 ;; esac
+  done
+}
+
+@test "httpd -N 4: kill -9 of the parent ends every child within 3 s and frees the port, also by the pipe alone (no prctl, as on NetBSD and OpenBSD)" {
+  make -C "$ROOT" -s bsdpaths >/dev/null # build/bsdpaths/bin: -DOS_PDEATH_PIPE
+  for bin in "$BIN" "$ROOT/build/bsdpaths/bin"; do
+    PORT=$(free_port)
+    "$bin/httpd" -q -r "$W" -p "$PORT" -N 4 >"$T/access.log" 2>"$T/err.log" </dev/null 3>&- &
+    PID=$!
+    wait_for_port "$PORT"
+    poll_until 5 children_are 4
+    kids=$(pgrep -P "$PID")
+    [ "$(status_of "http://127.0.0.1:$PORT/small.txt")" = 200 ]
+    kill -KILL "$PID"
+    wait "$PID" || true
+    # shellcheck disable=SC2086 # one PID a word
+    if ! poll_until 3 all_gone $kids; then
+      echo "$bin/httpd: children still running 3 s after the parent's kill -9:"
+      ps -o pid=,stat=,args= -p "$(echo $kids | tr ' ' ,)"
+      kill -KILL $kids 2>/dev/null || true
+      false
+    fi
+    if port_busy "$PORT"; then echo "$bin/httpd: port $PORT still taken"; false; fi
+  done
+}
+
 # keepalive_burst PORT N : open N connections to 127.0.0.1:PORT at once, a
 # keep-alive GET /small.txt on each, all held open until all are answered;
 # prints ok=ANSWERED.
