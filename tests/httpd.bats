@@ -34,10 +34,11 @@ teardown() {
   rm -rf "$T"
 }
 
-# start_httpd ARGS... : bin/httpd -r $W on a free port, logs in $T.
+# start_httpd ARGS... : bin/httpd (HTTPD_BIN/httpd) -r $W on a free port,
+# logs in $T.
 start_httpd() {
   PORT=$(free_port)
-  "$BIN/httpd" -r "$W" -p "$PORT" "$@" >"$T/access.log" 2>"$T/err.log" </dev/null 3>&- &
+  "${HTTPD_BIN:-$BIN}/httpd" -r "$W" -p "$PORT" "$@" >"$T/access.log" 2>"$T/err.log" </dev/null 3>&- &
   PID=$!
   wait_for_port "$PORT"
 }
@@ -608,7 +609,8 @@ closes_after_big_bodies() {
   [ "$(curl -s "http://127.0.0.1:$PORT/sub/")" = "<p>index</p>" ]
 }
 
-@test "httpd: symlinks are followed while they stay in ROOT (through directories, .., chains); loops, absolute and escaping ones are 403" {
+@test "httpd: symlinks are followed while they stay in ROOT (through directories, .., chains); loops, absolute and escaping ones are 403; the same with the walk (-DOS_BENEATH_WALK, the BSDs' way)" {
+  make -C "$ROOT" -s bsdpaths >/dev/null
   ln -s deep/er "$W/dlink"
   ln -s ../../small.txt "$W/deep/er/up"
   ln -s ../deep/../small.txt "$W/sub/zig"
@@ -619,16 +621,21 @@ closes_after_big_bodies() {
   ln -s "$W/small.txt" "$W/abs"
   ln -s ../.. "$W/sub/esc"
   ln -s sub/esc "$W/e1"
-  start_httpd -q
-  [ "$(curl -s "http://127.0.0.1:$PORT/dlink/f.css")" = deep ]
-  [ "$(curl -s "http://127.0.0.1:$PORT/dlink/up")" = "hello world" ]
-  [ "$(curl -s "http://127.0.0.1:$PORT/sub/zig")" = "hello world" ]
-  [ "$(curl -s "http://127.0.0.1:$PORT/c1")" = "hello world" ]
-  [ "$(status_of "http://127.0.0.1:$PORT/dlink")" = 301 ]
-  for p in /loop1 /loop1/x /abs /sub/esc/secret.txt /e1/secret.txt /sub/esc/www/small.txt; do
-    out=$($RAW send "$PORT" "GET $p HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
-    [[ "$out" == "HTTP/1.1 403"* ]] || { echo "not 403 for $p: ${out%%$'\r'*}"; false; }
-    [[ "$out" != *SENTINEL* ]]
+  for HTTPD_BIN in "$BIN" "$ROOT/build/bsdpaths/bin"; do
+    echo "# $HTTPD_BIN/httpd"
+    start_httpd -q
+    [ "$(curl -s "http://127.0.0.1:$PORT/dlink/f.css")" = deep ]
+    [ "$(curl -s "http://127.0.0.1:$PORT/dlink/up")" = "hello world" ]
+    [ "$(curl -s "http://127.0.0.1:$PORT/sub/zig")" = "hello world" ]
+    [ "$(curl -s "http://127.0.0.1:$PORT/c1")" = "hello world" ]
+    [ "$(status_of "http://127.0.0.1:$PORT/dlink")" = 301 ]
+    for p in /loop1 /loop1/x /abs /sub/esc/secret.txt /e1/secret.txt /sub/esc/www/small.txt; do
+      out=$($RAW send "$PORT" "GET $p HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+      [[ "$out" == "HTTP/1.1 403"* ]] || { echo "not 403 for $p: ${out%%$'\r'*}"; false; }
+      [[ "$out" != *SENTINEL* ]]
+    done
+    kill -TERM "$PID"
+    wait_for_exit "$PID"
   done
 }
 
