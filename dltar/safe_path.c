@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "os_beneath.h"
 #include "os_open.h"
 
 static const char *SYMLINK_WAY = "path goes through a symlink";
@@ -203,6 +204,15 @@ int sp_walk(int rootfd, const char *norm, const char **leaf, const char **why) {
   const char *end = slash ? slash : norm;
   int fd = rootfd;
   char name[4096];
+  if (slash != NULL) { /* the kernel refuses any symlink at once, where it can */
+    char parent[SP_PATHMAX];
+    if (comp(parent, sizeof parent, norm, slash) != 0) return -1;
+    fd = os_open_dir_nolinks(rootfd, parent);
+    if (fd >= 0) return fd;
+    if (errno == ELOOP) *why = SYMLINK_WAY;
+    if (errno != ENOSYS) return -1;
+    fd = rootfd; /* none here: the walk */
+  }
   const char *s = norm;
   while (s < end) {
     const char *e = memchr(s, '/', (size_t)(end - s));

@@ -54,7 +54,10 @@ void sp_close(struct sp_dirs *d);
 int sp_parent(struct sp_dirs *d, const char *norm, const char **leaf, const char **why);
 
 /* The same without creating or caching: returns a new fd the caller closes
- * (or rootfd itself for a top-level name). */
+ * (or rootfd itself for a top-level name).  In one call where the kernel
+ * refuses every symlink on the way (os_open_dir_nolinks: Linux openat2
+ * with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), else one name at a time; the
+ * same answers either way. */
 int sp_walk(int rootfd, const char *norm, const char **leaf, const char **why);
 
 #endif

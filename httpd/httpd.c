@@ -88,6 +88,7 @@ int main(int argc, char **argv) {
   uint64_t port = 8000, procs = 1, reqs = 1000;
   struct server s;
   memset(&s, 0, sizeof s);
+  s.pwatch = -1;
   s.timeout = 30;
   s.use_mmap = !OS_HAS_SENDFILE;
   while ((opt = getopt_long(argc, argv, "1r:i:p:N:m:qt:k:u:Lh", longopts, NULL)) != -1) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "os_child.h"
 
 /* Set by the signal handlers only.  wake_wr is the write end of the loop's
  * self-pipe: a stop signal that lands just before the loop waits still
@@ -130,11 +131,24 @@ static void wake_drain(struct server *s) {
   io_eagain_read(s->wake[0]);
 }
 
+/* The parent of -N died (a kill -9 leaves no SIGTERM for its children):
+ * stop as SIGTERM stops the loop, watchdog included. */
+static void parent_gone(struct server *s) {
+  io_dontwantread(s->pwatch);
+  stop_flag = 1;
+  stop_watchdog(SIGTERM);
+}
+
 int server_loop(struct server *s) {
   /* Without it, a child whose listening socket is fd 16 (or 32, ...) spun
    * for ever in io_waituntil2, never accepting (lib/ioq.h). */
   ioq_start();
   if (wake_open(s) != 0) return -1;
+  if (s->pwatch >= 0) { /* -N child: ends like SIGTERM once the parent is gone */
+    if (!io_fd(s->pwatch)) return -1;
+    io_setcookie(s->pwatch, &s->pwatch);
+    io_wantread(s->pwatch);
+  }
   for (int i = 0; i < s->nlisten; i++) {
     if (!io_fd(s->lfd[i])) return -1;
     io_setcookie(s->lfd[i], NULL);
@@ -169,6 +183,8 @@ int server_loop(struct server *s) {
         busy = 1;
         if (ck == s->wake) {
           wake_drain(s);
+        } else if (ck == &s->pwatch) {
+          if (os_parent_gone(s->pwatch)) parent_gone(s);
         } else if (c == NULL) {
           conn_accept(s, (int)fd);
         } else if (c->fd == fd) {
@@ -180,7 +196,7 @@ int server_loop(struct server *s) {
         void *ck = io_getcookie(fd);
         struct conn *c = ck;
         busy = 1;
-        if (c != NULL && ck != s->wake && c->fd == fd && !c->in_ready) conn_run(s, c);
+        if (c != NULL && ck != s->wake && ck != &s->pwatch && c->fd == fd && !c->in_ready) conn_run(s, c);
       }
     }
     if (s->ready != NULL) run_ready(s);

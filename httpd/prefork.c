@@ -3,7 +3,9 @@
  * own SO_REUSEPORT set where there is one, listen.c; a restarted child gets the same set back, and the parent never
  * closes one, which would drop the connections queued on it), restart a
  * child that dies, report the summed counters (kept in shared memory, one
- * slot per child) on SIGUSR1, and stop every child on SIGTERM/SIGINT. */
+ * slot per child) on SIGUSR1, and stop every child on SIGTERM/SIGINT.  A
+ * child ends too when the parent dies, however it dies: it watches a pipe
+ * whose write end only the parent holds (os_child.h). */
 #include "server.h"
 
 #include <errno.h>
@@ -39,17 +41,17 @@ struct child {
 };
 
 static pid_t spawn(struct server *s, struct counters *slot, unsigned k,
-                   const sigset_t *mask, pid_t parent) {
+                   const sigset_t *mask, pid_t parent, int pwatch[2]) {
   pid_t pid = fork();
   if (pid != 0) return pid;
-  (void)os_parent_death_signal(SIGTERM); /* ENOSYS: the getppid check below */
+  s->pwatch = os_parent_watch_child(pwatch, SIGTERM); /* the loop watches it */
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = SIG_DFL;
   sigaction(SIGCHLD, &sa, NULL);
   loop_signals(0);
   sigprocmask(SIG_SETMASK, mask, NULL);
-  if (getppid() != parent) _exit(0); /* the parent died before that */
+  if (getppid() != parent) _exit(0); /* the parent died before that (the watch says so too) */
   listen_keep(s->ls, k, s->lfd);
   slot->pid = getpid();
   s->ctr = slot;
@@ -105,6 +107,12 @@ int prefork_run(struct server *s, unsigned n, const char *stats_path) {
     say(s, "httpd: shared counters: %s", strerror(errno));
     return 1;
   }
+  /* Its write end stays open here until we exit, however we exit. */
+  int pwatch[2];
+  if (os_parent_watch_open(pwatch) != 0) {
+    say(s, "httpd: parent-death pipe: %s", strerror(errno));
+    return 1;
+  }
   memset(slots, 0, n * sizeof *slots);
   double t0 = now_mono();
   sigset_t block, old;
@@ -128,7 +136,7 @@ int prefork_run(struct server *s, unsigned n, const char *stats_path) {
   pid_t parent = getpid();
   int rc = 0, quick_deaths = 0;
   for (unsigned i = 0; i < n; i++) {
-    kids[i].pid = spawn(s, &slots[i], i, &old, parent);
+    kids[i].pid = spawn(s, &slots[i], i, &old, parent, pwatch);
     kids[i].started = now_mono();
     if (kids[i].pid < 0) {
       say(s, "httpd: fork: %s", strerror(errno));
@@ -163,7 +171,7 @@ int prefork_run(struct server *s, unsigned n, const char *stats_path) {
           p_term = 1, rc = 1;
           break;
         }
-        kids[i].pid = spawn(s, &slots[i], i, &old, parent);
+        kids[i].pid = spawn(s, &slots[i], i, &old, parent, pwatch);
         kids[i].started = now_mono();
         if (kids[i].pid < 0) {
           say(s, "httpd: fork: %s", strerror(errno));
@@ -188,6 +196,8 @@ int prefork_run(struct server *s, unsigned n, const char *stats_path) {
       rc = 1;
     }
   }
+  close(pwatch[0]); /* the children are gone: the pipe has done its work */
+  close(pwatch[1]);
   free(kids);
   munmap(slots, n * sizeof *slots);
   return rc;

@@ -104,6 +104,7 @@ struct server {
   struct logbuf *log;
   struct outfd err; /* stderr, for the counters */
   int wake[2];      /* the loop's self-pipe (loop.c) */
+  int pwatch;       /* -N child: the parent-death watch (os_child.h); -1 none */
   struct ioq closing; /* closed connections, io_close'd after the events */
   char inl[HTTPD_INLINE]; /* a small body, read to go out with its head */
 };

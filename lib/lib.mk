@@ -18,3 +18,13 @@ os_sendfile_test_SRCS := tests/c/os_sendfile_test.c lib/os_sendfile.c
 # Closing descriptors of libowfat's event layer (lib/ioq.c), httpd's and replay's.
 CTESTS += ioq
 ioq_test_SRCS := tests/c/ioq_test.c lib/ioq.c
+# httpd and dltar with the paths the BSDs take, on Linux (tests/httpd.bats,
+# tests/dltar.bats): -DOS_BENEATH_WALK (os_beneath.h: the walk, no
+# openat2), -DOS_PDEATH_PIPE (os_child.h: the parent-death pipe alone, no
+# prctl).  Into build/bsdpaths/bin, with the C tests of those layers.
+.PHONY: bsdpaths
+bsdpaths:
+	$(MAKE) --no-print-directory B=build/bsdpaths BIN=build/bsdpaths/bin \
+	  CPPFLAGS="$(CPPFLAGS) -DOS_BENEATH_WALK -DOS_PDEATH_PIPE" \
+	  build/bsdpaths/bin/httpd build/bsdpaths/bin/dltar \
+	  build/bsdpaths/tests/safe_path_test build/bsdpaths/tests/http_path_test

@@ -139,23 +139,72 @@ struct os_open_how {
   uint64_t flags, mode, resolve;
 };
 #define OS_RESOLVE_NO_MAGICLINKS 0x02
+#define OS_RESOLVE_NO_SYMLINKS 0x04
 #define OS_RESOLVE_BENEATH 0x08
 
-int os_open_beneath(int dirfd, const char *rel, int flags) {
-  static int no_openat2; /* learnt once per process */
-  if (*rel == '\0') rel = ".";
+static int no_openat2; /* learnt once per process */
+
+/* openat2 with RESOLVE_BENEATH and RESOLVE; -1 with ENOSYS where the
+ * kernel has none or a seccomp filter refuses it (EPERM), for good. */
+static int openat2_beneath(int dirfd, const char *rel, int flags, uint64_t resolve) {
   if (!no_openat2) {
-    struct os_open_how how = {(uint64_t)(unsigned)flags, 0,
-                              OS_RESOLVE_BENEATH | OS_RESOLVE_NO_MAGICLINKS};
+    struct os_open_how how = {(uint64_t)(unsigned)flags, 0, OS_RESOLVE_BENEATH | resolve};
     long fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
     if (fd >= 0) return (int)fd;
     if (errno != ENOSYS && errno != EPERM) return -1;
     no_openat2 = 1; /* old kernel or a seccomp filter: walk instead */
   }
-  return walk(dirfd, rel, flags);
+  errno = ENOSYS;
+  return -1;
+}
+
+int os_open_beneath(int dirfd, const char *rel, int flags) {
+  if (*rel == '\0') rel = ".";
+  int fd = openat2_beneath(dirfd, rel, flags, OS_RESOLVE_NO_MAGICLINKS);
+  return fd >= 0 || errno != ENOSYS ? fd : walk(dirfd, rel, flags);
+}
+
+int os_open_dir_nolinks(int dirfd, const char *rel) {
+  return openat2_beneath(dirfd, *rel ? rel : ".", O_PATH | O_DIRECTORY | O_CLOEXEC,
+                         OS_RESOLVE_NO_SYMLINKS | OS_RESOLVE_NO_MAGICLINKS);
+}
+#elif defined(O_RESOLVE_BENEATH) && !defined(OS_BENEATH_WALK)
+/* FreeBSD 13+: a lookup that would leave DIRFD fails with ENOTCAPABLE.  A
+ * kernel that does not know the flag ignores it (unknown open flags are),
+ * so whether it holds is learnt once per process: ".." of DIRFD must be
+ * refused (13.0 reopened "/" for ".." of "/": the walk then, safe too). */
+static int beneath_state; /* 0 not known yet, 1 honoured, -1 walk */
+
+static int beneath_honoured(int dirfd) {
+  if (beneath_state == 0) {
+    int fd = openat(dirfd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_RESOLVE_BENEATH);
+    if (fd >= 0) close(fd);
+    beneath_state = fd < 0 && errno == ENOTCAPABLE ? 1 : -1;
+  }
+  return beneath_state > 0;
+}
+
+int os_open_beneath(int dirfd, const char *rel, int flags) {
+  if (*rel == '\0') rel = ".";
+  if (!beneath_honoured(dirfd)) return walk(dirfd, rel, flags);
+  int fd = openat(dirfd, rel, flags | O_RESOLVE_BENEATH);
+  if (fd < 0 && errno == ENOTCAPABLE) errno = EXDEV; /* as openat2 and the walk say */
+  return fd;
+}
+
+int os_open_dir_nolinks(int dirfd, const char *rel) {
+  (void)dirfd, (void)rel;
+  errno = ENOSYS; /* O_RESOLVE_BENEATH follows symlinks that stay below */
+  return -1;
 }
 #else
 int os_open_beneath(int dirfd, const char *rel, int flags) {
   return walk(dirfd, rel, flags);
+}
+
+int os_open_dir_nolinks(int dirfd, const char *rel) {
+  (void)dirfd, (void)rel;
+  errno = ENOSYS;
+  return -1;
 }
 #endif

@@ -42,6 +42,7 @@ sig() {
 
 setup_file() {
   local d=$BATS_FILE_TMPDIR
+  make -C "$ROOT" -s bsdpaths >/dev/null
   make_tree "$d/src"
   tar --format=gnu -czf "$d/gnu.tgz" -C "$d/src" .
   tar --format=pax -czf "$d/pax.tgz" -C "$d/src" .
@@ -75,23 +76,32 @@ start() { # start CMD... : run a server in the background, remember its pid
   PIDS+=($!)
 }
 
+# The dltar builds every safety test runs: bin/ (Linux: openat2) and
+# build/bsdpaths/bin (-DOS_BENEATH_WALK: the walk the BSDs take), made
+# by setup_file.
+DLTARS=("$BIN" "$ROOT/build/bsdpaths/bin")
+
 # hostile CASE PATTERN: extracting CASE fails with one line matching PATTERN
-# and nothing outside DIR changes.
+# and nothing outside DIR changes, with each of DLTARS.
 hostile() {
-  mkdir -p "$T/arch" "$T/sentinel" "$T/dir"
-  echo untouched >"$T/sentinel/target"
-  "$ROOT/tests/fixtures/mkhostile.py" "$T/arch" "$T/sentinel"
-  ln -s ../sentinel "$T/dir/pre"
-  local before after
-  before=$(cd "$T" && find . -path ./dir -prune -o -printf '%p %s %T@\n' | sort)
-  run "$BIN/dltar" -C "$T/dir" "$T/arch/$1"
-  after=$(cd "$T" && find . -path ./dir -prune -o -printf '%p %s %T@\n' | sort)
-  echo "$output"
-  [ "$status" -ne 0 ]
-  [ "${#lines[@]}" -eq 1 ]
-  [[ "$output" == dltar:*$2* ]]
-  [ "$before" = "$after" ]
-  [ "$(cat "$T/sentinel/target")" = untouched ]
+  local before after bin
+  for bin in "${DLTARS[@]}"; do
+    echo "# $bin/dltar"
+    rm -rf "$T/arch" "$T/sentinel" "$T/dir"
+    mkdir -p "$T/arch" "$T/sentinel" "$T/dir"
+    echo untouched >"$T/sentinel/target"
+    "$ROOT/tests/fixtures/mkhostile.py" "$T/arch" "$T/sentinel"
+    ln -s ../sentinel "$T/dir/pre"
+    before=$(cd "$T" && find . -path ./dir -prune -o -printf '%p %s %T@\n' | sort)
+    run "$bin/dltar" -C "$T/dir" "$T/arch/$1"
+    after=$(cd "$T" && find . -path ./dir -prune -o -printf '%p %s %T@\n' | sort)
+    echo "$output"
+    [ "$status" -ne 0 ]
+    [ "${#lines[@]}" -eq 1 ]
+    [[ "$output" == dltar:*$2* ]]
+    [ "$before" = "$after" ]
+    [ "$(cat "$T/sentinel/target")" = untouched ]
+  done
 }
 
 # no_escaping_links DIR: every symlink under DIR resolves inside DIR.
@@ -305,6 +315,36 @@ mkcases() {
 @test "hostile: writing through an archive symlink" { hostile symlink-through.tar "via/pwned: refused: path goes through a symlink"; }
 @test "hostile: writing through a symlink already in DIR" { hostile preexisting-symlink.tar "pre/pwned: refused: path goes through a symlink"; }
 @test "hostile: hard link to outside" { hostile hardlink-escape.tar "h: refused: '..' in path"; }
+@test "hostile: a hard link whose target lies through a symlink already in DIR, even one staying inside: refused (openat2 RESOLVE_NO_SYMLINKS, and the walk)" {
+  python3 -c '
+import io, sys, tarfile
+with tarfile.open(sys.argv[1], "w") as t:
+    i = tarfile.TarInfo("h"); i.type = tarfile.LNKTYPE; i.linkname = "lnk/f"; t.addfile(i)
+' "$T/hl-through.tar"
+  for bin in "${DLTARS[@]}"; do
+    rm -rf "$T/dir"
+    mkdir -p "$T/dir/sub"
+    echo inside >"$T/dir/sub/f"
+    ln -s sub "$T/dir/lnk"
+    run "$bin/dltar" -C "$T/dir" "$T/hl-through.tar"
+    echo "$bin/dltar: $output"
+    [ "$status" -ne 0 ]
+    [ "$output" = "dltar: h: refused: path goes through a symlink" ]
+    [ ! -e "$T/dir/h" ]
+    [ "$(stat -c %h "$T/dir/sub/f")" -eq 1 ]
+  done
+}
+
+@test "the C tests of the confined lookups pass in the walk's build too (-DOS_BENEATH_WALK: safe_path, http_path)" {
+  for t in safe_path http_path; do
+    run "$ROOT/build/bsdpaths/tests/${t}_test"
+    echo "$output" | grep -v '^ok' || true
+    [ "$status" -eq 0 ]
+    [[ "$output" != *"not ok"* ]]
+    [[ "$output" == *"ENOSYS with -DOS_BENEATH_WALK"* ]] || [ "$t" != safe_path ]
+  done
+}
+
 @test "hostile: hard link to an absolute path" { hostile hardlink-absolute.tar "h: refused: absolute path"; }
 @test "broken: truncated file data" { hostile truncated-data.tar.gz "big.bin: truncated archive"; }
 @test "broken: missing end-of-archive blocks" { hostile missing-end.tar.gz "no end-of-archive marker"; }

@@ -34,10 +34,11 @@ teardown() {
   rm -rf "$T"
 }
 
-# start_httpd ARGS... : bin/httpd -r $W on a free port, logs in $T.
+# start_httpd ARGS... : bin/httpd (HTTPD_BIN/httpd) -r $W on a free port,
+# logs in $T.
 start_httpd() {
   PORT=$(free_port)
-  "$BIN/httpd" -r "$W" -p "$PORT" "$@" >"$T/access.log" 2>"$T/err.log" </dev/null 3>&- &
+  "${HTTPD_BIN:-$BIN}/httpd" -r "$W" -p "$PORT" "$@" >"$T/access.log" 2>"$T/err.log" </dev/null 3>&- &
   PID=$!
   wait_for_port "$PORT"
 }
@@ -341,6 +342,39 @@ status_of() { # status_of URL [curl args]
   grep -q '^httpd: connections ' "$T/err.log"
 }
 
+# all_gone PID... : none of the processes runs any more (a zombie nobody
+# has reaped yet counts as gone: it holds no socket).
+all_gone() {
+  local k st
+  for k in "$@"; do
+    st=$(ps -o stat= -p "$k") || continue
+    case $st in Z*) ;; *) return 1 ;; esac
+  done
+}
+
+@test "httpd -N 4: kill -9 of the parent ends every child within 3 s and frees the port, also by the pipe alone (no prctl, as on NetBSD and OpenBSD)" {
+  make -C "$ROOT" -s bsdpaths >/dev/null # build/bsdpaths/bin: -DOS_PDEATH_PIPE
+  for bin in "$BIN" "$ROOT/build/bsdpaths/bin"; do
+    PORT=$(free_port)
+    "$bin/httpd" -q -r "$W" -p "$PORT" -N 4 >"$T/access.log" 2>"$T/err.log" </dev/null 3>&- &
+    PID=$!
+    wait_for_port "$PORT"
+    poll_until 5 children_are 4
+    kids=$(pgrep -P "$PID")
+    [ "$(status_of "http://127.0.0.1:$PORT/small.txt")" = 200 ]
+    kill -KILL "$PID"
+    wait "$PID" || true
+    # shellcheck disable=SC2086 # one PID a word
+    if ! poll_until 3 all_gone $kids; then
+      echo "$bin/httpd: children still running 3 s after the parent's kill -9:"
+      ps -o pid=,stat=,args= -p "$(echo $kids | tr ' ' ,)"
+      kill -KILL $kids 2>/dev/null || true
+      false
+    fi
+    if port_busy "$PORT"; then echo "$bin/httpd: port $PORT still taken"; false; fi
+  done
+}
+
 # keepalive_burst PORT N : open N connections to 127.0.0.1:PORT at once, a
 # keep-alive GET /small.txt on each, all held open until all are answered;
 # prints ok=ANSWERED.
@@ -575,7 +609,8 @@ closes_after_big_bodies() {
   [ "$(curl -s "http://127.0.0.1:$PORT/sub/")" = "<p>index</p>" ]
 }
 
-@test "httpd: symlinks are followed while they stay in ROOT (through directories, .., chains); loops, absolute and escaping ones are 403" {
+@test "httpd: symlinks are followed while they stay in ROOT (through directories, .., chains); loops, absolute and escaping ones are 403; the same with the walk (-DOS_BENEATH_WALK, the BSDs' way)" {
+  make -C "$ROOT" -s bsdpaths >/dev/null
   ln -s deep/er "$W/dlink"
   ln -s ../../small.txt "$W/deep/er/up"
   ln -s ../deep/../small.txt "$W/sub/zig"
@@ -586,16 +621,21 @@ closes_after_big_bodies() {
   ln -s "$W/small.txt" "$W/abs"
   ln -s ../.. "$W/sub/esc"
   ln -s sub/esc "$W/e1"
-  start_httpd -q
-  [ "$(curl -s "http://127.0.0.1:$PORT/dlink/f.css")" = deep ]
-  [ "$(curl -s "http://127.0.0.1:$PORT/dlink/up")" = "hello world" ]
-  [ "$(curl -s "http://127.0.0.1:$PORT/sub/zig")" = "hello world" ]
-  [ "$(curl -s "http://127.0.0.1:$PORT/c1")" = "hello world" ]
-  [ "$(status_of "http://127.0.0.1:$PORT/dlink")" = 301 ]
-  for p in /loop1 /loop1/x /abs /sub/esc/secret.txt /e1/secret.txt /sub/esc/www/small.txt; do
-    out=$($RAW send "$PORT" "GET $p HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
-    [[ "$out" == "HTTP/1.1 403"* ]] || { echo "not 403 for $p: ${out%%$'\r'*}"; false; }
-    [[ "$out" != *SENTINEL* ]]
+  for HTTPD_BIN in "$BIN" "$ROOT/build/bsdpaths/bin"; do
+    echo "# $HTTPD_BIN/httpd"
+    start_httpd -q
+    [ "$(curl -s "http://127.0.0.1:$PORT/dlink/f.css")" = deep ]
+    [ "$(curl -s "http://127.0.0.1:$PORT/dlink/up")" = "hello world" ]
+    [ "$(curl -s "http://127.0.0.1:$PORT/sub/zig")" = "hello world" ]
+    [ "$(curl -s "http://127.0.0.1:$PORT/c1")" = "hello world" ]
+    [ "$(status_of "http://127.0.0.1:$PORT/dlink")" = 301 ]
+    for p in /loop1 /loop1/x /abs /sub/esc/secret.txt /e1/secret.txt /sub/esc/www/small.txt; do
+      out=$($RAW send "$PORT" "GET $p HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+      [[ "$out" == "HTTP/1.1 403"* ]] || { echo "not 403 for $p: ${out%%$'\r'*}"; false; }
+      [[ "$out" != *SENTINEL* ]]
+    done
+    kill -TERM "$PID"
+    wait_for_exit "$PID"
   done
 }
 

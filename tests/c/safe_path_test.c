@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "os_beneath.h"
 #include "os_open.h"
 #include "../../dltar/safe_path.h"
 
@@ -79,6 +80,29 @@ int main(void) {
   CHECK(w >= 0 && w != root && strcmp(leaf, "file") == 0, "walk opens the parent");
   if (w >= 0 && w != root) close(w);
   CHECK(sp_walk(root, "nope/x", &leaf, &why) == -1, "walk does not create");
+  /* A symlink that stays inside, deep in the path: RESOLVE_BENEATH alone
+   * would follow it; the rule (and RESOLVE_NO_SYMLINKS) does not. */
+  CHECK(symlinkat("../bb", root, "a/b/in") == 0, "make a symlink that stays inside");
+  why = NULL;
+  errno = 0;
+  CHECK(sp_walk(root, "a/b/in/x", &leaf, &why) == -1 && why != NULL && strstr(why, "symlink"),
+        "walk refuses a symlink on the way that stays inside too");
+  why = NULL;
+  errno = 0;
+  CHECK(sp_walk(root, "a/plain-dir-missing/x", &leaf, &why) == -1 && errno == ENOENT && why == NULL,
+        "walk: a missing directory is ENOENT, no policy");
+  errno = 0;
+  int od2 = os_open_dir_nolinks(root, "a/b/in");
+  CHECK(od2 == -1 && (errno == ELOOP || errno == ENOSYS), "os_open_dir_nolinks: a symlink is ELOOP (ENOSYS: the walk's build)");
+  od2 = os_open_dir_nolinks(root, "a/b/c");
+#ifdef OS_BENEATH_WALK
+  CHECK(od2 == -1 && errno == ENOSYS, "os_open_dir_nolinks: ENOSYS with -DOS_BENEATH_WALK");
+#else
+  CHECK(od2 >= 0 && fstatat(od2, "file", &st, AT_SYMLINK_NOFOLLOW) == -1 && errno == ENOENT &&
+        fstatat(od2, ".", &st, 0) == 0 && S_ISDIR(st.st_mode),
+        "os_open_dir_nolinks opens the directory (Linux: openat2)");
+#endif
+  if (od2 >= 0) close(od2);
   CHECK(fstatat(root, "nope", &st, 0) == -1, "nothing was created by walk");
 
   /* os_open_dir_at (lib/os_open.c), the OS layer under the chain */
