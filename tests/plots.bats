@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# make plots / report / compare on the committed example run and on crafted
-# fixtures (tests/fixtures/plots/: base and new differ in one metric within
+# make plots / report / compare on the committed example run (a real `make
+# demo` run, see results/example/README.md) and on crafted fixtures (tests/fixtures/plots/: base and new differ in one metric within
 # the noise of the trials and in two beyond it).
 load helpers
 
@@ -58,8 +58,12 @@ yrange() {
   top=$(yrange "$OUT/untar.gp" | sed 's/.*:\(.*\)\]/\1/')
   max=$(awk 'FNR > 1 && $4 + 0 > m { m = $4 + 0 } END { print m }' "$OUT/untar.dat" "$OUT/untar2.dat")
   awk -v t="$top" -v m="$max" 'BEGIN { exit !(t >= m) }'
-  # times are shown as minutes:seconds
-  grep -q '"40:00" 2400' "$OUT/untar.gp"
+  # the demo's times are seconds; times from 5 minutes on are shown as
+  # minutes:seconds (a crafted run: one untar of 2,000 s)
+  grep -q '^set ytics 0, 2$' "$OUT/untar.gp"
+  cmp_side "$BATS_TEST_TMPDIR/res" long untar:2000
+  make --no-print-directory plots RESULTS="$BATS_TEST_TMPDIR/res" RUN=long OUT="$OUT/long" >/dev/null
+  grep -q '"40:00" 2400' "$OUT/long/untar.gp"
 }
 
 @test "report: references every figure that exists and none that does not" {
@@ -72,21 +76,34 @@ yrange() {
   for f in "$OUT"/*.png "$OUT"/*.svg; do
     echo "$refs" | grep -qxF "$(basename "$f")" || { echo "not referenced: $f"; false; }
   done
-  # no JavaScript; the metadata, the numbers and the failed variant are there
+  # no JavaScript; the metadata and the numbers are there; a measured run
+  # carries no note that it is not one, and none of its variants failed
   [ "$(grep -ci "<script" "$OUT/index.html")" -eq 0 ]
-  grep -q 'illustrative example data, not a measurement' "$OUT/index.html"
-  grep -q '6.1.0-18-amd64' "$OUT/index.html"
-  grep -q 'noatime,data=writeback' "$OUT/index.html"
-  grep -q 'Notes on failed variants' "$OUT/index.html"
-  grep -q 'ufs-softupdates</b>: untar trial 2 failed: dltar: .*No space left on device' "$OUT/index.html"
-  grep -q '| linux-box / ext4 | 32:' "$OUT/summary.md"
+  run grep -qi 'illustrative\|not a measurement' "$OUT/index.html"
+  [ "$status" -eq 1 ]
+  grep -q '6.18.44-fc-v657' "$OUT/index.html"
+  grep -q 'rw,noatime,inode64,logbufs=8' "$OUT/index.html"
+  grep -q '^| vm / ext4 | 3.0 s (kernel CPU; 1 trial: noise unknown; ' "$OUT/summary.md"
+  grep -q 'No variant failed' "$OUT/index.html"
+  # a copy of it whose btrfs untar ran out of space: the report notes it
+  local r=$BATS_TEST_TMPDIR/res
+  mkdir -p "$r"
+  cp -r results/example "$r/failed"
+  sed -i 's/^untar\t1\tstatus\t0\t/untar\t1\tstatus\t1\t/' "$r/failed/vm/btrfs/records.tsv"
+  printf 'untar\t1\terror\tdltar: write: No space left on device\ttext\n' >>"$r/failed/vm/btrfs/records.tsv"
+  run make --no-print-directory report RESULTS="$r" RUN=failed OUT="$OUT/failed"
+  [ "$status" -eq 0 ]
+  grep -q 'Notes on failed variants' "$OUT/failed/index.html"
+  grep -q 'btrfs</b>: untar trial 1 failed: dltar: write: No space left on device' "$OUT/failed/index.html"
+  run grep -q 'No variant failed' "$OUT/failed/index.html"
+  [ "$status" -eq 1 ]
 }
 
 @test "plots: several runs in one chart, named by run" {
   run make --no-print-directory plots RUN="example $ROOT/tests/fixtures/plots/base" OUT="$OUT"
   [ "$status" -eq 0 ]
   grep -q 'base / testhost' "$OUT/untar.gp"
-  grep -q 'example / linux-box' "$OUT/untar.gp"
+  grep -q 'example / vm' "$OUT/untar.gp"
 }
 
 @test "compare: flags a within-noise difference and real ones" {
@@ -150,18 +167,36 @@ cmp_side() {
   [[ $output == *"compare wants BASE=run1 NEW=run2"* ]]
 }
 
-@test "example run: meta.json has every key of the contract and says it is an example" {
+@test "example run: a real demo run, every meta.json with the contract's keys, named after its run, host and variant; small" {
+  local run_id=20261125T033448Z-demo n=0 m
   for m in results/example/*/*/meta.json; do
-    python3 - "$m" <<'PY'
-import json, sys
-m = json.load(open(sys.argv[1]))
-keys = "run_id host os os_version kernel arch cpu cpus mem_kb fs mkfs_opts mount_opts device target dataset seed flush tools git_commit start_time variant virt".split()
+    python3 - "$m" "$run_id" <<'PY'
+import json, os, sys
+path, run_id = sys.argv[1], sys.argv[2]
+m = json.load(open(path))
+keys = ("run_id host os os_version os_name kernel arch cpu cpus mem_kb fs mkfs_opts mount_opts device target"
+        " dataset seed dataset_info flush tools git_commit start_time variant virt"
+        " replay_count replay_conc replay_keepalive preload").split()
 missing = [k for k in keys if k not in m]
-assert not missing, (sys.argv[1], missing)
-assert isinstance(m["tools"], dict)
-assert m["note"] == "illustrative example data, not a measurement"
+assert not missing, (path, missing)
+assert isinstance(m["tools"], dict) and m["tools"], path
+variant_dir = os.path.dirname(path)
+assert m["run_id"] == run_id, (path, m["run_id"])
+assert m["host"] == os.path.basename(os.path.dirname(variant_dir)), (path, m["host"])
+assert m["variant"] == os.path.basename(variant_dir), (path, m["variant"])
+assert m["dataset"] == "small" and m["flush"] == "drop", path
+assert "note" not in m, (path, m.get("note"))
 PY
+    n=$((n + 1))
   done
+  # the six variants of make demo, each with its records and series
+  [ "$n" -eq 6 ]
+  for v in btrfs ext2 ext3 ext4 tmpfs xfs; do
+    [ -s "results/example/vm/$v/records.tsv" ] && [ -s "results/example/vm/$v/series/untar-1.tsv" ]
+  done
+  # its README names the run, the command and the machine
+  grep -q "$run_id" results/example/README.md
+  grep -q 'make demo' results/example/README.md
   [ "$(du -sk results/example | cut -f1)" -lt 1024 ]
 }
 
