@@ -80,13 +80,15 @@ refused_alias() {
 may_be_wiped() {
   run "$CHK" "$1"
   echo "$output"
-  [ "$status" -eq 0 ] && [ "$output" = "ok: $1 may be wiped" ]
+  [ "$status" -eq 0 ]
+  [ "$output" = "ok: $1 may be wiped" ]
 }
 
 @test "a free loop device may be wiped" {
   loop free 16M
   run "$CHK" "$L"
-  [ "$status" -eq 0 ] && [ "$output" = "ok: $L may be wiped" ]
+  [ "$status" -eq 0 ]
+  [ "$output" = "ok: $L may be wiped" ]
 }
 
 @test "btrfs RAID1 over two loop devices, mounted from the first: both devices are refused" {
@@ -106,10 +108,12 @@ may_be_wiped() {
   [ "$status" -eq 1 ]
   [[ $output == "refused: $b is a device of the btrfs "*" mounted on $T/m ($b)" ]]
   run "$CHK" "$a"
-  [ "$status" -eq 1 ] && [[ $output == "refused: $a is mounted ($a on $T/m)" ]]
+  [ "$status" -eq 1 ]
+  [[ $output == "refused: $a is mounted ($a on $T/m)" ]]
   umount "$T/m"
   run "$CHK" "$b"
-  [ "$status" -eq 0 ] && [ "$output" = "ok: $b may be wiped" ]
+  [ "$status" -eq 0 ]
+  [ "$output" = "ok: $b may be wiped" ]
 }
 
 @test "a loop device under a device-mapper volume (not mounted) is refused, and free again once it is gone" {
@@ -119,7 +123,8 @@ may_be_wiped() {
   dm_linear "$name" "$L" 32
   run "$CHK" "$L"
   echo "$output"
-  [ "$status" -eq 1 ] && [[ $output == "refused: $L is in use by dm-"*" ($name) ($L)"* ]]
+  [ "$status" -eq 1 ]
+  [[ $output == "refused: $L is in use by dm-"*" ($name) ($L)"* ]]
   dmsetup remove "$name"
   run "$CHK" "$L"
   [ "$status" -eq 0 ]
@@ -137,7 +142,8 @@ may_be_wiped() {
   MDS+=("$md")
   run "$CHK" "$b"
   echo "$output"
-  [ "$status" -eq 1 ] && [[ $output == "refused: $b is a member of the md array md"* ]]
+  [ "$status" -eq 1 ]
+  [[ $output == "refused: $b is a member of the md array md"* ]]
 }
 
 @test "swap on a loop device is refused" {
@@ -147,7 +153,8 @@ may_be_wiped() {
   swapon "$L" 2>/dev/null || skip "swapon is not allowed here"
   SWAPS+=("$L")
   run "$CHK" "$L"
-  [ "$status" -eq 1 ] && [[ $output == "refused: $L is swap ($L)" ]]
+  [ "$status" -eq 1 ]
+  [[ $output == "refused: $L is swap ($L)" ]]
 }
 
 @test "a device something holds open exclusively is refused, whatever holds it" {
@@ -160,7 +167,8 @@ time.sleep(60)' "$L" "$T/held" 3>&- &
   HOLDER=$!
   wait_for_file_or_exists "$T/held"
   run "$CHK" "$L"
-  [ "$status" -eq 1 ] && [[ $output == "refused: $L is in use: the kernel refuses to open it exclusively"* ]]
+  [ "$status" -eq 1 ]
+  [[ $output == "refused: $L is in use: the kernel refuses to open it exclusively"* ]]
 }
 
 # wait_for_file_or_exists FILE : until FILE exists (10 s).
@@ -253,7 +261,8 @@ wait_for_file_or_exists() {
   partitions "$a"
   mounted "${a}p1"
   run "$CHK" "$a"
-  [ "$status" -eq 1 ] && [ "$output" = "refused: $a is mounted (${a}p1 on $T/m)" ]
+  [ "$status" -eq 1 ]
+  [ "$output" = "refused: $a is mounted (${a}p1 on $T/m)" ]
   may_be_wiped "${a}p2"
   attach -P "$T/p.img"
   b=$L

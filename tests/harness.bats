@@ -107,7 +107,9 @@ the_run() {
   mkdir -p "$RESULTS/$(date -u +%Y%m%dT%H%M%SZ)-testhost"
   b=$(lib new_run)
   c=$(lib new_run)
-  [ "$a" != "$b" ] && [ "$b" != "$c" ] && [ "$a" != "$c" ]
+  [ "$a" != "$b" ]
+  [ "$b" != "$c" ]
+  [ "$a" != "$c" ]
   [ -d "$RESULTS/$c" ]
   [ "$(cat "$RESULTS/.current")" = "$c" ]
   [ "$(lib run_id)" = "$c" ]
@@ -142,7 +144,8 @@ the_run() {
   [ "$(jq -r .mem_kb "$T/meta.json")" -gt 0 ]
   # A VM lab says how its guest ran; otherwise systemd-detect-virt does.
   VIRT=tcg TARGET=$T/target RUN_ID=r1 DATASET=tiny SEED=7 run "$ROOT/harness/meta.sh" "$T/meta2.json"
-  [ "$status" -eq 0 ] && [ "$(jq -r .virt "$T/meta2.json")" = tcg ]
+  [ "$status" -eq 0 ]
+  [ "$(jq -r .virt "$T/meta2.json")" = tcg ]
   [ "$(jq -r '.tools | type' "$T/meta.json")" = object ]
   # what this host's balloon does with freed memory, as the adapter says
   [ "$(jq -r .page_reporting "$T/meta.json")" = "$(SHOOTOUT_ROOT=$ROOT sh -c '. "$SHOOTOUT_ROOT/harness/os.sh"; os_page_reporting')" ]
@@ -416,7 +419,8 @@ one_refusal() {
   local lines
   lines=$(printf '%s\n' "$1" | grep -Ev '^make(\[[0-9]+\])?: \*\*\*')
   printf '%s\n' "$lines"
-  [ "$(printf '%s\n' "$lines" | grep -c .)" -eq 1 ] && [[ $lines == "$2: "*"$3"* ]]
+  [ "$(printf '%s\n' "$lines" | grep -c .)" -eq 1 ]
+  [[ $lines == "$2: "*"$3"* ]]
 }
 
 @test "every phase, micro or not, refuses / and system directories, and writes nothing there" {
@@ -512,9 +516,11 @@ fake_dataset() {
   mkdir -p "$T/target/data"
   export ALLOW_NONMOUNT=1
   run env TARGET="$T/target" "$ROOT/harness/flush.sh" sideways
-  [ "$status" -ne 0 ] && [[ $output == *"unknown flush method 'sideways'"* ]]
+  [ "$status" -ne 0 ]
+  [[ $output == *"unknown flush method 'sideways'"* ]]
   run env TARGET="$T/target" PRIME_DIR="$T/target/data" PRIME_GB=0.001 "$ROOT/harness/flush.sh" prime
-  [ "$status" -ne 0 ] && [[ $output == *"inside TARGET/data"* ]]
+  [ "$status" -ne 0 ]
+  [[ $output == *"inside TARGET/data"* ]]
   run env TARGET="$T/target" PRIME_GB=lots "$ROOT/harness/flush.sh" prime
   [ "$status" -eq 2 ]
   [ "$output" = "flush.sh: PRIME_GB=lots: want a number, such as 2 or 0.5" ]
@@ -524,7 +530,8 @@ fake_dataset() {
   if [ "$(id -u)" -eq 0 ]; then
     tmpfs_at 8m
     run env TARGET="$TMPFS" "$ROOT/harness/flush.sh" remount
-    [ "$status" -ne 0 ] && [[ $output == *"would throw the data away"* ]]
+    [ "$status" -ne 0 ]
+    [[ $output == *"would throw the data away"* ]]
     mountpoint -q "$TMPFS"
   fi
 }
@@ -535,7 +542,8 @@ fake_dataset() {
   mkdir -p "$d" "$T/target"
   printf 'untar2\t1\t%s\n' "$(cat /proc/sys/kernel/random/boot_id)" >"$d/boot_ids.tsv"
   run env TARGET="$T/target" ALLOW_NONMOUNT=1 "$ROOT/harness/flush.sh" reboot
-  [ "$status" -ne 0 ] && [[ $output == *"did not reboot"* ]]
+  [ "$status" -ne 0 ]
+  [[ $output == *"did not reboot"* ]]
   printf 'untar2\t1\t00000000-0000-0000-0000-000000000000\n' >>"$d/boot_ids.tsv"
   run make -C "$ROOT" -s phase-flush TARGET="$T/target" ALLOW_NONMOUNT=1 FLUSH=reboot RUN_ID=r1
   [ "$status" -eq 0 ]
@@ -611,7 +619,8 @@ check_shootout() {
     [ -n "$(records_of "$d" "$p" sync_budget_wall_s)" ] || { echo "$p: no sync_budget_wall_s"; false; }
     [ -z "$(awk -F '\t' -v p="$p" '$1 == p && $3 ~ /^sync_budget_(user|sys)_s_/' "$d/records.tsv")" ]
   done
-  [ -n "$(records_of "$d" untar budget_user_s_dltar)" ] && [ -n "$(records_of "$d" untar budget_sys_s_dltar)" ]
+  [ -n "$(records_of "$d" untar budget_user_s_dltar)" ]
+  [ -n "$(records_of "$d" untar budget_sys_s_dltar)" ]
   [ -n "$(records_of "$d" delete budget_sys_s_rmtree)" ]
   [ -n "$(records_of "$d" serve-warm-1 budget_user_s_replay)" ]
 }
@@ -640,7 +649,8 @@ tiny_shootout() {
   [ "$(jq -r .device "$d/meta.json")" = "$LOOP" ]
   grep -q "$(printf '\tsectors_written\t')" "$d/series/untar-1.tsv"
   # the loop device's busy time and queue depth in the budget
-  [ -n "$(records_of "$d" untar budget_device_busy_s)" ] && [ -n "$(records_of "$d" untar sync_budget_device_queue)" ]
+  [ -n "$(records_of "$d" untar budget_device_busy_s)" ]
+  [ -n "$(records_of "$d" untar sync_budget_device_queue)" ]
   mountpoint -q "$MNT"
   [ ! -e "$MNT/data" ]
 }
@@ -732,9 +742,11 @@ tiny_shootout() {
     [ "$(records_of "$d" "$p" status)" = 0 ] || { echo "$p: no status 0"; false; }
     [ "$(records_of "$d" "$p" requests)" -eq 300 ] || { echo "$p: not 300 requests"; false; }
     [ "$(records_of "$d" "$p" failed)" -eq 0 ]
-    [ -n "$(records_of "$d" "$p" resets)" ] && [ -n "$(records_of "$d" "$p" retries)" ]
+    [ -n "$(records_of "$d" "$p" resets)" ]
+    [ -n "$(records_of "$d" "$p" retries)" ]
   done
-  [ "$(records_of "$d" serve-cold-1 conc)" = 30 ] && [ "$(records_of "$d" serve-warm-1-c7 conc)" = 7 ]
+  [ "$(records_of "$d" serve-cold-1 conc)" = 30 ]
+  [ "$(records_of "$d" serve-warm-1-c7 conc)" = 7 ]
   # No other serve record names than these four.
   [ "$(awk -F '\t' '$1 ~ /^serve-(cold|warm)/ { print $1 }' "$d/records.tsv" | sort -u | wc -l)" -eq 4 ]
   # The walk: timed, every directory of the tree; the serve after it, with
@@ -745,7 +757,8 @@ tiny_shootout() {
   [ "$(records_of "$d" serve-dirwarm-2 status)" = 0 ]
   [ "$(records_of "$d" serve-dirwarm-2 requests)" -eq 250 ]
   [ "$(records_of "$d" serve-dirwarm-2 conc)" = 30 ]
-  [ -s "$d/series/preload-dirs-1.tsv" ] && [ -s "$d/series/serve-dirwarm-2-1.tsv" ]
+  [ -s "$d/series/preload-dirs-1.tsv" ]
+  [ -s "$d/series/serve-dirwarm-2-1.tsv" ]
   # Bad values are one line each.
   export TARGET=$T/target DATASET=tiny FLUSH=none
   run env REPLAY_CONC="100 x" "$ROOT/harness/phase-serve.sh"
@@ -786,7 +799,8 @@ tiny_shootout() {
   [ "$status" -eq 0 ]
   [[ $output == *"net-1-v6: skipped, no IPv6: IPv6 is disabled (net.ipv6.conf.all.disable_ipv6=1)"* ]]
   d=$(the_run)
-  [ "$(records_of "$d" net-1 status)" = 0 ] && [ "$(records_of "$d" net-1 bytes)" -eq 100000 ]
+  [ "$(records_of "$d" net-1 status)" = 0 ]
+  [ "$(records_of "$d" net-1 bytes)" -eq 100000 ]
   [ "$(records_of "$d" net-1-v6 status)" = skipped ]
   [ "$(records_of "$d" net-1-v6 skip_reason)" = "no IPv6: IPv6 is disabled (net.ipv6.conf.all.disable_ipv6=1)" ]
   [ -z "$(records_of "$d" net-1-v6 requests)" ]
@@ -835,7 +849,8 @@ resident() {
   # both tarballs, in the method's order, each timed and recorded on its own
   [ "$(awk -F '\t' '$3 == "status" { printf "%s:%s ", $1, $4 }' "$d/records.tsv")" = \
     "untar:0 untar2:0 serve-cold-1:0 serve-warm-1:0 serve-cold-32:0 serve-warm-32:0 delete:0 " ]
-  [ "$(records_of "$d" untar2 files)" -gt 0 ] && [ -n "$(records_of "$d" untar2 wall_s)" ]
+  [ "$(records_of "$d" untar2 files)" -gt 0 ]
+  [ -n "$(records_of "$d" untar2 wall_s)" ]
   [ "$(awk -F '\t' '$3 == "failed" { print $4 }' "$d/records.tsv" | sort -u)" = 0 ]
   [ "$(records_of "$d" serve-cold-1 requests)" = 2000 ]
   [ ! -e "$d/failures.tsv" ]
@@ -893,7 +908,8 @@ resident() {
     run make -C "$ROOT" -s "$@"
     echo "$output"
     [ "$status" -eq 2 ] && [[ $output == *"$want"* ]] &&
-      [ "$(cksum <"$d/records.tsv")" = "$sum" ] && [ ! -e "$d/failures.tsv" ]
+      [ "$(cksum <"$d/records.tsv")" = "$sum" ]
+      [ ! -e "$d/failures.tsv" ]
   }
   refused "serve-cold-1: unknown DATASET=tinny: use one of " phase-serve TARGET="$TMPFS" DATASET=tinny FLUSH=none
   refused "phase-serve.sh: FLUSH=dorp: want one of: drop, remount" phase-serve TARGET="$TMPFS" DATASET=tiny FLUSH=dorp

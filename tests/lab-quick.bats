@@ -292,7 +292,8 @@ fake_os_guests() {
   cp "$ROOT/playbooks/lab/os.tsv" "$T/os.tsv"
   d12=$(LAB_OS_TABLE=$T/os.tsv LAB_CACHE=$T/c "$img" --path debian12)
   d13=$(LAB_OS_TABLE=$T/os.tsv LAB_CACHE=$T/c "$img" --path debian13)
-  [[ $d12 == "$T/c/debian12-"* ]] && [[ $d13 == "$T/c/debian13-"* ]]
+  [[ $d12 == "$T/c/debian12-"* ]]
+  [[ $d13 == "$T/c/debian13-"* ]]
   # Debian 13's line changes: its image is another, Debian 12's the same.
   sed -i 's/^debian13\ttrixie\tlinux-image-amd64\t-$/debian13\ttrixie\tlinux-image-amd64\tzstd/' "$T/os.tsv"
   [ "$(LAB_OS_TABLE=$T/os.tsv LAB_CACHE=$T/c "$img" --path debian12)" = "$d12" ]

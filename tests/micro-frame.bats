@@ -71,7 +71,8 @@ the_run() {
   grep -q "^postmark	1	.*	POSTMARK_CONFIGS" "$d/failures.tsv"
   [ -z "$(rec "$d" iozone status)" ]
   run make -C "$ROOT" -s shootout TARGET="$TMPFS" PHASES="untar iozone sideways"
-  [ "$status" -ne 0 ] && [[ $output == *"PHASES: no phase 'sideways' (want names of harness/phase-*.sh: "*"iometer"*"iozone"* ]]
+  [ "$status" -ne 0 ]
+  [[ $output == *"PHASES: no phase 'sideways' (want names of harness/phase-*.sh: "*"iometer"*"iozone"* ]]
   # TARGET=/ and a system directory: refused by every micro phase before
   # anything is written.
   for p in iometer iozone postmark discover; do
@@ -80,7 +81,8 @@ the_run() {
     run env TARGET=/etc ALLOW_NONMOUNT=1 "$ROOT/harness/phase-$p.sh"
     [ "$status" -ne 0 ] && [[ $output == *"is the system directory /etc"* ]] || { echo "$p: $output"; return 1; }
   done
-  [ ! -e /micro ] && [ ! -e /etc/micro ]
+  [ ! -e /micro ]
+  [ ! -e /etc/micro ]
 }
 
 @test "without root FLUSH=drop is said and the phase goes on with FLUSH=none recorded" {
@@ -150,7 +152,8 @@ the_run() {
   grep -qx 'set bias read 10' "$d/raw/postmark-1/n100.t300.p1.cfg"
   grep -qx 'set bias create -1' "$d/raw/postmark-1/n100.t300.p1.cfg"
   grep -qx 'set read 1024' "$d/raw/postmark-1/n100.t300.p1.cfg" && grep -qx 'set write 2048' "$d/raw/postmark-1/n100.t300.p1.cfg"
-  [ "$(rec "$d" postmark n100.t300.appended)" = 0 ] && [ "$(rec "$d" postmark n100.t300.read)" -gt 0 ]
+  [ "$(rec "$d" postmark n100.t300.appended)" = 0 ]
+  [ "$(rec "$d" postmark n100.t300.read)" -gt 0 ]
   [ "$(rec "$d" postmark n100.t300.created_mixed)" = 0 ]
   [ "$(rec "$d" postmark write_block_B)" = 2048 ]
   # iozone -t 2: two children on files of their own, rates summed.
@@ -168,7 +171,8 @@ the_run() {
   run env TARGET="$TMPFS" FLUSH=none RUN_ID=spec DISCOVER_TESTS=readahead DISCOVER_ITERS=1 DISCOVER_PRIME="512k 1m" \
     "$ROOT/harness/phase-discover.sh"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
-  [ -n "$(rec "$d" discover prime512k.readahead_kB)" ] && [ -n "$(rec "$d" discover prime1024k.readahead_kB)" ]
+  [ -n "$(rec "$d" discover prime512k.readahead_kB)" ]
+  [ -n "$(rec "$d" discover prime1024k.readahead_kB)" ]
   [ "$(rec "$d" discover discover_flush)" = fadvise ]
   [ ! -e "$TMPFS/micro" ]
 }

@@ -76,17 +76,23 @@ disco() {
 
 @test "fsdisco: -h, --version, bad input" {
   run "$FSDISCO" -h
-  [ "$status" -eq 0 ] && [[ "$output" == "usage: fsdisco"* ]]
+  [ "$status" -eq 0 ]
+  [[ "$output" == "usage: fsdisco"* ]]
   run "$FSDISCO" --version
-  [ "$status" -eq 0 ] && [[ "$output" == "fsdisco "* ]]
+  [ "$status" -eq 0 ]
+  [[ "$output" == "fsdisco "* ]]
   run "$FSDISCO" sideways /tmp
-  [ "$status" -eq 2 ] && [[ "$output" == "fsdisco: unknown test sideways"* ]]
+  [ "$status" -eq 2 ]
+  [[ "$output" == "fsdisco: unknown test sideways"* ]]
   run "$FSDISCO" block /nonexistent/dir
-  [ "$status" -eq 2 ] && [[ "$output" == "fsdisco: cannot use /nonexistent/dir"* ]]
+  [ "$status" -eq 2 ]
+  [[ "$output" == "fsdisco: cannot use /nonexistent/dir"* ]]
   run "$FSDISCO" -i lots block /tmp
-  [ "$status" -eq 2 ] && [[ "$output" == "fsdisco: option -i: not a positive number: lots" ]]
+  [ "$status" -eq 2 ]
+  [[ "$output" == "fsdisco: option -i: not a positive number: lots" ]]
   run "$FSDISCO" -w 1000 block /tmp
-  [ "$status" -eq 2 ] && [[ "$output" == *"power of two"* ]]
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"power of two"* ]]
 }
 
 # --flush-cmd runs one program with the --flush-arg words as its arguments:
@@ -145,13 +151,15 @@ disco() {
   step=$(stat_of "$BATS_TEST_TMPDIR/s.tsv" clock_step_ns)
   [ -n "$step" ] && awk -v s="$step" 'BEGIN { exit !(s > 0 && s <= 1000) }'
   run "$FSDISCO" --flush none --min-res 0.001 clock "$BATS_TEST_TMPDIR"
-  [ "$status" -eq 1 ] && [[ "$output" == "fsdisco: the clock is too coarse: smallest step"* ]]
+  [ "$status" -eq 1 ]
+  [[ "$output" == "fsdisco: the clock is too coarse: smallest step"* ]]
 }
 
 @test "fsdisco: dropping caches needs root, and says so" {
   [ "$(id -u)" -ne 0 ] || skip "running as root"
   run "$FSDISCO" block "$BATS_TEST_TMPDIR"
-  [ "$status" -eq 1 ] && [[ "$output" == *"needs root"* ]]
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"needs root"* ]]
 }
 
 @test "fsdisco on ext2 with 1 KiB blocks: block size and the 12 direct pointers agree with dumpe2fs/debugfs" {

@@ -45,7 +45,8 @@ opt() {
   [ "$(opt "$j" blockalign | paste -sd' ')" = "512 4096" ]
   [ "$(opt "$j" flow | paste -sd' ')" = "30 70" ]
   [ "$(opt "$j" iodepth | paste -sd' ')" = "2 6" ]
-  [ "$(opt "$j" runtime)" = 150 ] && [ "$(opt "$j" ramp_time)" = 15 ]
+  [ "$(opt "$j" runtime)" = 150 ]
+  [ "$(opt "$j" ramp_time)" = 15 ]
 }
 
 @test "icf2fio: delay and burst become thinktime and thinktime_blocks" {
@@ -53,14 +54,16 @@ opt() {
   j=$tmp/jobs/02-backupstream64k.qd8.fio
   [ "$(opt "$j" thinktime)" = 20000 ]
   [ "$(opt "$j" thinktime_blocks)" = 8 ]
-  [ "$(opt "$j" rw)" = randread ] && [ "$(opt "$j" percentage_random)" = 0 ]
+  [ "$(opt "$j" rw)" = randread ]
+  [ "$(opt "$j" percentage_random)" = 0 ]
 }
 
 @test "icf2fio: --icf-size takes the file's disk maximum size, runtime overrides apply" {
   emit --icf-size --runtime 3 --ramp 0 "$FIX/iometer-2006-local.icf"
   j=$tmp/jobs/01-mail8kmix.qd8.fio
   [ "$(opt "$j" size)" = 1048576 ] # the smaller of 1 MiB and 2097152 sectors
-  [ "$(opt "$j" runtime)" = 3 ] && [ "$(opt "$j" ramp_time)" = 0 ]
+  [ "$(opt "$j" runtime)" = 3 ]
+  [ "$(opt "$j" ramp_time)" = 0 ]
   "$ICF2FIO" --emit "$tmp/big" --file "$tmp/t.dat" --size 4294967296 --icf-size "$FIX/iometer-2006-local.icf"
   [ "$(opt "$tmp/big/01-mail8kmix.qd8.fio" size)" = 1073741824 ]
 }
@@ -81,7 +84,8 @@ opt() {
   emit "$STD/fileserver.icf"
   j=$tmp/jobs/01-fileserver.qd1.fio
   [ "$(opt "$j" bssplit)" = "512/10:1k/5:2k/5:4k/60:8k/2:16k/4:32k/4:64k/10" ]
-  [ "$(opt "$j" rwmixread)" = 80 ] && [ "$(opt "$j" percentage_random)" = 100 ]
+  [ "$(opt "$j" rwmixread)" = 80 ]
+  [ "$(opt "$j" percentage_random)" = 100 ]
   set -- "$tmp"/jobs/*.fio
   [ $# -eq 6 ] # 1, 2, 4, 8, 16, 32 outstanding I/Os
   [ "$(opt "$tmp/jobs/06-fileserver.qd32.fio" iodepth)" = 32 ]
@@ -89,15 +93,20 @@ opt() {
   emit "$STD/webserver.icf"
   j=$tmp/jobs/01-webserver.qd1.fio
   [ "$(opt "$j" bssplit)" = "512/22:1k/15:2k/8:4k/23:8k/15:16k/2:32k/6:64k/7:128k/1:512k/1" ]
-  [ "$(opt "$j" rw)" = randread ] && [ "$(opt "$j" percentage_random)" = 100 ]
+  [ "$(opt "$j" rw)" = randread ]
+  [ "$(opt "$j" percentage_random)" = 100 ]
   rm -rf "$tmp/jobs"
   emit "$STD/workstation.icf"
   j=$tmp/jobs/01-workstation.qd1.fio
-  [ "$(opt "$j" bssplit)" = 8k/100 ] && [ "$(opt "$j" rwmixread)" = 80 ] && [ "$(opt "$j" percentage_random)" = 80 ]
+  [ "$(opt "$j" bssplit)" = 8k/100 ]
+  [ "$(opt "$j" rwmixread)" = 80 ]
+  [ "$(opt "$j" percentage_random)" = 80 ]
   rm -rf "$tmp/jobs"
   emit "$STD/oltp8k.icf"
   j=$tmp/jobs/01-8koltp.qd1.fio
-  [ "$(opt "$j" bssplit)" = 8k/100 ] && [ "$(opt "$j" rwmixread)" = 67 ] && [ "$(opt "$j" percentage_random)" = 100 ]
+  [ "$(opt "$j" bssplit)" = 8k/100 ]
+  [ "$(opt "$j" rwmixread)" = 67 ]
+  [ "$(opt "$j" percentage_random)" = 100 ]
 }
 
 @test "icf2fio: the 1-64 KB series: sizes, direction, order, 1/4/16 outstanding I/Os" {
@@ -173,13 +182,17 @@ malformed() {
 
 @test "icf2fio: -h, --version, bad options" {
   run "$ICF2FIO" -h
-  [ "$status" -eq 0 ] && [[ "$output" == *"--emit DIR"* ]]
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"--emit DIR"* ]]
   run "$ICF2FIO" --version
-  [ "$status" -eq 0 ] && [[ "$output" == "icf2fio "* ]]
+  [ "$status" -eq 0 ]
+  [[ "$output" == "icf2fio "* ]]
   run "$ICF2FIO" --frobnicate x.icf
-  [ "$status" -eq 2 ] && [ "$output" = "icf2fio: unknown option --frobnicate (see -h)" ]
+  [ "$status" -eq 2 ]
+  [ "$output" = "icf2fio: unknown option --frobnicate (see -h)" ]
   run "$ICF2FIO" --emit "$tmp/x" "$STD/oltp8k.icf"
-  [ "$status" -eq 2 ] && [ "$output" = "icf2fio: --emit needs --file PATH and --size BYTES" ]
+  [ "$status" -eq 2 ]
+  [ "$output" = "icf2fio: --emit needs --file PATH and --size BYTES" ]
 }
 
 @test "fio2records: a real fio report (with fio's warning before the JSON) gives the iometer figures" {
@@ -201,8 +214,10 @@ malformed() {
   [[ "${lines[0]}" == "write.fs64k.rs4k.kBps	"*"	kB/s" ]]
   [[ "${lines[2]}" == "strideread.fs64k.rs4k.kBps	"* ]]
   run "$FIO2REC" --iozone --job nosuch "$FIX/fio-iozone-fs64k-rs4k.json" x
-  [ "$status" -eq 2 ] && [[ "$output" == *"no job named nosuch" ]]
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"no job named nosuch" ]]
   printf 'not json\n' >"$tmp/bad.json"
   run "$FIO2REC" "$tmp/bad.json" x
-  [ "$status" -eq 2 ] && [[ "$output" == "fio2records: $tmp/bad.json: not a fio JSON report"* ]]
+  [ "$status" -eq 2 ]
+  [[ "$output" == "fio2records: $tmp/bad.json: not a fio JSON report"* ]]
 }

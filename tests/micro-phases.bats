@@ -56,10 +56,12 @@ metrics() {
 @test "phase-iometer: refuses a plain directory unless ALLOW_NONMOUNT=1, and a bad ICF before any I/O" {
   mkdir -p "$BATS_TEST_TMPDIR/plain"
   run env TARGET="$BATS_TEST_TMPDIR/plain" "$ROOT/harness/phase-iometer.sh"
-  [ "$status" -ne 0 ] && [[ "$output" == *"is not a mount point (set ALLOW_NONMOUNT=1"* ]]
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"is not a mount point (set ALLOW_NONMOUNT=1"* ]]
   printf 'junk\n' >"$BATS_TEST_TMPDIR/bad.icf"
   run env TARGET="$MICRO_MNT" ICF="$BATS_TEST_TMPDIR/bad.icf" "$ROOT/harness/phase-iometer.sh"
-  [ "$status" -ne 0 ] && [[ "$output" == *"bad.icf:1:"* ]]
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"bad.icf:1:"* ]]
 }
 
 @test "phase-iozone: a small sweep records every test of every cell" {
@@ -83,7 +85,8 @@ metrics() {
   [ "$status" -eq 0 ]
   [ "$(awk -F'\t' '$1 == "iozone" && $2 == 2 && $3 ~ /kBps$/ { print $3 }' "$REC")" = fread.fs64k.rs16k.kBps ]
   run env TARGET="$MICRO_MNT" IOZONE_TESTS=write,sideways "$ROOT/harness/phase-iozone.sh"
-  [ "$status" -ne 0 ] && [[ "$output" == *"IOZONE_TESTS: unknown test sideways"* ]]
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"IOZONE_TESTS: unknown test sideways"* ]]
 }
 
 @test "plots-iozone: one heat map a test from that run" {
@@ -132,7 +135,8 @@ metrics() {
     $3 == "n300.t3000.wall_s" { w = $4 }
     END { print t, r, w; exit !(t > 0 && t < w && r > 0 && (r * t - 3000) ^ 2 < 1) }' "$REC"
   run env TARGET="$MICRO_MNT" POSTMARK_CONFIGS=300/3000 POSTMARK_SUBDIRS=two "$ROOT/harness/phase-postmark.sh"
-  [ "$status" -eq 2 ] && [ "$output" = "phase-postmark.sh: POSTMARK_SUBDIRS=two: want a whole number" ]
+  [ "$status" -eq 2 ]
+  [ "$output" = "phase-postmark.sh: POSTMARK_SUBDIRS=two: want a whole number" ]
 }
 
 # make's own RESULTS is relative (`RESULTS ?= results`, plots/plots.mk) and

@@ -84,9 +84,11 @@ val() {
   [ "$(val "$output" x.transaction_wall_s)" = 1.6 ]
   # untimed reports have none of them; timed and untimed together are refused
   run "$P2R" -t 2000 y "$FIX/postmark-1.51-300x2000.txt"
-  [ "$status" -eq 0 ] && [[ "$output" != *wall* ]]
+  [ "$status" -eq 0 ]
+  [[ "$output" != *wall* ]]
   run "$P2R" -t 2000 y "$FIX/postmark-1.51-300x2000.txt" "$BATS_TEST_TMPDIR/timed.txt"
-  [ "$status" -eq 2 ] && [ "$output" = "postmark2records: some reports are timed and some not: every one or none" ]
+  [ "$status" -eq 2 ]
+  [ "$output" = "postmark2records: some reports are timed and some not: every one or none" ]
   run "$P2R" -t x y "$BATS_TEST_TMPDIR/timed.txt"
   [ "$status" -eq 2 ]
 }

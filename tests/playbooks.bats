@@ -108,7 +108,8 @@ loopdev() {
   [[ $plan == *"mount: mount -t ffs -o noatime,log /dev/wd1a"* ]]
   [[ $plan == *"mount: mount -t ffs -o noatime,softdep /dev/sd1a"* ]]
   [[ $plan == *"make: gmake"* ]]
-  [[ $plan == *"kern.ipc.somaxconn"* ]] && [[ $plan == *"net.inet.ip.portfirst"* ]]
+  [[ $plan == *"kern.ipc.somaxconn"* ]]
+  [[ $plan == *"net.inet.ip.portfirst"* ]]
   [[ $plan == *"flush:reboot"* ]]
   # Every variant of the example can run where it is listed.
   [ "$(grep -c "error: ''" "$tmp/plan.yml")" -eq 20 ]
@@ -208,20 +209,25 @@ EOF
   root=$(findmnt -n -o SOURCE /)
   if [ -b "$root" ]; then
     run "$chk" "$root"
-    [ "$status" -eq 1 ] && [[ $output == *"holds the root filesystem"* ]]
+    [ "$status" -eq 1 ]
+    [[ $output == *"holds the root filesystem"* ]]
   fi
   run "$chk" /dev/shootout-no-such-disk
-  [ "$status" -eq 1 ] && [[ $output == *"does not exist"* ]]
+  [ "$status" -eq 1 ]
+  [[ $output == *"does not exist"* ]]
   run "$chk" "$tmp"
-  [ "$status" -eq 1 ] && [[ $output == *"is not a /dev/ path"* ]]
+  [ "$status" -eq 1 ]
+  [[ $output == *"is not a /dev/ path"* ]]
   dev=$(loopdev 32M)
   run "$chk" "$dev"
-  [ "$status" -eq 0 ] && [[ $output == "ok: $dev may be wiped" ]]
+  [ "$status" -eq 0 ]
+  [[ $output == "ok: $dev may be wiped" ]]
   mkfs.ext2 -q "$dev"
   mkdir "$tmp/m"
   mount "$dev" "$tmp/m"
   run "$chk" "$dev"
-  [ "$status" -eq 1 ] && [[ $output == *"is mounted ($dev on $tmp/m)"* ]]
+  [ "$status" -eq 1 ]
+  [[ $output == *"is mounted ($dev on $tmp/m)"* ]]
 }
 
 # sig DEVICE : its filesystem signature (type and UUID), as blkid probes it.
@@ -287,7 +293,8 @@ sig() {
   cat "$sum"
   grep -qP '^localhost\ta\t1/1 untar\t-$' "$sum"
   grep -qF "localhost	b	0/0 	Device check before mkfs: nothing was wiped: refused: $second is mounted ($second on $tmp/m)" "$sum"
-  [ "$(sig "$second")" = "$before" ] && [[ $before == *TYPE=ext2* ]]
+  [ "$(sig "$second")" = "$before" ]
+  [[ $before == *TYPE=ext2* ]]
   mountpoint -q "$tmp/m"
 }
 
@@ -335,8 +342,10 @@ render_runs() {
   for m in 1 32 fork; do
     grep -q " SERVE_MODES=$m\( \|$\)" <<<"$serves" || { echo "no serve of mode $m"; false; }
   done
-  [[ $serves == *"REPLAY_COUNT=10000 "* ]] && [[ $serves == *"REPLAY_CONC=100 "* ]]
-  [[ $serves != *PRELOAD* ]] && [[ $serves != *SERVE_HOST6* ]]
+  [[ $serves == *"REPLAY_COUNT=10000 "* ]]
+  [[ $serves == *"REPLAY_CONC=100 "* ]]
+  [[ $serves != *PRELOAD* ]]
+  [[ $serves != *SERVE_HOST6* ]]
   # Settings of the inventory, drop flush: one phase-serve, every setting on
   # it and on phase-preload.
   cat >"$tmp/inv.yml" <<'EOF2'
@@ -358,7 +367,8 @@ EOF2
   run render_runs "$tmp/inv.yml"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   echo "$output"
-  [ "$(grep -c ' phase-serve ' <<<"$output")" -eq 1 ] && [ "$(grep -c ' phase-preload ' <<<"$output")" -eq 1 ]
+  [ "$(grep -c ' phase-serve ' <<<"$output")" -eq 1 ]
+  [ "$(grep -c ' phase-preload ' <<<"$output")" -eq 1 ]
   while IFS= read -r line; do
     for want in "REPLAY_COUNT=500" "'REPLAY_CONC=100 20'" "'SERVE_MODES=1 fork'" "PRELOAD=dirs" "SERVE_HOST6=::1"; do
       [[ " $line " == *" $want "* ]] || { echo "missing $want: $line"; false; }
@@ -461,7 +471,9 @@ EOF
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   run mountpoint -q "$w/mnt/v"
   [ "$status" -ne 0 ]
-  [ -z "$(losetup -j "$w/loops/v.img" 2>/dev/null)" ] && [ ! -e "$w/loops/v.img" ] && [ ! -e "$w/state/v.json" ]
+  [ -z "$(losetup -j "$w/loops/v.img" 2>/dev/null)" ]
+  [ ! -e "$w/loops/v.img" ]
+  [ ! -e "$w/state/v.json" ]
   mountpoint -q "$tmp/other"
   losetup "$other" >/dev/null
 }
@@ -470,7 +482,8 @@ EOF
   command -v setpriv >/dev/null || skip "needs setpriv"
   run setpriv --reuid=65534 --regid=65534 --clear-groups make -C "$ROOT" --no-print-directory demo
   [ "$status" -ne 0 ]
-  [[ $output == *"needs root"* ]] && [[ $output == *"sudo make demo"* ]]
+  [[ $output == *"needs root"* ]]
+  [[ $output == *"sudo make demo"* ]]
 }
 
 @test "a real local run: two loop-backed variants, tiny dataset, complete records, nothing left behind" {
@@ -484,7 +497,8 @@ EOF
   [ "$status" -eq 0 ] || { echo "$output" | tail -40; false; }
   for v in ext4 xfs; do
     rec=$(echo "$tmp"/results/real/*/$v/records.tsv)
-    [ -s "$rec" ] && [ -s "$(dirname "$rec")/meta.json" ]
+    [ -s "$rec" ]
+    [ -s "$(dirname "$rec")/meta.json" ]
     for p in untar flush untar2 serve-cold-1 serve-warm-1 serve-cold-32 serve-warm-32 net-1 net-4 delete; do
       grep -qP "^$p\t1\tstatus\t0\t" "$rec" || { echo "$v: no successful $p"; cat "$rec"; false; }
     done

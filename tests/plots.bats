@@ -192,7 +192,8 @@ PY
   # the six variants of make demo, each with its records and series
   [ "$n" -eq 6 ]
   for v in btrfs ext2 ext3 ext4 tmpfs xfs; do
-    [ -s "results/example/vm/$v/records.tsv" ] && [ -s "results/example/vm/$v/series/untar-1.tsv" ]
+    [ -s "results/example/vm/$v/records.tsv" ]
+    [ -s "results/example/vm/$v/series/untar-1.tsv" ]
   done
   # its README names the run, the command and the machine
   grep -q "$run_id" results/example/README.md
@@ -267,13 +268,15 @@ method_run() {
   # 2 access specs x IOPS, MB/s, mean and p99 latency, CPU%.
   [ "$(count 'iometer-*.png')" -eq 10 ]
   # 9 tests: a heat map and a line at 64 KB records each.
-  [ "$(count 'iozone-*.png')" -eq 18 ] && [ "$(count 'iozone-*-rs64k.png')" -eq 9 ]
+  [ "$(count 'iozone-*.png')" -eq 18 ]
+  [ "$(count 'iozone-*-rs64k.png')" -eq 9 ]
   # 2 configurations x 5 fields.
   [ "$(count 'postmark-*.png')" -eq 10 ]
   # fsdisco's block test latencies (the only raw file kept), both variants.
   [ "$(count 'discover-*.png')" -eq 1 ] && grep -q 'nseries = 2' "$OUT/discover-block.gp"
   for f in "$OUT"/iometer-*.png "$OUT"/iozone-*.png "$OUT"/postmark-*.png "$OUT"/discover-*.png; do
-    [ "$(head -c 4 "$f" | od -An -tx1 | tr -d ' ')" = 89504e47 ] && [ -s "${f%.png}.svg" ]
+    [ "$(head -c 4 "$f" | od -An -tx1 | tr -d ' ')" = 89504e47 ]
+    [ -s "${f%.png}.svg" ]
     grep -q "src=\"$(basename "$f")\"" "$OUT/index.html" || { echo "$f not in the report"; return 1; }
   done
   # Both variants in every chart, on one scale: the latency charts share
@@ -284,7 +287,10 @@ method_run() {
   # Table rows: 2 variants x (3 + 3 Iometer tests, 9 IOzone tests, 2
   # PostMark configurations, 3 discovered values).
   rows() { sed -n "/<table id=\"micro-$1-table\">/,/<\/table>/p" "$OUT/index.html" | grep -c '<tr class="micro">'; }
-  [ "$(rows iometer)" -eq 12 ] && [ "$(rows iozone)" -eq 18 ] && [ "$(rows postmark)" -eq 4 ] && [ "$(rows discover)" -eq 6 ]
+  [ "$(rows iometer)" -eq 12 ]
+  [ "$(rows iozone)" -eq 18 ]
+  [ "$(rows postmark)" -eq 4 ]
+  [ "$(rows discover)" -eq 6 ]
   grep -q '<td>fixturehost / tmpfs</td><td>block size</td><td class="n">4,096 B</td><td class="n">4,096 B</td><td class="n">yes, yes</td>' "$OUT/index.html"
   grep -q '^| fixturehost / tmpfs | 8koltp | 4 | 2 | ' "$OUT/summary.md"
   # make compare lists their rates and times.

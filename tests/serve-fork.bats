@@ -98,7 +98,8 @@ sha() {
   run oneconn socket "$reqs"
   echo "$output"
   [ "$status" -eq 0 ]
-  [[ ${lines[0]} == "HTTP/1.1 403 Forbidden "* ]] && [[ ${lines[1]} == "HTTP/1.1 403 Forbidden "* ]]
+  [[ ${lines[0]} == "HTTP/1.1 403 Forbidden "* ]]
+  [[ ${lines[1]} == "HTTP/1.1 403 Forbidden "* ]]
   [ "${lines[2]}" = "HTTP/1.1 200 OK 6 $(sha "$T/root/a.txt")" ]
   [[ ${lines[3]} == "HTTP/1.1 400 Bad Request "* ]]
   # Nothing after the 400: the connection is over, and httpd with it.
@@ -113,11 +114,13 @@ sha() {
 @test "httpd -1 is in -h; with -p, -N, --reuseport or -i it is refused in one line" {
   [ -x "$BIN/httpd" ] || skip "bin/httpd is not built"
   run "$BIN/httpd" -h
-  [[ $output == *"httpd -1 -r ROOT"* ]] && [[ $output == *"-1         one connection"* ]]
+  [[ $output == *"httpd -1 -r ROOT"* ]]
+  [[ $output == *"-1         one connection"* ]]
   for o in "-p 8000" "-N 2" "--reuseport" "-i 127.0.0.1"; do
     # shellcheck disable=SC2086 # option and value as two words
     run "$BIN/httpd" -1 -r "$T/root" $o
-    [ "$status" -eq 1 ] && [ "$output" = "httpd: -1 serves the connection on fd 0 and 1: no -i, -p, -N or --reuseport" ]
+    [ "$status" -eq 1 ]
+    [ "$output" = "httpd: -1 serves the connection on fd 0 and 1: no -i, -p, -N or --reuseport" ]
   done
 }
 
@@ -186,7 +189,8 @@ tiny_on_tmpfs() {
   [[ $output == *"serve-cold-fork: skipped, no $T/no-such-tcpserver: install ucspi-tcp"* ]]
   # A mode that is neither a number nor fork: one line.
   run env SERVE_MODES="1 threads" "$ROOT/harness/phase-serve.sh"
-  [ "$status" -ne 0 ] && [ "$output" = "phase-serve.sh: SERVE_MODES='1 threads': want numbers of processes and fork, like '1 32 fork'" ]
+  [ "$status" -ne 0 ]
+  [ "$output" = "phase-serve.sh: SERVE_MODES='1 threads': want numbers of processes and fork, like '1 32 fork'" ]
 }
 
 # httpd_spy : HARNESS_BIN with our tools and an httpd that notes its
@@ -224,5 +228,6 @@ httpd_spy() {
   [ "$(jq -r .serve_socket "$RESULTS/reuse/$HOST/$VARIANT/meta.json")" = reuseport ]
   [ "$(records_of "$RESULTS/reuse/$HOST/$VARIANT" serve-warm-4 failed)" -eq 0 ]
   run env SERVE_REUSEPORT=yes "$ROOT/harness/phase-serve.sh"
-  [ "$status" -eq 2 ] && [ "$output" = "phase-serve.sh: SERVE_REUSEPORT=yes: want 0 or 1" ]
+  [ "$status" -eq 2 ]
+  [ "$output" = "phase-serve.sh: SERVE_REUSEPORT=yes: want 0 or 1" ]
 }

@@ -27,7 +27,8 @@ load helpers
   done
   [ -x bin/static/mkdataset ]
   # the libraries came from source packages, built here, not from the system
-  [ -f build/static/lib/libowfat.a ] && [ -f build/static/lib/libz.a ]
+  [ -f build/static/lib/libowfat.a ]
+  [ -f build/static/lib/libz.a ]
   [ -z "$(git ls-files build/static)" ]
 }
 
@@ -44,7 +45,8 @@ load helpers
   t=$BATS_TEST_TMPDIR
   run "$ROOT/bin/static/stdiorw" -s 1m -r 64k "$t/f" fwrite frewrite fread freread
   echo "$output"
-  [ "$status" -eq 0 ] && [ "${#lines[@]}" -eq 4 ]
+  [ "$status" -eq 0 ]
+  [ "${#lines[@]}" -eq 4 ]
   [[ ${lines[3]} == "freread.fs1024k.rs64k.kBps	"* ]]
   [ "$(stat -c %s "$t/f")" -eq 1048576 ]
 }
@@ -59,7 +61,8 @@ load helpers
   [ "$status" -eq 0 ]
   [ "$(find "$t/x" -type f | wc -l)" -eq "$(tar -tzf "$t/ds/layout.tar.gz" | grep -vc '/$')" ]
   run "$ROOT/bin/static/dltar" --threads 2 -C "$t/x" "$t/ds/layout.tar.gz"
-  [ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ]
+  [ "$status" -eq 2 ]
+  [ "${#lines[@]}" -eq 1 ]
   [[ $output == *"--threads 2: this static build (dietlibc) has no working threads"* ]]
 }
 
@@ -68,7 +71,8 @@ load helpers
   t=$BATS_TEST_TMPDIR
   run timeout 60 "$ROOT/bin/static/stdiorw" -t 3 -s 256k -r 4k "$t/f" fwrite frewrite fread freread
   echo "$output"
-  [ "$status" -eq 0 ] && [ "${#lines[@]}" -eq 4 ]
+  [ "$status" -eq 0 ]
+  [ "${#lines[@]}" -eq 4 ]
   [[ ${lines[3]} == "freread.t3.fs256k.rs4k.kBps	"* ]]
   for k in 0 1 2; do [ "$(stat -c %s "$t/f.$k")" -eq 262144 ]; done
 }
