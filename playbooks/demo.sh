@@ -8,6 +8,7 @@
 #   DATASET=tiny             another dataset profile (default small)
 #   DEMO_SIZE=4G             size of each sparse loop image (and of tmpfs)
 #   TRIALS=N                 trials of the whole cycle per variant (default 1)
+#   DEMO_REPEAT=serve:3,net:3  runs of those phases within each cycle
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -30,6 +31,19 @@ fi
 dataset=${DATASET:-small}
 size=${DEMO_SIZE:-4G}
 trials=${TRIALS:-1}
+# DEMO_REPEAT (serve:3,net:3): those phases run 3 times in each cycle, so
+# their figures have a spread; untar, untar2 and delete change TARGET and
+# run once.
+repeat=${DEMO_REPEAT-serve:3,net:3}
+repeat_yaml=''
+IFS=', ' read -r -a repeat_items <<<"$repeat"
+for r in ${repeat_items[@]+"${repeat_items[@]}"}; do
+  if ! [[ $r =~ ^(serve|net|preload):[1-9][0-9]?$ ]]; then
+    say "DEMO_REPEAT=$repeat: want PHASE:N items (serve, net or preload; N 1-99), e.g. serve:3,net:3"
+    exit 2
+  fi
+  repeat_yaml+="${repeat_yaml:+, }${r%%:*}: ${r#*:}"
+done
 t0=$(date +%s)
 
 harness/deps.sh ensure build harness fs playbooks plots
@@ -68,6 +82,7 @@ vars=build/demo-vars.yml
   echo "shootout_run_id: $run_id"
   echo "shootout_dataset: $dataset"
   echo "shootout_trials: $trials"
+  echo "shootout_repeat: {$repeat_yaml}"
   echo "shootout_variants:"
   for fs in "${variants[@]}"; do
     if [ "$fs" = tmpfs ]; then

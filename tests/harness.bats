@@ -280,9 +280,8 @@ has_16mb() {
   [ "$status" -eq 2 ]
   [[ $output == *"delete: $T/target/data has no .shootout-owned mark"* ]]
   [ "$(cat "$T/target/data/keep/file")" = precious ]
-  d=$(the_run)
-  [ -z "$(records_of "$d" delete status)" ]
-  [ ! -e "$d/failures.tsv" ]
+  # no trial, no failure: no run at all
+  [ -z "$(find "$RESULTS" -mindepth 1 2>/dev/null)" ]
 }
 
 @test "a TARGET that is not a mount point is refused, and nothing is written there" {
@@ -928,4 +927,23 @@ resident() {
   sum=$(cksum <"$d/records.tsv")
   refused "untar2: $TMPFS/data holds no extraction of the harness: run make phase-untar first" \
     phase-untar2 TARGET="$TMPFS" DATASET=tiny
+}
+
+# A refused phase leaves no run behind: no run directory, meta.json, log or
+# results/.current where there was none, and no log in a run that exists.
+@test "a refused phase makes no run: no directory, meta.json, log or .current is left" {
+  require_tools
+  tmpfs_at 64m
+  run make -C "$ROOT" -s phase-serve TARGET="$TMPFS" DATASET=tinny FLUSH=none
+  echo "$output"
+  [ "$status" -eq 2 ]
+  [[ $output == *"unknown DATASET=tinny"* ]]
+  [ -z "$(find "$RESULTS" -mindepth 1 2>/dev/null)" ]
+  mkdir -p "$RESULTS/r1/$HOST/$VARIANT/logs"
+  run make -C "$ROOT" -s phase-serve TARGET="$TMPFS" DATASET=tiny FLUSH=none RUN_ID=r1
+  [ "$status" -eq 2 ]
+  [[ $output == *"holds no extraction of the harness"* ]]
+  [ -z "$(find "$RESULTS/r1/$HOST/$VARIANT/logs" -mindepth 1)" ]
+  [ ! -e "$RESULTS/r1/$HOST/$VARIANT/meta.json" ]
+  [ ! -e "$RESULTS/.current" ]
 }

@@ -9,6 +9,8 @@
 CUR_PHASE='' CUR_TRIAL='' PHASE_DONE=0 FAIL_MSG='' PHASE_FRAME=0 WORK=''
 # Names of functions phase_on_exit calls (after the children have stopped).
 PHASE_CLEANUP=''
+# What phase_begin made (phase_undo_begin removes it when the phase is refused).
+PHASE_NEW=() PHASE_NEW_RUN=''
 
 # phase_on_signal SIG : the phase fails, interrupted (the EXIT trap reports).
 # Further signals are ignored from here on, not reset to their default: make
@@ -50,7 +52,35 @@ phase_on_exit() {
 phase_refuse() {
   if [ "${PHASE_FRAME:-0}" != 1 ] || [ "$BASHPID" != "$$" ]; then settings_refuse "$*"; fi
   FAIL_MSG=$* CUR_TRIAL=''
+  phase_undo_begin
   exit 2
+}
+
+# phase_note_new PATH... : the paths among PATH that do not exist yet, noted
+# in PHASE_NEW (what this phase_begin creates, in order).
+phase_note_new() {
+  local p
+  for p in "$@"; do [ -e "$p" ] || PHASE_NEW+=("$p"); done
+}
+
+# phase_undo_begin : a refused phase leaves no run behind: what phase_begin
+# created (its log, meta.json, a header-only records.tsv, the empty run
+# directories, results/.current when it named a run made just now) goes
+# again, newest first.  Only those paths, and directories only when empty.
+phase_undo_begin() {
+  local i p
+  [ -n "${PHASE_LOG:-}" ] && [ "${PHASE_LOG#"$WORK"/}" = "$PHASE_LOG" ] && rm -f "$PHASE_LOG"
+  for ((i = ${#PHASE_NEW[@]} - 1; i >= 0; i--)); do
+    p=${PHASE_NEW[i]}
+    if [ "$p" = "$RESULTS/.current" ]; then
+      [ "$(cat "$p" 2>/dev/null)" != "${PHASE_NEW_RUN:-}" ] || rm -f "$p"
+    elif [ -d "$p" ]; then
+      rmdir "$p" 2>/dev/null || :
+    elif [ "${p##*/}" != records.tsv ] || [ "$(wc -l <"$p")" -le 1 ]; then
+      rm -f "$p"
+    fi
+  done
+  PHASE_NEW=()
 }
 
 # phase_begin NAME [RECORD-NAMES...] : checks TARGET, picks the trial (TRIAL,
@@ -69,7 +99,19 @@ phase_begin() {
   WORK=$(mktemp -d "${TMPDIR:-/tmp}/shootout-$CUR_PHASE.XXXXXX") || harness_die "cannot make a temporary directory"
   PHASE_LOG=$WORK/early.log
   target_check
-  local names=("$@")
+  local names=("$@") id
+  # What the checks below may leave behind if a later one refuses the phase.
+  PHASE_NEW=() PHASE_NEW_RUN=''
+  id=${RUN_ID:-$(cat "$RESULTS/.current" 2>/dev/null || :)}
+  if [ -z "$id" ]; then
+    phase_note_new "$RESULTS/.current"
+    id=$(run_id)
+    PHASE_NEW_RUN=$id
+    PHASE_NEW+=("$RESULTS/$id")
+  fi
+  phase_note_new "$RESULTS/$id" "$RESULTS/$id/$HOST" "$RESULTS/$id/$HOST/$VARIANT" \
+    "$RESULTS/$id/$HOST/$VARIANT/series" "$RESULTS/$id/$HOST/$VARIANT/records.tsv" \
+    "$RESULTS/$id/$HOST/$VARIANT/logs" "$RESULTS/$id/$HOST/$VARIANT/meta.json"
   [ ${#names[@]} -gt 0 ] || names=("$CUR_PHASE")
   if [ -n "${TRIAL:-}" ]; then
     case $TRIAL in '' | *[!0-9]*) harness_die "TRIAL=$TRIAL is not a number" ;; esac
