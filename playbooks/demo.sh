@@ -34,12 +34,13 @@ trials=${TRIALS:-1}
 # DEMO_REPEAT (serve:3,net:3): those phases run 3 times in each cycle, so
 # their figures have a spread; untar, untar2 and delete change TARGET and
 # run once.
-repeat=${DEMO_REPEAT-serve:3,net:3}
+repeat=${DEMO_REPEAT:-serve:3,net:3}
 repeat_yaml=''
+[ "$repeat" != none ] || repeat=''
 IFS=', ' read -r -a repeat_items <<<"$repeat"
 for r in ${repeat_items[@]+"${repeat_items[@]}"}; do
   if ! [[ $r =~ ^(serve|net|preload):[1-9][0-9]?$ ]]; then
-    say "DEMO_REPEAT=$repeat: want PHASE:N items (serve, net or preload; N 1-99), e.g. serve:3,net:3"
+    say "DEMO_REPEAT=$repeat: want PHASE:N items (serve, net or preload; N 1-99), e.g. serve:3,net:3, or none"
     exit 2
   fi
   repeat_yaml+="${repeat_yaml:+, }${r%%:*}: ${r#*:}"

@@ -200,6 +200,10 @@ PY
 x' run "$ROOT/playbooks/demo.sh"
   [ "$status" -eq 2 ]
   [ "$output" = "demo.sh: DEMO_SIZE holds a control character (a newline, a tab...): a setting is one line of text" ]
+  # untar changes TARGET: it cannot run twice in a cycle
+  DEMO_REPEAT='serve:3,untar:2' run "$ROOT/playbooks/demo.sh"
+  [ "$status" -eq 2 ]
+  [ "$output" = "demo: DEMO_REPEAT=serve:3,untar:2: want PHASE:N items (serve, net or preload; N 1-99), e.g. serve:3,net:3, or none" ]
   [ ! -e X ]
   [ ! -e "$ROOT/X" ]
 
