@@ -195,3 +195,10 @@ def instance(out, name, template, lines):
         f.write("\n".join(lines) + "\n")
         f.write("load plotsdir . %s\n" % gq("/" + template))
     run_gnuplot(out, name)
+
+
+def title_lines(title):
+    """A chart title as lines: what it shows, then its last parenthesis (the
+    unit, which way is better) on a line of its own."""
+    head, _sep, sub = title.rpartition(" (") if title.endswith(")") else (title, "", "")
+    return [head] + ([sub[:-1]] if sub else [])

@@ -9,7 +9,7 @@ import re
 
 import micro_charts
 import ranking
-from chartlib import Layout, axis, bar_rows, gq, instance, noise_note, write_dat, write_table
+from chartlib import Layout, axis, bar_rows, gq, instance, noise_note, title_lines, write_dat, write_table
 from resultslib import NOISE_MIN, rates, series_table
 
 # (chart name, phase, metric, title, scale group): a title's last
@@ -148,19 +148,25 @@ class Renderer:
         marks = {id(e.v): ranking.rel_text(e, got) + (" (within noise)" if e.noise == "within noise" else "")
                  for e in got["entries"]} if got else {}
         order += [v for v in slots if v not in order]
-        multi = len(self.runs) > 1
-        hosts = len({v.host for v in slots}) > 1
+        # one host: the variant's name; several: "run / host / variant" and
+        # its host group's second line (OS, and kernel with several OSes)
+        one = len({(v.run, v.host) for v in slots}) == 1
+        group_of = {}
+        for x0, x1, glabel in self.layout.groups:
+            for x, v in self.layout.slots:
+                if x0 <= x <= x1:
+                    group_of[id(v)] = glabel.split("\n", 1)
         out = []
         for y, v in enumerate(order, 1):
             r = row_of[id(v)]
-            label = "%s%s%s" % (v.run + " / " if multi else "", v.host + " / " if hosts or multi else "", v.name)
+            g = group_of[id(v)]
+            label = v.name if one else "%s / %s%s" % (g[0], v.name, "\n" + g[1] if len(g) > 1 else "")
             value = r[6] + ("  " + marks[id(v)] if id(v) in marks else "")
             out.append((y, r[1], r[2], r[3], r[4], label, value, r[7], r[8]))
         write_dat(os.path.join(self.out, name + ".dat"), out)
         write_table(os.path.join(self.out, name + ".tsv"), unit, table)
         top, tics, xlabel = axis(self.scales.get(group) or max([r[3] for r in out] + [r[1] for r in out]), unit, 1.35)
-        head, _sep, sub = title.rpartition(" (") if title.endswith(")") else (title, "", "")
-        tlines = [head] + ([sub[:-1]] if sub else []) + ([noise] if noise else [])
+        tlines = title_lines(title) + ([noise] if noise else [])
         width = max(900, TITLE_PX * max(len(t) for t in tlines) + 80)
         lines = ["datafile = %s" % gq(name + ".dat"), "chart_title = %s" % gq("\n".join(tlines)),
                  "xlabel_text = %s" % gq(xlabel), "noise_min = %d" % NOISE_MIN,

@@ -58,9 +58,12 @@ def rank(variants, phase, metric):
 
 
 def rel_text(e, r):
-    """The short mark of an entry: "best", "+23%", "-18%" ("+0.4%" below 1%)."""
+    """The short mark of an entry: "best", "+23%", "-18%", "+2.1%"; a time
+    of twice the best's or more as a factor: "9.9x"."""
     if e.place == 0:
         return "best"
+    if e.rel >= 100 and r["lower"]:
+        return "%.1fx" % (1 / e.ratio) if e.ratio else "-"
     return "%+.1f%%" % e.rel if abs(e.rel) < 10 else "%+.0f%%" % e.rel
 
 
