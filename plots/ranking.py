@@ -63,7 +63,8 @@ def rel_text(e, r):
     if e.place == 0:
         return "best"
     if e.rel >= 100 and r["lower"]:
-        return "%.1fx" % (1 / e.ratio) if e.ratio else "-"
+        f = 1 / e.ratio if e.ratio else 0
+        return "%.1fx" % f if f < 10 else "%.0fx" % f
     return "%+.1f%%" % e.rel if abs(e.rel) < 10 else "%+.0f%%" % e.rel
 
 

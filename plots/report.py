@@ -325,7 +325,8 @@ def first_screen(runs):
     for a in ranking.overall(rs, lambda v: (v.run, v.host, v.name)):
         overall.append(dict(label=short_label(a["v"], runs), score="%.0f%%" % (a["score"] * 100),
                             wins=a["wins"], last=a["last"],
-                            words="geometric mean of its ratio to the best over %d phases" % a["phases"]))
+                            words="geometric mean of its ratio to the best over %d phase%s" % (
+                                a["phases"], "" if a["phases"] == 1 else "s")))
     allv = variants(runs)
     noise = ranking.noise_of(rs) or trials_heading(allv)
     hosts = sorted({v.host for v in allv})
@@ -456,6 +457,7 @@ def write_markdown(runs, figs, fails, notes, out):
     allv = variants(runs)
     md = ["# untar-serve shootout: %s" % ", ".join(r.name for r in runs), ""]
     md += ["> **Note:** %s" % n for n in notes] + ([""] if notes else [])
+    md += first_screen_md(first_screen(runs))
     md += ["| host / variant | OS | kernel | fs | mount options | device |", "| --- | --- | --- | --- | --- | --- |"]
     md += ["| %s |" % " | ".join(mdc(x) for x in (label(v, multi), meta_value(v, "os"), meta_value(v, "kernel"), v.fs,
                                                    meta_value(v, "mount_opts"), meta_value(v, "device"))) for v in allv]
@@ -473,6 +475,19 @@ def write_markdown(runs, figs, fails, notes, out):
     md += ["", "Charts:", ""] + ["- [%s](%s.png) ([SVG](%s.svg))" % (c["title"], c["name"], c["name"]) for c in figs]
     with open(os.path.join(out, "summary.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(md) + "\n")
+
+
+def first_screen_md(f):
+    """The first screen in Markdown: the lead, the overall table, a line a
+    phase with the variants best first."""
+    md = [f["lead"], "", "| # | %s | score | wins | last |" % f["who"], "| ---: | --- | ---: | ---: | ---: |"]
+    md += ["| %d | %s | %s | %d | %d |" % (i, mdc(a["label"]), a["score"], a["wins"], a["last"])
+           for i, a in enumerate(f["overall"], 1)]
+    md += ["", f["score_words"], "", "Per phase, the best first:", ""]
+    for c in f["cards"]:
+        md.append("- **%s** (%s): %s%s" % (c["title"], c["sub"], "; ".join(
+            "%s %s (%s)" % (r["label"], r["figure"], r["mark"]) for r in c["rows"]), "; " + c["out"] if c["out"] else ""))
+    return md + [""]
 
 
 def mdc(s):

@@ -484,3 +484,31 @@ whiskers() {
   # and the first screen leaves it out of the cold ranking, saying why
   grep -q 'not flushable: tmpfs' "$OUT/index.html"
 }
+
+@test "report: the first screen names each phase's winner, the others' difference from it or 'within noise', and an overall score" {
+  # three trials each: xfs's untar within the noise of ext4's, btrfs's 52% slower beyond it
+  local r=$BATS_TEST_TMPDIR/res/noise/h1 fs
+  for fs in ext4 xfs btrfs; do
+    mkdir -p "$r/$fs"
+    printf '{"run_id":"noise","host":"h1","fs":"%s","os":"debian","kernel":"6.1.0","mount_opts":"rw"}\n' "$fs" >"$r/$fs/meta.json"
+  done
+  printf 'phase\ttrial\tmetric\tvalue\tunit\nuntar\t1\twall_s\t10.0\ts\nuntar\t2\twall_s\t10.5\ts\nuntar\t3\twall_s\t9.8\ts\n' >"$r/ext4/records.tsv"
+  printf 'phase\ttrial\tmetric\tvalue\tunit\nuntar\t1\twall_s\t10.1\ts\nuntar\t2\twall_s\t10.4\ts\nuntar\t3\twall_s\t9.9\ts\n' >"$r/xfs/records.tsv"
+  printf 'phase\ttrial\tmetric\tvalue\tunit\nuntar\t1\twall_s\t15.0\ts\nuntar\t2\twall_s\t15.5\ts\nuntar\t3\twall_s\t15.2\ts\n' >"$r/btrfs/records.tsv"
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=noise OUT="$OUT"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  card=$(sed -n '/<div class="card" id="rank-untar">/,/<\/div>/p' "$OUT/index.html")
+  [[ $card == *'winner <b class="winner">ext4</b>'* ]]
+  # best first, each row: name, figure, mark; the words on hover
+  [ "$(grep -o '<td class="v"[^>]*>[a-z0-9]*</td>' <<<"$card" | sed 's/<[^>]*>//g' | tr '\n' ' ')" = "ext4 xfs btrfs " ]
+  [[ $card == *'>10.1 s</td><td class="n mark noise" title="1.0% slower than ext4, within the noise of the trials (Welch'*'>within noise</td>'* ]]
+  [[ $card == *'>15.2 s</td><td class="n mark" title="52.0% slower than ext4 (Welch'*'>+52%</td>'* ]]
+  # overall: ext4 the best of the one phase; btrfs last, its score 10.1 / 15.2
+  grep -q 'Best overall: ext4 (100%, 1 win)' "$OUT/index.html"
+  grep -q '<td class="n">3</td><td>btrfs</td><td class="n" title="geometric mean of its ratio to the best over 1 phase">66%</td><td class="n">0</td><td class="n">1</td>' "$OUT/index.html"
+  # the systems: what is the same once, only the filesystem differs
+  grep -q '<tr><th>kernel</th><td>6.1.0</td></tr>' "$OUT/index.html"
+  grep -q '<caption>what differs</caption><tr><th>variant</th><th>fs</th></tr>' "$OUT/index.html"
+  # the Markdown summary opens with the same
+  grep -q '^- \*\*untar: download, gunzip and untar of the first tarball\*\* (time, lower is better): ext4 10.0 s (best); xfs 10.1 s (within noise); btrfs 15.2 s (+52%)$' "$OUT/summary.md"
+}
