@@ -53,6 +53,11 @@ label_of() {
   done
   [ "$(grep -c '^[0-9]' "$OUT/untar.dat")" -eq 2 ]
   grep -q '^1 .*"debian12-1 / ext4.*"0.45 s  best"' "$OUT/untar.dat"
+  # The replay settings say what ran: REPLAY_COUNT was 10,000, the tiny
+  # dataset's request list 2,000 long.
+  grep -q '<td>2,000 requests per serve phase, 100 connections, 10 per connection</td>' "$OUT/index.html"
+  run grep -q 'first 10,000 requests' "$OUT/index.html"
+  [ "$status" -eq 1 ]
   # The report's table of OSes side by side, both kernels named.
   grep -q 'Operating systems side by side' "$OUT/index.html"
   grep -qF "ext4 on $(jq -r '.os + " " + .os_version + ", Linux " + .kernel' "$FIX/$RUN/debian12-1/ext4/meta.json") (debian12-1)" "$OUT/index.html"
