@@ -18,7 +18,7 @@ records prefixed sync_), first that holds:
 None where the budget has no CPU split (older runs, the BSDs)."""
 import os
 
-from charts import gq, run_gnuplot
+from chartlib import gq, run_gnuplot
 from resultslib import num
 
 DEVICE_BUSY = 0.8  # of the wall time: the device is the limit

@@ -1,22 +1,19 @@
 """Chart data and gnuplot instances: for every chart the data file (.dat), the
 table behind it (.tsv) and a small generated gnuplot script (.gp) that sets
 the chart's own values (title, ranges, tics, labels) and loads one of the
-drawing templates in plots/ (bars.gp, pairs.gp, series.gp)."""
+drawing templates in plots/ (hbars.gp, pairs.gp, series.gp); the helpers
+they share with the micro-benchmarks' charts are in chartlib.py."""
 import math
 import os
 import re
-import subprocess
 
 import micro_charts
-from resultslib import (NOISE_MIN, NOT_FLUSHABLE, Error, cold_phase, fmt_value, memory_fs, noise_label, os_key,
-                        os_label, rates, run_oses, series_table, stats, trial_count)
+import ranking
+from chartlib import Layout, axis, bar_rows, gq, instance, noise_note, title_lines, write_dat, write_table
+from resultslib import NOISE_MIN, rates, series_table
 
-PLOTSDIR = os.path.dirname(os.path.abspath(__file__))
-PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9",
-           "#8C6D31", "#999999", "#332288", "#AA4499", "#117733", "#882255"]
-
-# (chart name, phase, metric, title, scale group): charts of one scale group
-# share their vertical scale.
+# (chart name, phase, metric, title, scale group): a title's last
+# parenthesis (the unit, which way is better) is the chart's second line.
 BAR_CHARTS = [
     ("untar", "untar", "wall_s", "untar: download, gunzip and untar of the first tarball (time, lower is better)", "untar"),
     ("untar2", "untar2", "wall_s", "untar2: second tarball on top, files in request order (time, lower is better)", "untar"),
@@ -75,153 +72,14 @@ PAIR_CHARTS = [
 # bars as another chart).
 NEED_BOTH = {"net-v4-vs-v6", "serve-cold-vs-dirwarm", "serve-procs-vs-fork"}
 PAIR_COLORS = ["#56B4E9", "#0072B2", "#D55E00"]
-UNIT_LABEL = {"s": "seconds", "req/s": "requests per second", "MB/s": "MB per second"}
-
-
-def gq(s):
-    """A gnuplot double-quoted string literal."""
-    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
-def nice_step(span, want=6):
-    raw = span / want
-    mag = 10 ** math.floor(math.log10(raw))
-    for m in (1, 2, 2.5, 5, 10):
-        if raw <= m * mag:
-            return m * mag
-    return 10 * mag
-
-
-def time_step(span, want=6):
-    raw = span / want
-    for s in (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600, 7200, 10800, 21600):
-        if raw <= s:
-            return s
-    return nice_step(span, want)
-
-
-def clock(sec):
-    sec = int(round(sec))
-    h, m, s = sec // 3600, sec % 3600 // 60, sec % 60
-    return "%d:%02d:%02d" % (h, m, s) if h else "%d:%02d" % (m, s)
-
-
-def axis(vmax, unit, headroom=1.12):
-    """(max, tics command, axis label) of an axis from 0 that holds vmax with
-    headroom; times (unit s) get min:s tic labels from 15 seconds on."""
-    vmax = max(vmax * headroom, 1e-9)
-    if unit == "s" and vmax >= 300:
-        step = time_step(vmax)
-        top = math.ceil(vmax / step - 1e-9) * step
-        tics = ", ".join("%s %g" % (gq(clock(t)), t) for t in range(0, int(top) + 1, int(step)))
-        return top, "(%s)" % tics, "time (h:min:s)" if top >= 3600 else "time (min:s)"
-    step = nice_step(vmax)
-    top = math.ceil(vmax / step - 1e-9) * step
-    return top, "0, %g" % step, UNIT_LABEL.get(unit, unit)
-
-
-def run_gnuplot(out, name):
-    """gnuplot NAME.gp in OUT; any output on stderr (a warning) is an error."""
-    try:
-        p = subprocess.run(["gnuplot", name + ".gp"], cwd=out, capture_output=True, text=True, check=False)
-    except OSError as e:
-        raise Error("cannot run gnuplot: %s (apt-get install gnuplot-nox)" % e) from e
-    err = p.stderr.strip()
-    if p.returncode or err:
-        raise Error("gnuplot %s.gp failed: %s" % (os.path.join(out, name),
-                                                   err.splitlines()[-1] if err else "exit %d" % p.returncode))
-
-
-class Layout:
-    """The bars of every chart: hosts (of every run) as groups, their
-    variants as bars, one colour per filesystem."""
-
-    def __init__(self, runs):
-        self.slots = []  # (x, variant)
-        self.groups = []  # (x from, x to, label)
-        multi = len(runs) > 1
-        x = 0.0
-        for run in runs:
-            hosts = []
-            for v in run.variants:
-                if v.host not in hosts:
-                    hosts.append(v.host)
-            # Several OSes (the VM lab's LAB_OS): the guests of one OS side
-            # by side, each group labelled with its OS and kernel.
-            oses = run_oses(run)
-            by_os = len(oses) > 1
-            if by_os:
-                first = {}
-                for v in run.variants:
-                    first.setdefault(v.host, os_key(v.meta))
-                hosts.sort(key=lambda h: oses.index(first[h]) if first[h] in oses else len(oses))
-            for host in hosts:
-                vs = [v for v in run.variants if v.host == host]
-                x0 = x + 1
-                for v in vs:
-                    x += 1
-                    self.slots.append((x, v))
-                m = vs[0].meta
-                sub = " ".join(str(m.get(k, "")) for k in ("os", "os_version") if m.get(k))
-                if by_os:
-                    sub = os_label(m)
-                label = (run.name + " / " if multi else "") + host + ("\n" + sub if sub else "")
-                self.groups.append((x0, x, label))
-                x += 0.8
-        self.fs = []
-        for _x, v in self.slots:
-            if v.fs not in self.fs:
-                self.fs.append(v.fs)
-        self.xmax = x - 0.8 + 0.7
-
-    def color(self, fs):
-        return PALETTE[self.fs.index(fs) % len(PALETTE)]
-
-    def host_labels(self, spread=1.0):
-        out = []
-        for i, (a, b, label) in enumerate(self.groups):
-            out.append("set label %s at %g, graph 0 center offset 0, -2.3 font \",9\"" % (gq(label), (a + b) / 2 * spread))
-            if i:
-                sep = (self.groups[i - 1][1] + a) / 2 * spread
-                out.append("set arrow from %g, graph 0 to %g, graph 1 nohead lc rgb \"#b0b0b0\" dt 3" % (sep, sep))
-        return out
-
-
-def bar_rows(layout, phase, metric, shift=0.0, color=None):
-    """Data rows and the table behind them; None when nothing has data.
-    A row's trials are 0 where no whisker is drawn; a memory filesystem's
-    cold figure is an empty bar labelled "not flushable" (off the scale)."""
-    rows, table, unit, any_data = [], [], "", False
-    for x, v in layout.slots:
-        vals = v.values(phase, metric)
-        n, med, lo, hi = stats(vals)
-        trials = trial_count(v, phase, n)
-        unit = unit or v.unit(phase, metric)
-        if n:
-            any_data = True
-        ci = color if color is not None else layout.fs.index(v.fs) + 1
-        failed = sum(1 for f in v.failures if f[0] == phase)
-        note = "%d failed" % failed if failed else ""
-        table.append((v, trials, med, lo, hi))
-        if n and memory_fs(v) and cold_phase(phase):
-            rows.append((x + shift, 0, 0, 0, ci, v.name, NOT_FLUSHABLE, 0, note))
-            continue
-        rows.append((x + shift, med or 0, lo or 0, hi or 0, ci, v.name, fmt_value(med, unit) if n else "n/a", trials, note))
-    return (rows, table, unit) if any_data else None
-
-
-def noise_note(rows):
-    """The chart's line on the noise of its bars (rows of bar_rows): "" when
-    each has NOISE_MIN trials, "1 trial: noise unknown" when every bar has
-    one; bars of fewer among others get their count in their label."""
-    few = {r[7] for r in rows if 0 < r[7] < NOISE_MIN}
-    if not few:
-        return "", rows
-    if len(few) == 1 and all(r[7] in few for r in rows if r[7]):
-        return noise_label(few.pop()), rows
-    out = [r[:6] + ("%s (%d trial%s)" % (r[6], r[7], "" if r[7] == 1 else "s") if 0 < r[7] < NOISE_MIN else r[6],)
-           + r[7:] for r in rows]
-    return "no whisker: fewer than %d trials, noise unknown" % NOISE_MIN, out
+# A phase without a chart above: its metric in words.
+METRIC_WORDS = {"wall_s": "time, lower is better", "rps": "requests/s, higher is better",
+                "mbps": "MB/s, higher is better", "iops": "I/Os per second, higher is better",
+                "tps": "transactions per second, higher is better"}
+# ... and a phase's name in words where the name alone says little.
+PHASE_WORDS = {"flush": "flush: the page cache written back and emptied between phases (FLUSH)"}
+# gnuplot's 12 pt title: about 8 pixels a character
+TITLE_PX = 8
 
 
 def pattern_spec(phase, layout):
@@ -234,27 +92,6 @@ def pattern_spec(phase, layout):
     return None
 
 
-def exact(x):
-    """A figure for a data file: whole numbers in full (a byte count of 10^13
-    stays 10000000000000), others to ten significant digits."""
-    return "%d" % x if math.isfinite(x) and abs(x) < 1e15 and x == int(x) else "%.10g" % x
-
-
-def write_dat(path, rows):
-    with open(path, "w", encoding="utf-8") as f:
-        f.write("# x median min max colour label value_label trials failures\n")
-        for r in rows:
-            f.write("%g %s %s %s %d %s %s %d %s\n" % (r[0], exact(r[1]), exact(r[2]), exact(r[3]), r[4], gq(r[5]), gq(r[6]), r[7], gq(r[8])))
-
-
-def write_table(path, unit, table):
-    with open(path, "w", encoding="utf-8") as f:
-        f.write("run\thost\tvariant\tfs\ttrials\tmedian\tmin\tmax\tunit\n")
-        for v, n, med, lo, hi in table:
-            f.write("%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n" % (
-                v.run, v.host, v.name, v.fs, n, *("" if x is None else exact(x) for x in (med, lo, hi)), unit))
-
-
 class Renderer:
     def __init__(self, runs, out):
         self.runs, self.out = runs, out
@@ -262,12 +99,7 @@ class Renderer:
         self.charts = []  # dicts: name kind title scale table unit
 
     def instance(self, name, template, lines):
-        with open(os.path.join(self.out, name + ".gp"), "w", encoding="utf-8") as f:
-            f.write("# generated by plots/plots.py: the values of chart %s; the drawing is %s\n" % (name, template))
-            f.write("plotsdir = %s\nbase = %s\n" % (gq(PLOTSDIR), gq(name)))
-            f.write("\n".join(lines) + "\n")
-            f.write("load plotsdir . %s\n" % gq("/" + template))
-        run_gnuplot(self.out, name)
+        instance(self.out, name, template, lines)
 
     def bar_specs(self):
         specs = list(BAR_CHARTS)
@@ -283,7 +115,7 @@ class Renderer:
             for m in GENERIC_METRICS:
                 if any(v.values(p, m) for _x, v in self.layout.slots):
                     specs.append((p if m in ("wall_s", "rps") else p + "-" + m, p, m,
-                                  "%s: %s" % (p, m), p + "/" + m))
+                                  "%s (%s)" % (PHASE_WORDS.get(p, p), METRIC_WORDS[m]), p + "/" + m))
                     break
         return specs
 
@@ -293,10 +125,9 @@ class Renderer:
             got = bar_rows(self.layout, phase, metric)
             if got:
                 specs.append((name, phase, metric, title, group) + got)
-        # Common scales: the highest whisker of every chart of a scale group.
+        # Each chart on a scale of its own data; a scale group given one here
+        # (the micro-benchmarks' PostMark) shares it.
         self.scales = {}
-        for s in specs:
-            self.scales[s[4]] = max(self.scales.get(s[4], 0), max(r[3] for r in s[5]))
         for name, phase, metric, title, group, rows, table, unit in specs:
             self.bar_chart(name, phase, metric, title, group, rows, table, unit)
         for pair in PAIR_CHARTS:
@@ -306,20 +137,46 @@ class Renderer:
         return self.charts
 
     def bar_chart(self, name, phase, metric, title, group, rows, table, unit):
+        """Horizontal bars sorted by result, the best on top, each with its
+        figure and its difference from the best (ranking.py); the variants
+        without a figure (n/a, not flushable) below them."""
         noise, rows = noise_note(rows)
-        write_dat(os.path.join(self.out, name + ".dat"), rows)
+        slots = [v for _x, v in self.layout.slots]
+        row_of = {id(v): r for v, r in zip(slots, rows)}
+        got = ranking.rank(slots, phase, metric)
+        order = [e.v for e in got["entries"]] if got else []
+        marks = {id(e.v): ranking.rel_text(e, got) + (" (within noise)" if e.noise == "within noise" else "")
+                 for e in got["entries"]} if got else {}
+        order += [v for v in slots if v not in order]
+        # one host: the variant's name; several: "run / host / variant" and
+        # its host group's second line (OS, and kernel with several OSes)
+        one = len({(v.run, v.host) for v in slots}) == 1
+        group_of = {}
+        for x0, x1, glabel in self.layout.groups:
+            for x, v in self.layout.slots:
+                if x0 <= x <= x1:
+                    group_of[id(v)] = glabel.split("\n", 1)
+        out = []
+        for y, v in enumerate(order, 1):
+            r = row_of[id(v)]
+            g = group_of[id(v)]
+            label = v.name if one else "%s / %s%s" % (g[0], v.name, "\n" + g[1] if len(g) > 1 else "")
+            value = r[6] + ("  " + marks[id(v)] if id(v) in marks else "")
+            out.append((y, r[1], r[2], r[3], r[4], label, value, r[7], r[8]))
+        write_dat(os.path.join(self.out, name + ".dat"), out)
         write_table(os.path.join(self.out, name + ".tsv"), unit, table)
-        top, tics, ylabel = axis(self.scales[group], unit)
-        lines = ["datafile = %s" % gq(name + ".dat"), "chart_title = %s" % gq(title + ("\n" + noise if noise else "")),
-                 "ylabel_text = %s" % gq(ylabel), "noise_min = %d" % NOISE_MIN,
-                 "width = %d\nheight = 520" % max(720, 80 * len(rows) + 160),
+        top, tics, xlabel = axis(self.scales.get(group) or max([r[3] for r in out] + [r[1] for r in out]), unit, 1.35)
+        tlines = title_lines(title) + ([noise] if noise else [])
+        width = max(900, TITLE_PX * max(len(t) for t in tlines) + 80)
+        lines = ["datafile = %s" % gq(name + ".dat"), "chart_title = %s" % gq("\n".join(tlines)),
+                 "xlabel_text = %s" % gq(xlabel), "noise_min = %d" % NOISE_MIN,
+                 "width = %d\nheight = %d" % (width, 120 + 20 * len(tlines) + 34 * len(out)),
                  "array fs_names = [%s]" % ", ".join(gq(f) for f in self.layout.fs),
                  "array fs_colors = [%s]" % ", ".join(gq(self.layout.color(f)) for f in self.layout.fs),
-                 "has_notes = %d" % any(r[8] for r in rows),
-                 "set yrange [0:%g]" % top, "set ytics %s" % tics,
-                 "set xrange [0.3:%g]" % self.layout.xmax, "set bmargin 5.5"]
-        lines += self.layout.host_labels()
-        self.instance(name, "bars.gp", lines)
+                 "has_notes = %d" % any(r[8] for r in out),
+                 "set xrange [0:%g]" % top, "set xtics %s" % tics,
+                 "set yrange [%g:0.4]" % (len(out) + 0.6)]
+        self.instance(name, "hbars.gp", lines)
         self.charts.append(dict(name=name, kind="bars", title=title, scale=group, unit=unit,
                                 phase=phase, metric=metric, table=table, noise=noise))
 
@@ -330,6 +187,7 @@ class Renderer:
                 if not any(v.values(members[j][0], members[j][1]) for _t, _g, members in panels
                            for _x, v in self.layout.slots):
                     return
+        got_panels = []
         for i, (ptitle, group, members) in enumerate(panels):
             prow, unit = [], ""
             step = 0.76 / len(members)  # two members: -0.19 and +0.19
@@ -339,13 +197,16 @@ class Renderer:
                     prow += got[0]
                     unit = unit or got[2]
                     table += [(phase,) + t for t in got[1]]
-            if not prow:
-                continue
+            if prow:
+                got_panels.append((i, ptitle, members, prow, unit))
+        # The panels of a chart are there to be compared: one scale for all.
+        vmax = max([max(r[3], r[1]) for p in got_panels for r in p[3]] + [0])
+        for i, ptitle, members, prow, unit in got_panels:
             note, prow = noise_note(prow)
             notes += [note] if note and note not in notes else []
             fn = "%s-%d.dat" % (name, i + 1)
             write_dat(os.path.join(self.out, fn), sorted(prow))
-            top, tics, ylabel = axis(self.scales.get(group, max(r[3] for r in prow)), unit)
+            top, tics, ylabel = axis(vmax, unit)
             cmds = ["set title %s font \",10\"" % gq(ptitle), "set ylabel %s" % gq(ylabel),
                     "set yrange [0:%g]" % top, "set ytics %s" % tics,
                     "set xrange [0.3:%g]" % self.layout.xmax, "set bmargin 5.5",
@@ -360,7 +221,8 @@ class Renderer:
         legends = [m[2] for m in used[0]]
         lines = ["chart_title = %s" % gq("\n".join([title] + notes)), "noise_min = %d" % NOISE_MIN,
                  "box_width = %g" % (0.72 / len(legends)),
-                 "width = %d\nheight = 560" % (len(files) * max(560, 90 * len(self.layout.slots) + 120)),
+                 "width = %d\nheight = 560" % max(len(files) * max(560, 90 * len(self.layout.slots) + 120),
+                                                   TITLE_PX * max(len(t) for t in [title] + notes) + 80),
                  "npanels = %d" % len(files),
                  "array pfile = [%s]" % ", ".join(gq(f) for f in files),
                  "array psetup = [%s]" % ", ".join(gq(s) for s in setups),

@@ -1,5 +1,5 @@
 """The charts of the micro-benchmark phases (docs/micro.md),
-drawn by charts.Renderer after the others, each on scales common to every
+drawn by charts.Renderer after the others (helpers from chartlib.py), each on scales common to every
 host and variant of the runs:
 
   iometer-<spec>-<metric>   IOPS, MB/s, mean and p99 latency, CPU% against
@@ -21,6 +21,7 @@ import os
 import re
 import statistics
 
+import chartlib
 from resultslib import NOISE_MIN, noise_label, stats
 
 MICRO_PHASES = ("iometer", "iozone", "postmark", "discover")
@@ -102,8 +103,6 @@ def ordered(items, order):
 
 class MicroCharts:
     def __init__(self, renderer):
-        import charts
-        self.charts = charts
         self.r = renderer
         self.vs = [v for _x, v in renderer.layout.slots]
         multi = len(renderer.runs) > 1
@@ -120,7 +119,7 @@ class MicroCharts:
     def lines(self, name, title, xlabel, ylabel, series, ymax, logx, caption, extra=()):
         """series: [(name, colour, [(x, median, min, max)])], x > 0 with
         logx; EXTRA: gnuplot commands after the others."""
-        gq = self.charts.gq
+        gq = chartlib.gq
         series = [s for s in series if s[2]]
         if not series:
             return
@@ -129,7 +128,7 @@ class MicroCharts:
             for _n, _c, pts in series:
                 f.write("".join("%g %g %g %g\n" % p for p in pts) + "\n\n")
         xs = sorted({p[0] for s in series for p in s[2]})
-        top, tics, _l = self.charts.axis(ymax, "", 1.12)
+        top, tics, _l = chartlib.axis(ymax, "", 1.12)
         pt = "0" if max(len(s[2]) for s in series) > 64 else "7"
         lines = ["datafile = %s" % gq(name + ".dat"), "chart_title = %s" % gq(title),
                  "xlabel_text = %s" % gq(xlabel), "ylabel_text = %s" % gq(ylabel),
@@ -213,7 +212,7 @@ class MicroCharts:
                        "another)." % size_label(rec), ["set bars 0"])
 
     def heat(self, test, cells):
-        gq = self.charts.gq
+        gq = chartlib.gq
         panels = [(n, c[test]) for n, c in zip(self.names, cells) if c.get(test)]
         vals = [x for _n, c in panels for x in c.values() if x > 0]
         if not vals:
@@ -255,7 +254,7 @@ class MicroCharts:
         for c in configs:
             files, trans = c[1:].split(".t")
             for field, what in POSTMARK_FIELDS:
-                got = self.charts.bar_rows(self.r.layout, "postmark", "%s.%s" % (c, field))
+                got = chartlib.bar_rows(self.r.layout, "postmark", "%s.%s" % (c, field))
                 if got:
                     specs.append(("postmark-%s-%s" % (c.replace(".", "-"), field.replace("_", "-")), "%s.%s" % (c, field),
                                   "PostMark %s files, %s transactions: %s" % (files, trans, what),

@@ -148,11 +148,11 @@ def html_sections(runs):
     h = []
     for sid, title, head, rows, note in sections(runs):
         h.append("<h2 id=\"%s\">%s</h2>" % (e(sid), e(title)))
-        h.append("<table id=\"%s-table\"><tr>%s</tr>" % (e(sid), "".join("<th>%s</th>" % e(c) for c in head)))
+        h.append("<div class=\"scroll\"><table id=\"%s-table\"><tr>%s</tr>" % (e(sid), "".join("<th>%s</th>" % e(c) for c in head)))
         for r in rows:
             h.append("<tr class=\"micro\">%s</tr>" % "".join(
                 "<td%s>%s</td>" % ("" if i < 2 else " class=\"n\"", e(c)) for i, c in enumerate(r)))
-        h.append("</table><p>%s</p>" % e(note))
+        h.append("</table></div><p>%s</p>" % e(note))
     return h
 
 

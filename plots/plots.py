@@ -44,6 +44,7 @@ def main(argv):
             raise Error("compare wants two runs: BASE and NEW")
         import compare
         base, new = (resultslib.load_side(a.results, n) for n in names)
+        resultslib.check_mergeable([base, new])
         out = a.out or os.path.join("plots", "out", "compare-%s-vs-%s" % (
             base.name.replace(":", "-"), new.name.replace(":", "-")))
         prepare_out(out)
@@ -53,6 +54,7 @@ def main(argv):
     if not names:
         names = [resultslib.default_run(a.results)]
     runs = [resultslib.load_run(a.results, n) for n in names]
+    resultslib.check_mergeable(runs)
     import charts
     if a.command == "plots":
         out = a.out or os.path.join("plots", "out", "+".join(r.name for r in runs))

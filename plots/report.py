@@ -1,12 +1,19 @@
 """The report: one HTML page (no JavaScript; figures as PNG files alongside,
-each linked to its SVG) and a Markdown summary, from the charts just made."""
+each linked to its SVG) and a Markdown summary, from the charts just made.
+The page is plots/report.html.j2 (jinja2): its first screen (who won, per
+phase and overall, and what the systems were) from first_screen(), then the
+sections, each one function's HTML (a new section: one more call in
+sections())."""
 import html
 import os
 
 import budget
+import charts
 import micro_report
-from resultslib import (NOISE_MIN, NOT_FLUSHABLE, SPREAD_MAX, cold_phase, fmt_value, memory_fs, os_key,
-                        os_label, proof, proof_text, rss_text, run_oses, stats, trials_heading)
+import ranking
+from chartlib import PLOTSDIR, title_lines
+from resultslib import (INVALID, NOISE_MIN, NOT_FLUSHABLE, SPREAD_MAX, Error, cold_phase, fmt_value, memory_fs,
+                        os_key, os_label, proof, proof_text, rss_text, run_oses, stats, trials_heading)
 
 META_COLUMNS = [("os", "OS"), ("kernel", "kernel"), ("arch", "arch"), ("virt", "virt"), ("fs", "fs"),
                 ("mkfs_opts", "mkfs options"), ("mount_opts", "mount options"), ("cpu", "CPU"),
@@ -14,27 +21,44 @@ META_COLUMNS = [("os", "OS"), ("kernel", "kernel"), ("arch", "arch"), ("virt", "
                 ("replay", "replay"),
                 ("tools", "tools"), ("git_commit", "commit"), ("start_time", "start")]
 # (column title, phase, metric) of the summary table.
-SUMMARY = [("untar", "untar", "wall_s"), ("untar2", "untar2", "wall_s"), ("untar2 sync", "untar2", "sync_s"),
+SUMMARY = [("untar", "untar", "wall_s"), ("untar sync", "untar", "sync_s"), ("untar2", "untar2", "wall_s"),
+           ("untar2 sync", "untar2", "sync_s"),
            ("cold 1", "serve-cold-1", "rps"), ("cold 32", "serve-cold-32", "rps"),
            ("warm 1", "serve-warm-1", "rps"), ("warm 32", "serve-warm-32", "rps"),
            ("cold fork", "serve-cold-fork", "rps"), ("warm fork", "serve-warm-fork", "rps"),
            ("net 1", "net-1", "mbps"), ("net 4", "net-4", "mbps"), ("delete", "delete", "wall_s")]
-CSS = """body{font-family:sans-serif;max-width:1200px;margin:1em auto;padding:0 1em;color:#222}
-table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:90%}
+CSS = """body{font-family:sans-serif;max-width:1360px;margin:1em auto;padding:0 1em;color:#222}
+h1{font-size:1.5em;margin:.3em 0}h2{font-size:1.2em;margin:.8em 0 .4em}h3{font-size:1em;margin:0}
+table{border-collapse:collapse;margin:.5em 0 1em;font-size:90%}
 th,td{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}
-td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f0f0f0}
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}th{background:#f0f0f0}
 figure{margin:1em 0}img{max-width:100%;height:auto;border:1px solid #eee}
 .note{background:#fff3cd;border:1px solid #e0c060;padding:.5em 1em}
 .fail{color:#a00000}caption{text-align:left;font-weight:bold;padding:2px 0}
-small{color:#555}.flag{color:#a00000;font-weight:bold}"""
+small,.small,.sub,.out{color:#555;font-size:85%}.flag{color:#a00000;font-weight:bold}
+.scroll{overflow-x:auto;max-width:100%}.lead{font-size:105%}
+.first{display:grid;grid-template-columns:minmax(240px,300px) 1fr;gap:0 1.5em;align-items:start}
+.first>section{min-width:0}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(250px,1fr));gap:.6em}
+.card{border:1px solid #d0d0d0;border-radius:4px;padding:.4em .5em;min-width:0}
+.card .sub{margin:.1em 0 .3em}.card table{width:100%;margin:0;font-size:88%}
+.card td{border:0;border-top:1px solid #eee;padding:1px 4px}
+td.v{background-image:linear-gradient(#cfe2f3,#cfe2f3);background-repeat:no-repeat;overflow-wrap:anywhere}
+tr.best td{font-weight:bold}td.mark{color:#444}td.noise{color:#888;font-style:italic}
+tr.winner td{font-weight:bold}.out{margin:.2em 0 0}
+table.same td{overflow-wrap:anywhere}
+details summary{cursor:pointer}td details summary{list-style:none;text-decoration:underline dotted}
+td details summary::-webkit-details-marker{display:none}
+@media (max-width:720px){.first{grid-template-columns:1fr}body{padding:0 .5em}}"""
 HOW_TO_READ = (
     "Each bar is the median over the trials of one host and variant; from %d trials on the black whisker "
     "spans the lowest to the highest trial, so bars whose whiskers overlap are not clearly different. A "
     "figure of fewer trials has no whisker and says '1 trial: noise unknown' (or 2): how far it would move "
-    "on another run is not known. Bars are grouped by "
-    "host (operating system) and coloured by filesystem; 'n/a' means no measurement, a red box counts "
-    "failed trials. Charts of the same kind share one vertical scale (all untar charts, all cold-cache "
-    "charts, all warm-cache charts, ...), so they can be compared by eye. Times are minutes:seconds. "
+    "on another run is not known. A phase's chart has a horizontal bar per "
+    "host and variant, sorted by result with the best on top and each bar's difference from the best, "
+    "coloured by filesystem, on a scale fitted to that chart; the side-by-side charts (cold | warm cache, "
+    "...) put their panels on one scale, to be compared. 'n/a' means no measurement, a red box counts "
+    "failed trials. Times are seconds, from 100 s on minutes:seconds. "
     "The time series show, per second, the tool's throughput and the disk's writes (left axis, MB/s) "
     "with the page cache's Dirty and Writeback (shaded, right axis, MB): a tool running far ahead of "
     "the disk while Dirty fills, then stalling while it drains, is the 'pump and dump' pattern. "
@@ -75,7 +99,7 @@ def meta_value(v, key):
     if key == "dataset":
         return "%s%s" % (m.get("dataset", ""), ", seed %s" % m["seed"] if "seed" in m else "")
     if key == "replay":
-        return replay_settings(m)
+        return replay_settings(m, v)
     if key == "virt":
         # a guest whose balloon gives freed memory back: sys times after a
         # flush or a delete include the host's page faults
@@ -92,16 +116,22 @@ def meta_value(v, key):
     return str(m.get(key, ""))
 
 
-def replay_settings(m):
-    """The serve phases' replay settings of a meta.json: REPLAY_COUNT,
+def replay_settings(m, v=None):
+    """The serve phases' replay settings of a meta.json: REPLAY_COUNT (the
+    requests variant V's serve phases recorded, when it has them: what ran),
     REPLAY_CONC, REPLAY_KEEPALIVE, PRELOAD ("" for a run from before them)."""
     if "replay_count" not in m:
         return ""
+    ran = [stats(v.values(p, "requests"))[1] for p in v.phases() if p.startswith("serve-")] if v else []
+    ran = sorted({int(x) for x in ran if x})
     try:
         n = int(m["replay_count"])
     except (TypeError, ValueError):
         n = -1
-    out = ["first {:,} requests".format(n) if n > 0 else "whole request list" if n == 0 else str(m["replay_count"])]
+    if ran:
+        out = ["%s requests per serve phase" % " | ".join("{:,}".format(x) for x in ran)]
+    else:
+        out = ["first {:,} requests".format(n) if n > 0 else "whole request list" if n == 0 else str(m["replay_count"])]
     if m.get("replay_conc"):
         out.append("%s connections" % " | ".join(str(m["replay_conc"]).split()))
     if m.get("replay_keepalive"):
@@ -153,14 +183,15 @@ def replay_rows(v):
 def replay_table_html(runs):
     multi = len(runs) > 1
     h = ["<h2 id=\"replays\">Serve, preload and network phases (%s)</h2>" % e(trials_heading(variants(runs))),
-         "<table><tr><th>host / variant</th><th>phase</th><th>trials</th><th>rate (or time)</th>%s<th>note</th></tr>"
+         "<div class=\"scroll\"><table><tr><th>host / variant</th><th>phase</th><th>trials</th><th>rate (or time)</th>"
+         "%s<th>note</th></tr>"
          % "".join("<th>%s</th>" % e(t) for _m, t in REPLAY_COUNTS)]
     for v in variants(runs):
         for phase, n, rate, counts, note in replay_rows(v):
             h.append("<tr><td>%s</td><td>%s</td><td class=\"n\">%d</td><td class=\"n\">%s</td>%s<td%s>%s</td></tr>" % (
                 e(label(v, multi)), e(phase), n, e(rate), "".join("<td class=\"n\">%s</td>" % e(c) for c in counts),
                 " class=\"fail\"" if note.endswith("failed") or INVALID in note else "", e(note)))
-    h.append("</table><p>Resets: connections the server reset or closed early; retries: requests tried again "
+    h.append("</table></div><p>Resets: connections the server reset or closed early; retries: requests tried again "
              "after that (up to replay's -r); failed: requests that did not succeed in the end; "
              "concurrency: the connections open at once (REPLAY_CONC of that phase); connections: those "
              "replay opened in all (a new one after every keep-alive run of requests and every reset). "
@@ -202,10 +233,6 @@ def failure_notes(runs):
     return out
 
 
-# A replay with failed requests (more than REPLAY_MAX_FAILED) is no figure.
-INVALID = "not a valid figure"
-
-
 def cell(v, phase, metric):
     n, med, lo, hi = stats(v.values(phase, metric))
     if n and memory_fs(v) and cold_phase(phase):
@@ -228,12 +255,21 @@ def proof_html(p):
         parts.append("%.1f%% resident before" % p["resident"])
     if p.get("rss_kb") is not None:
         parts.append(rss_text(p))
-    return "<br><small>%s</small>" % "; ".join(parts) if parts else ""
+    return "<small>%s</small>" % "; ".join(parts) if parts else ""
 
 
 def cell_html(v, phase, metric):
+    """The figure and at most one mark (noisy); what backs it a hover
+    (title) or a click (details) away."""
     text = cell(v, phase, metric)
-    return e(text) + (proof_html(proof(v, phase, metric)) if text not in ("-", NOT_FLUSHABLE, INVALID) else "")
+    if text in ("-", NOT_FLUSHABLE, INVALID):
+        return e(text)
+    p = proof(v, phase, metric)
+    why = proof_text(p)
+    mark = " <span class=\"flag\">noisy</span>" if p["noisy"] else ""
+    if not why:
+        return e(text) + mark
+    return "<details title=\"%s\"><summary>%s%s</summary>%s</details>" % (e(why), e(text), mark, proof_html(p))
 
 
 def cell_md(v, phase, metric):
@@ -246,53 +282,146 @@ def label(v, multi):
     return "%s%s / %s" % (v.run + " / " if multi else "", v.host, v.name)
 
 
-def write(runs, charts, out):
-    multi = len(runs) > 1
+def short_label(v, runs):
+    """A variant's name in the first screen: its host only with several hosts."""
+    hosts = {x.host for x in variants(runs)}
+    return label(v, len(runs) > 1) if len(runs) > 1 or len(hosts) > 1 else v.name
+
+
+def rankings(runs):
+    """[(chart name, title, ranking)] of the phases that have a chart of
+    their own (charts.BAR_CHARTS), in its order."""
     allv = variants(runs)
-    notes = sorted({str(v.meta["note"]) for v in allv if v.meta.get("note")})
-    charts = list(charts) + budget.render(runs, out)
-    figs = [c for c in charts if os.path.exists(os.path.join(out, c["name"] + ".png"))]
-    h = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
-         "<title>untar-serve shootout: %s</title>" % e(", ".join(r.name for r in runs)),
-         "<style>%s</style></head><body>" % CSS,
-         "<h1>untar-serve shootout: %s</h1>" % e(", ".join(r.name for r in runs))]
-    h += ["<p class=\"note\"><b>Note:</b> %s</p>" % e(n) for n in notes]
-    h.append("<p>%s</p>" % e(HOW_TO_READ))
-    h.append("<h2 id=\"hosts\">Hosts and variants</h2><table><tr><th>host / variant</th>%s</tr>"
-             % "".join("<th>%s</th>" % e(t) for _k, t in META_COLUMNS))
-    for v in allv:
-        h.append("<tr><td>%s</td>%s</tr>" % (e(label(v, multi)), "".join(
-            "<td>%s</td>" % e(meta_value(v, k)) for k, _t in META_COLUMNS)))
-    h.append("</table>")
-    h.append("<h2 id=\"summary\">Summary (%s)</h2><table><tr><th>host / variant</th>%s</tr>"
-             % (e(trials_heading(allv)), "".join("<th>%s</th>" % e(t) for t, _p, _m in SUMMARY)))
+    out = []
+    for name, phase, metric, title, _group in charts.BAR_CHARTS:
+        r = ranking.rank(allv, phase, metric)
+        if r:
+            out.append((name, title, r))
+    return out
+
+
+def first_screen(runs):
+    """The values of the page's first screen: the overall standing, a card a
+    phase, and the systems (report.html.j2)."""
+    ranked = rankings(runs)
+    rs = [r for _n, _t, r in ranked]
+    cards = []
+    for name, title, r in ranked:
+        lines = title_lines(title)
+        rows = []
+        for x in r["entries"]:
+            within = x.noise == "within noise"
+            rows.append(dict(label=short_label(x.v, runs), figure=fmt_value(x.med, r["unit"]), best=x.place == 0,
+                             mark="within noise" if within else ranking.rel_text(x, r), noise=within,
+                             words=ranking.rel_words(x, r), width="%.0f" % (x.ratio * 100),
+                             detail=proof_text(proof(x.v, r["phase"], r["metric"]))))
+        out = {}
+        for v, why in r["out"]:
+            out.setdefault(why, []).append(short_label(v, runs))
+        cards.append(dict(id=name, title=lines[0], sub=", ".join(lines[1:]), rows=rows,
+                          winner=short_label(r["entries"][0].v, runs),
+                          out="; ".join("%s: %s" % (w, ", ".join(n)) for w, n in out.items())))
+    overall = []
+    for a in ranking.overall(rs, lambda v: (v.run, v.host, v.name)):
+        overall.append(dict(label=short_label(a["v"], runs), score="%.0f%%" % (a["score"] * 100),
+                            wins=a["wins"], last=a["last"],
+                            words="geometric mean of its ratio to the best over %d phase%s" % (
+                                a["phases"], "" if a["phases"] == 1 else "s")))
+    allv = variants(runs)
+    noise = ranking.noise_of(rs) or trials_heading(allv)
+    hosts = sorted({v.host for v in allv})
+    lead = "%d variants on %d host%s%s, %d phases ranked (%s)." % (
+        len(allv), len(hosts), "" if len(hosts) == 1 else "s",
+        " from %d runs" % len(runs) if len(runs) > 1 else "", len(rs), noise)
+    if overall:
+        lead += " Best overall: %s (%s, %d win%s)." % (overall[0]["label"], overall[0]["score"], overall[0]["wins"],
+                                                      "" if overall[0]["wins"] == 1 else "s")
+    same, cols = [], []
+    for k, t in META_COLUMNS:
+        vals = [meta_value(v, k) for v in allv]
+        if k == "start_time" or not any(vals):
+            continue
+        if len(set(vals)) == 1:
+            same.append((t, vals[0]))
+        else:
+            cols.append((k, t))
+    return dict(
+        lead=lead, overall=overall, cards=cards, same=same, diff_cols=[t for _k, t in cols],
+        who="host / variant" if len(hosts) > 1 or len(runs) > 1 else "variant",
+        score_words="score: the geometric mean over the phases of each one's figure relative to the phase's best "
+                    "(100%: the best in every phase), as the Phoronix Test Suite summarises; wins: phases it was "
+                    "the best of; last: phases it was the last of.",
+        diff_rows=[(short_label(v, runs), [meta_value(v, k) for k, _t in cols]) for v in allv],
+        starts=", ".join("%s %s" % (short_label(v, runs), meta_value(v, "start_time")) for v in allv
+                         if v.meta.get("start_time")))
+
+
+def summary_html(runs):
+    allv = variants(runs)
+    multi = len(runs) > 1
+    h = ["<h2 id=\"summary\">All figures (%s)</h2><div class=\"scroll\"><table><tr><th>host / variant</th>%s</tr>"
+         % (e(trials_heading(allv)), "".join("<th>%s</th>" % e(t) for t, _p, _m in SUMMARY))]
     for v in allv:
         h.append("<tr><td>%s</td>%s</tr>" % (e(label(v, multi)), "".join(
             "<td class=\"n\">%s</td>" % cell_html(v, p, m) for _t, p, m in SUMMARY)))
-    h.append("</table><p>Times in minutes:seconds (seconds below 100 s), serve in requests/s, net in MB/s.</p>")
+    h.append("</table></div><p>Times in seconds, from 100 s on minutes:seconds; serve in requests/s, net in MB/s. "
+             "What backs a figure: hover over it or click it.</p>")
     h.append("<p>%s</p>" % e(PROOF))
-    h += os_table_html(runs)
-    h += replay_table_html(runs)
-    h += micro_report.html_sections(runs)
+    return h
+
+
+def failures_html(runs):
+    multi = len(runs) > 1
     fails = failure_notes(runs)
-    h.append("<h2 id=\"failures\">Notes on failed variants</h2>")
+    h = ["<h2 id=\"failures\">Notes on failed variants</h2>"]
     if fails:
         h.append("<ul>%s</ul>" % "".join("<li class=\"fail\"><b>%s</b>: %s</li>" % (e(label(v, multi)), e(t))
                                           for v, t in fails))
     else:
         h.append("<p>No variant failed.</p>")
-    h.append("<h2 id=\"charts\">Charts</h2>")
+    return h
+
+
+def charts_html(runs, figs):
+    multi = len(runs) > 1
+    h = ["<h2 id=\"charts\">Charts</h2>"]
     for c in figs:
         h.append("<h3 id=\"%s\">%s</h3>" % (e(c["name"]), e(c["title"])))
         h.append("<figure><a href=\"%s.svg\"><img src=\"%s.png\" alt=\"%s\"></a><figcaption>%s "
                  "(<a href=\"%s.svg\">SVG</a>, gnuplot script <a href=\"%s.gp\">%s.gp</a>)</figcaption></figure>"
                  % (e(c["name"]), e(c["name"]), e(c["title"]), e(caption(c)), e(c["name"]), e(c["name"]), e(c["name"])))
         if c.get("table"):
-            h.append(number_table(c, multi))
-    h.append("</body></html>")
+            h.append("<div class=\"scroll\">%s</div>" % number_table(c, multi))
+    return h
+
+
+def sections(runs, figs):
+    """The page after its first screen: each item one section's HTML lines."""
+    return [summary_html(runs), ["<p>%s</p>" % e(HOW_TO_READ)], os_table_html(runs), replay_table_html(runs),
+            micro_report.html_sections(runs), failures_html(runs), charts_html(runs, figs)]
+
+
+def render_page(**values):
+    try:
+        import jinja2
+    except ImportError as x:
+        raise Error("the report needs jinja2: apt-get install python3-jinja2 (harness/deps.sh install plots)") from x
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(PLOTSDIR), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=False)
+    return env.get_template("report.html.j2").render(**values)
+
+
+def write(runs, made, out):
+    allv = variants(runs)
+    notes = sorted({str(v.meta["note"]) for v in allv if v.meta.get("note")})
+    made = list(made) + budget.render(runs, out)
+    figs = [c for c in made if os.path.exists(os.path.join(out, c["name"] + ".png"))]
+    from markupsafe import Markup
+    page = render_page(name=", ".join(r.name for r in runs), css=Markup(CSS), notes=notes,
+                       sections=[Markup("\n".join(s)) for s in sections(runs, figs) if s], **first_screen(runs))
     with open(os.path.join(out, "index.html"), "w", encoding="utf-8") as f:
-        f.write("\n".join(h) + "\n")
-    write_markdown(runs, figs, fails, notes, out)
+        f.write(page)
+    write_markdown(runs, figs, failure_notes(runs), notes, out)
 
 
 def caption(c):
@@ -300,9 +429,11 @@ def caption(c):
         return c["caption"]
     noise = " (%s)" % c["noise"] if c.get("noise") else ""
     if c["kind"] == "bars":
-        return "Median over trials, whiskers min to max%s; vertical scale shared by every '%s' chart." % (noise, c["scale"])
+        return ("Median over trials, whiskers min to max%s; sorted by result, the best on top, each bar with its "
+                "difference from the best; the scale fitted to this chart's figures." % noise)
     if c["kind"] == "pairs":
-        return "Two bars per variant, median over trials with min-max whiskers%s; each panel on the scale of its own charts (%s); numbers in those charts' tables." % (noise, c["scale"])
+        return ("Two bars per variant, median over trials with min-max whiskers%s; the panels on one scale, to be "
+                "compared; numbers in the phases' own charts' tables." % noise)
     return "One panel per variant (%s), all on the same scales." % "; ".join(c.get("panels", []))
 
 
@@ -326,6 +457,7 @@ def write_markdown(runs, figs, fails, notes, out):
     allv = variants(runs)
     md = ["# untar-serve shootout: %s" % ", ".join(r.name for r in runs), ""]
     md += ["> **Note:** %s" % n for n in notes] + ([""] if notes else [])
+    md += first_screen_md(first_screen(runs))
     md += ["| host / variant | OS | kernel | fs | mount options | device |", "| --- | --- | --- | --- | --- | --- |"]
     md += ["| %s |" % " | ".join(mdc(x) for x in (label(v, multi), meta_value(v, "os"), meta_value(v, "kernel"), v.fs,
                                                    meta_value(v, "mount_opts"), meta_value(v, "device"))) for v in allv]
@@ -343,6 +475,19 @@ def write_markdown(runs, figs, fails, notes, out):
     md += ["", "Charts:", ""] + ["- [%s](%s.png) ([SVG](%s.svg))" % (c["title"], c["name"], c["name"]) for c in figs]
     with open(os.path.join(out, "summary.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(md) + "\n")
+
+
+def first_screen_md(f):
+    """The first screen in Markdown: the lead, the overall table, a line a
+    phase with the variants best first."""
+    md = [f["lead"], "", "| # | %s | score | wins | last |" % f["who"], "| ---: | --- | ---: | ---: | ---: |"]
+    md += ["| %d | %s | %s | %d | %d |" % (i, mdc(a["label"]), a["score"], a["wins"], a["last"])
+           for i, a in enumerate(f["overall"], 1)]
+    md += ["", f["score_words"], "", "Per phase, the best first:", ""]
+    for c in f["cards"]:
+        md.append("- **%s** (%s): %s%s" % (c["title"], c["sub"], "; ".join(
+            "%s %s (%s)" % (r["label"], r["figure"], r["mark"]) for r in c["rows"]), "; " + c["out"] if c["out"] else ""))
+    return md + [""]
 
 
 def mdc(s):
@@ -375,10 +520,10 @@ def os_table_html(runs):
     if not cols:
         return []
     h = ["<h2 id=\"oses\">Operating systems side by side (%s)</h2>" % e(trials_heading([c[4] for c in cols])),
-         "<table><tr><th>phase</th>%s</tr>" % "".join("<th>%s</th>" % e(c[3]) for c in cols)]
+         "<div class=\"scroll\"><table><tr><th>phase</th>%s</tr>" % "".join("<th>%s</th>" % e(c[3]) for c in cols)]
     for t, p, m in SUMMARY:
         h.append("<tr><td>%s</td>%s</tr>" % (e(t), "".join("<td class=\"n\">%s</td>" % cell_html(c[4], p, m) for c in cols)))
-    h.append("</table><p>Each filesystem on each operating system's guest, same phases as the summary; "
+    h.append("</table></div><p>Each filesystem on each operating system's guest, same phases as the summary; "
              "the charts below draw one group per OS on common scales.</p>")
     return h
 

@@ -326,6 +326,8 @@ def cold_phase(phase):
 
 
 NOT_FLUSHABLE = "not flushable"
+# A replay with failed requests (more than REPLAY_MAX_FAILED) is no figure.
+INVALID = "not a valid figure"
 
 
 # The proof beside a figure (see docs/harness.md); what limited it is the
@@ -419,3 +421,38 @@ def load_side(results, spec):
             name, sel, ", ".join(run_oses(run)) or "none", ", ".join(sorted({v.host for v in run.variants}))))
     run.name, run.variants, run.selector = "%s:%s" % (run.name, sel), picked, sel
     return run
+
+
+# Runs merged into one report or comparison must have measured the same
+# thing: the same dataset, the same number of requests replayed, the same
+# phases (make report RUN="A B", make compare BASE=A NEW=B).
+def run_setup(run):
+    """(dataset, requests per serve phase, phases) of a run: the values its
+    variants agree on; None for what a run does not say."""
+    datasets = {str(v.meta["dataset"]) for v in run.variants if v.meta.get("dataset")}
+    counts = {str(v.meta["replay_count"]) for v in run.variants if "replay_count" in v.meta}
+    phases = set()
+    for v in run.variants:
+        phases.update(p for p in v.phases() if p not in PER_RUN_PHASES)
+    return (" | ".join(sorted(datasets)) or None, " | ".join(sorted(counts)) or None, frozenset(phases))
+
+
+def check_mergeable(runs):
+    """Raise Error, in one line, when RUNS differ in dataset, request count
+    or phases: their figures do not go on one scale."""
+    if len(runs) < 2:
+        return
+    first, fs = runs[0], run_setup(runs[0])
+    for run in runs[1:]:
+        rs = run_setup(run)
+        why = None
+        if fs[0] and rs[0] and fs[0] != rs[0]:
+            why = "dataset %s against %s" % (fs[0], rs[0])
+        elif fs[1] and rs[1] and fs[1] != rs[1]:
+            why = "requests replayed per serve phase %s against %s (REPLAY_COUNT)" % (fs[1], rs[1])
+        elif fs[2] and rs[2] and fs[2] != rs[2]:
+            only = sorted(fs[2] ^ rs[2])
+            why = "phases: %s only in one of them" % ", ".join(only[:4] + (["..."] if len(only) > 4 else []))
+        if why:
+            raise Error("runs %s and %s did not measure the same thing (%s): not merged; "
+                        "draw each on its own (RUN=%s, then RUN=%s)" % (first.name, run.name, why, first.name, run.name))

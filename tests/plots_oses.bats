@@ -14,14 +14,21 @@ setup() {
   OUT=$BATS_TEST_TMPDIR/out
 }
 
-# label_of HOST : the group label of HOST's guest in a chart instance: the
-# host, its OS and its kernel from the fixture's meta.json.
+# bar_of HOST : the label of HOST's ext4 bar in a bar chart's data: the
+# host, the variant, then its OS and its kernel from the fixture's meta.json.
+bar_of() {
+  jq -r '"\"" + .host + " / ext4\\n" + .os + " " + .os_version + ", Linux " + .kernel + "\""' \
+    "$FIX/$RUN/$1/ext4/meta.json"
+}
+
+# label_of HOST : the group label of HOST's guest in a side-by-side chart's
+# instance: the host, its OS and its kernel from the fixture's meta.json.
 label_of() {
   jq -r '"set label \"" + .host + "\\n" + .os + " " + .os_version + ", Linux " + .kernel + "\""' \
     "$FIX/$RUN/$1/ext4/meta.json"
 }
 
-@test "report of two OSes: every chart has one group per OS, on one scale, and the OS table" {
+@test "report of two OSes: every chart has a bar or a group per OS, named with its kernel, and the OS table" {
   run make --no-print-directory report RESULTS="$FIX" RUN="$RUN" OUT="$OUT"
   [ "$status" -eq 0 ]
   [[ $output == *"$OUT/index.html"* ]]
@@ -29,19 +36,28 @@ label_of() {
   for gp in "$OUT"/*.gp; do
     n=$((n + 1))
     for h in debian12-1 debian13-1; do
-      # As a command of its own (bars) or inside a panel's setup string (pairs).
+      # A bar's label in the data (bars), or a group's label inside a panel's setup string (pairs).
+      if grep -q 'hbars.gp' "$gp"; then
+        grep -qF "$(bar_of "$h")" "${gp%.gp}.dat" || { echo "$gp: no bar of $h ($(bar_of "$h"))"; false; }
+        continue
+      fi
       l=$(label_of "$h")
       grep -qF "$l" "$gp" || grep -qF "$(sed 's/\\/\\\\/g; s/"/\\"/g' <<<"$l")" "$gp" ||
         { echo "$gp: no group of $h ($l)"; false; }
     done
   done
   [ "$n" -ge 8 ]
-  # The bars: one a filesystem in each OS's group, one vertical scale per chart.
+  # The bars: one a filesystem and OS, both in one chart, sorted by result.
   for t in "$OUT"/untar.tsv "$OUT"/serve-cold-1.tsv "$OUT"/delete.tsv; do
     [ "$(cut -f2,3 "$t" | tail -n +2 | tr '\t\n' '/ ')" = "debian12-1/ext4 debian13-1/ext4 " ]
   done
-  [ "$(grep -c 'set label' "$OUT/untar.gp")" -eq 2 ]
-  [ "$(grep -o 'set yrange \[[^]]*\]' "$OUT/untar.gp")" = "$(grep -o 'set yrange \[[^]]*\]' "$OUT/untar2.gp")" ]
+  [ "$(grep -c '^[0-9]' "$OUT/untar.dat")" -eq 2 ]
+  grep -q '^1 .*"debian12-1 / ext4.*"0.45 s  best"' "$OUT/untar.dat"
+  # The replay settings say what ran: REPLAY_COUNT was 10,000, the tiny
+  # dataset's request list 2,000 long.
+  grep -q '<td>2,000 requests per serve phase, 100 connections, 10 per connection</td>' "$OUT/index.html"
+  run grep -q 'first 10,000 requests' "$OUT/index.html"
+  [ "$status" -eq 1 ]
   # The report's table of OSes side by side, both kernels named.
   grep -q 'Operating systems side by side' "$OUT/index.html"
   grep -qF "ext4 on $(jq -r '.os + " " + .os_version + ", Linux " + .kernel' "$FIX/$RUN/debian12-1/ext4/meta.json") (debian12-1)" "$OUT/index.html"
