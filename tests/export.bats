@@ -143,6 +143,13 @@ xpath() {
   [ "$(xpath "$OUT/composite.xml" 'count(/PhoronixTestSuite/Result[Arguments="serve-warm-1 rps"]/Data/Entry)')" = 6 ]
   # only timings and rates: no budget parts, no CPU seconds, no counts
   [ "$(xpath "$OUT/composite.xml" 'count(/PhoronixTestSuite/Result[contains(Arguments, "budget") or Arguments="untar user_s" or Arguments="untar files"])')" = 0 ]
+  # three trials: every one in RawString, min and max in the JSON PTS draws
+  "$PY" plots/plots.py export --results tests/fixtures/plots --out "$OUT/b" base >/dev/null
+  xmllint --noout --schema "$XSD" "$OUT/b/composite.xml"
+  entry='/PhoronixTestSuite/Result[Arguments="delete wall_s"]/Data/Entry'
+  [ "$(xpath "$OUT/b/composite.xml" "string($entry/Value)")" = 11 ]
+  [ "$(xpath "$OUT/b/composite.xml" "string($entry/RawString)")" = 10:11:12 ]
+  xpath "$OUT/b/composite.xml" "string($entry/JSON)" | jq -e '."min-result" == 10 and ."max-result" == 12 and .trials == 3'
 }
 
 @test "export: two runs in one composite.xml (the lab's two OSes beside the example), each system named by its run" {
@@ -217,4 +224,12 @@ xpath() {
   # the run still reads as one host with one variant
   "$PY" plots/plots.py export --results "$T/results" --out "$T/again" "$r" >/dev/null
   cmp "$T/results/$r/results.csv" "$T/again/results.csv"
+}
+
+@test "export: docs/formats.md lists every column of results.csv, in order" {
+  make --no-print-directory export RUN=example OUT="$OUT" >/dev/null
+  # the column table of 'results.csv and results.json' (min and max share a row)
+  doc=$(awk '/^### results.csv and results.json/ { on = 1; next } on && /^#/ { exit }
+    on && /^\| `/ { print }' docs/formats.md | grep -o '^| `[^|]*|' | grep -o '`[a-z_]*`' | tr -d '`' | tr '\n' ,)
+  [ "$doc" = "$(head -1 "$OUT/results.csv")," ]
 }
