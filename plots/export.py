@@ -3,11 +3,12 @@ and results.json, one row per run, host, variant, phase and metric (every
 numeric metric of records.tsv: trials, median, min, max, spread, unit, which
 way is better, the time budget's verdict and notes), and composite.xml, the
 Phoronix Test Suite's result file (its pts-core/openbenchmarking.org/schemas/
-result-file.xsd) with the timings and rates, so that PTS's result viewer
-opens a run and merge-results merges it with PTS results.
+result-file.xsd) with the timings and rates, so that PTS draws a run
+(result-file-to-text) and merge-results merges it with PTS results.
 
-Standard library only: the harness writes them at the end of every make
-shootout, on hosts that have no gnuplot or scipy."""
+Standard library only: the end of every make shootout (harness/shootout.sh)
+and of the playbooks' run (the collect role) writes them too, where there may
+be no gnuplot or scipy."""
 import csv
 import json
 import os
@@ -95,9 +96,9 @@ def write_csv(table, path):
 
 
 def write_json(table, path):
+    """A JSON array, one row (object) a line."""
     with open(path, "w", encoding="utf-8") as f:
-        json.dump(table, f, indent=1, ensure_ascii=False)
-        f.write("\n")
+        f.write("[\n" + ",\n".join(json.dumps(row, ensure_ascii=False) for row in table) + "\n]\n")
 
 
 # XML 1.0 has no place for most control characters (a meta.json value may hold one).
