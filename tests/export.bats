@@ -77,6 +77,9 @@ xpath() {
   # a side figure: no direction, no verdict
   row=$(grep '^ext4 untar files ' <<<"$rows")
   [[ $row == "ext4 untar files 1 $(record_of results/example/vm/ext4 untar files).0 "*" nan nan nan | 1 trial: noise unknown" ]]
+  # flush runs three times in a one-cycle run: three values, one trial (cycle), no spread
+  [ "$(awk -F '\t' '$1 == "flush" && $3 == "wall_s" { print $4 }' results/example/vm/ext4/records.tsv | sort -n | tr '\n' ' ')" = "0.236 0.359 0.375 " ]
+  [[ $(grep '^ext4 flush wall_s ' <<<"$rows") == "ext4 flush wall_s 1 0.359 0.236 0.375 nan lower "*"| 1 trial: noise unknown" ]]
   # tmpfs cannot be flushed: its cold figures say so
   [[ $(grep '^tmpfs serve-cold-1 rps ' <<<"$rows") == *"| not flushable; 1 trial: noise unknown" ]]
 }
