@@ -53,7 +53,7 @@ xpath() {
   run make --no-print-directory export RUN=example OUT="$OUT"
   [ "$status" -eq 0 ]
   [ "$output" = "plots: results.csv, results.json, composite.xml of example in $OUT/" ]
-  [ "$(ls "$OUT" | tr '\n' ' ')" = "composite.xml results.csv results.json " ]
+  [ "$(find "$OUT" -mindepth 1 -printf '%f\n' | sort | tr '\n' ' ')" = "composite.xml results.csv results.json " ]
 }
 
 @test "export: pandas reads results.csv with the columns, types and values of records.tsv" {
@@ -232,6 +232,7 @@ xpath() {
 @test "export: docs/formats.md lists every column of results.csv, in order" {
   make --no-print-directory export RUN=example OUT="$OUT" >/dev/null
   # the column table of 'results.csv and results.json' (min and max share a row)
+  # shellcheck disable=SC2016 # the backquotes are Markdown's
   doc=$(awk '/^### results.csv and results.json/ { on = 1; next } on && /^#/ { exit }
     on && /^\| `/ { print }' docs/formats.md | grep -o '^| `[^|]*|' | grep -o '`[a-z_]*`' | tr -d '`' | tr '\n' ,)
   [ "$doc" = "$(head -1 "$OUT/results.csv")," ]
