@@ -28,6 +28,7 @@ FILES = ("results.csv", "results.json", "composite.xml")
 # arguments, so that PTS lines up the same figure of two runs.
 PTS_PROFILE = "local/fs-shootout"
 PTS_CLIENT = "fs-shootout plots/export.py"
+BETTER = {1: "higher", -1: "lower", 0: ""}
 
 
 def figure(metric, unit):
@@ -82,7 +83,7 @@ def rows(runs):
                 out.append({"run": r.name, "host": v.host, "variant": v.name, "fs": v.fs, "phase": p, "metric": m,
                             "unit": u, "trials": trials, "median": clean(med), "min": clean(lo), "max": clean(hi),
                             "spread_pct": clean(None if sp is None else round(sp, 3)),
-                            "better": {1: "higher", -1: "lower"}.get(direction(u) if figure(m, u) else 0, ""), "verdict": verdict or "",
+                            "better": BETTER[direction(u)] if figure(m, u) else "", "verdict": verdict or "",
                             "note": notes(v, p, n, trials)})
     return out
 
@@ -202,9 +203,14 @@ def write(runs, out):
     table = rows(runs)
     paths = [os.path.join(out, f) for f in FILES]
     csv_path, json_path, xml_path = (p + ".tmp" for p in paths)
-    write_csv(table, csv_path)
-    write_json(table, json_path)
-    write_composite(runs, table, xml_path)
-    for p in paths:
-        os.replace(p + ".tmp", p)
+    try:
+        write_csv(table, csv_path)
+        write_json(table, json_path)
+        write_composite(runs, table, xml_path)
+        for p in paths:
+            os.replace(p + ".tmp", p)
+    finally:  # a failed write (a full disk) leaves no .tmp behind
+        for p in paths:
+            if os.path.exists(p + ".tmp"):
+                os.unlink(p + ".tmp")
     return paths

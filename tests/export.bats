@@ -194,6 +194,16 @@ xpath() {
   [ "$status" -eq 2 ]
 }
 
+@test "export: a full disk is one line, exit 1, and leaves no half-written file" {
+  require_root
+  mkdir -p "$BATS_TEST_TMPDIR/tmpfs"
+  mount -t tmpfs -o size=64k tmpfs "$BATS_TEST_TMPDIR/tmpfs"
+  run "$PY" plots/plots.py export --out "$BATS_TEST_TMPDIR/tmpfs" example
+  [ "$status" -eq 1 ]
+  [ "$output" = "plots: [Errno 28] No space left on device" ]
+  [ -z "$(find "$BATS_TEST_TMPDIR/tmpfs" -mindepth 1)" ]
+}
+
 @test "export: make report writes the same three files beside index.html" {
   require_cmd gnuplot
   make --no-print-directory export RUN=example OUT="$OUT/e" >/dev/null
