@@ -14,7 +14,7 @@ GROUPS_TABLE='build|compiling the tools (make all): libowfat, zlib, ISA-L for dl
 static|make static: dietlibc, and apt-get source for its libowfat and zlib|dietlibc-dev dpkg-dev
 fuzz|make fuzz: clang and its libFuzzer runtime (only recommended by clang-14)|clang libclang-rt-14-dev
 cross|make cross: zig comes from PyPI into build/venv|python3-venv
-test|make test and make lint: bats, linters (pyflakes for Python), groff for the man pages, chromium for the report screenshot test, and what the tests call|bats shellcheck yamllint ansible-lint pyflakes3 groff-base curl jq python3 git time file chromium
+test|make test and make lint: bats, linters (pyflakes for Python), groff for the man pages, chromium for the report screenshot test, and what the tests call (pandas and xmllint read the exports back)|bats shellcheck yamllint ansible-lint pyflakes3 groff-base curl jq python3 git time file chromium python3-pandas libxml2-utils
 peers|the tools ours are compared with (make bench, tests): tar, bsdtar, pigz, igzip, nginx, wrk|tar libarchive-tools pigz gzip isal nginx-light wrk hyperfine
 fs|the filesystems a variant can make, loop devices, findmnt; sfdisk and dmsetup for tests/device-check.bats|e2fsprogs xfsprogs btrfs-progs f2fs-tools jfsutils util-linux fdisk dmsetup
 harness|the phases (make shootout): processes, network namespaces, tcpserver (ucspi-tcp) for the fork serve|procps iproute2 psmisc ucspi-tcp python3 jq curl

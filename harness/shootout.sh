@@ -6,7 +6,8 @@
 # cycle's records carry the next trial number.  Stops at the first failed
 # phase (recorded by the phase) and exits non-zero.  PHASES="untar untar2
 # serve net delete iometer iozone postmark discover" runs those phases (any
-# of harness/phase-*.sh, flush included) in that order instead.
+# of harness/phase-*.sh, flush included) in that order instead.  At the end,
+# the run's results.csv, results.json and composite.xml (plots/export.py).
 set -eu
 SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -63,3 +64,15 @@ for trial in $(seq 1 "$TRIALS"); do
 done
 printf 'shootout: run %s done in %s s: %s\n' "$RUN_ID" \
   "$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')" "$(run_dir)"
+# The run's figures for other tools (docs/formats.md#exports): results.csv,
+# results.json and composite.xml beside its hosts, of every host and variant
+# it has here so far.  Python's standard library only; the measurements are
+# recorded already, so a host that cannot write them gets one line.
+export_py=$SHOOTOUT_ROOT/plots/plots.py
+if [ -f "$export_py" ] && command -v python3 >/dev/null 2>&1; then
+  python3 "$export_py" export --results "$RESULTS" --out "$RESULTS/$RUN_ID" "$RUN_ID" ||
+    printf 'shootout: warning: no results.csv, results.json, composite.xml for run %s (make export RESULTS=%s RUN=%s OUT=%s makes them)\n' \
+      "$RUN_ID" "$RESULTS" "$RUN_ID" "$RESULTS/$RUN_ID" >&2
+else
+  printf 'shootout: warning: no python3 or plots/ here: no results.csv, results.json, composite.xml for run %s\n' "$RUN_ID" >&2
+fi

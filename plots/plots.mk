@@ -3,6 +3,8 @@
 #   make plots   [RUN="run1 run2 ..."]   charts into plots/out/<run1+run2>/
 #   make report  [RUN="run1 ..."]        report/index.html and report/summary.md
 #   make compare BASE=run1 NEW=run2      plots/out/compare-run1-vs-run2/
+#   make export  [RUN="run1 ..."]        report/results.csv, results.json, composite.xml
+#                                        (make report writes them too; make shootout into results/RUN/)
 # RUN defaults to the current run (results/.current), else the newest one.
 # OUT=DIR writes somewhere else.
 RESULTS ?= results
@@ -16,7 +18,7 @@ NEW ?=
 PLOTS_PYTHON ?= $(if $(wildcard /usr/bin/python3),/usr/bin/python3,python3)
 PLOTS_PY = $(PLOTS_PYTHON) plots/plots.py $(if $(OUT),--out '$(OUT)')
 
-.PHONY: plots report compare
+.PHONY: plots report compare export
 plots:
 	$(call deps,plots)
 	@$(PLOTS_PY) plots --results '$(RESULTS)' $(RUN)
@@ -29,3 +31,7 @@ compare:
 	@[ -n '$(BASE)' ] && [ -n '$(NEW)' ] || { echo 'plots: compare wants BASE=run1 NEW=run2' >&2; exit 2; }
 	$(call deps,plots)
 	@$(PLOTS_PY) compare --results '$(RESULTS)' '$(BASE)' '$(NEW)'
+
+# Python's standard library only (no gnuplot, no scipy).
+export:
+	@$(PLOTS_PY) export --results '$(RESULTS)' $(RUN)

@@ -5,6 +5,7 @@ It reads only results/ (the formats: docs/formats.md#records).
   plots.py plots   [--results DIR] [--out DIR] [RUN ...]
   plots.py report  [--results DIR] [--out DIR] [RUN ...]
   plots.py compare [--results DIR] [--out DIR] BASE NEW   (RUN, or RUN:OS / RUN:HOST)
+  plots.py export  [--results DIR] [--out DIR] [RUN ...]  results.csv, results.json, composite.xml
 """
 import argparse
 import os
@@ -33,7 +34,7 @@ def prepare_out(out):
 
 def main(argv):
     ap = argparse.ArgumentParser(prog="plots", description=__doc__.split("\n")[0])
-    ap.add_argument("command", choices=["plots", "report", "compare"])
+    ap.add_argument("command", choices=["plots", "report", "compare", "export"])
     ap.add_argument("runs", nargs="*", help="run ids under RESULTS, or paths of run directories")
     ap.add_argument("--results", default="results", help="results root (default: results)")
     ap.add_argument("--out", help="output directory")
@@ -54,6 +55,13 @@ def main(argv):
     if not names:
         names = [resultslib.default_run(a.results)]
     runs = [resultslib.load_run(a.results, n) for n in names]
+    import export
+    if a.command == "export":
+        # Every row names its run: runs of other datasets may share a file.
+        out = a.out or "report"
+        export.write(runs, out)
+        print("plots: %s of %s in %s/" % (", ".join(export.FILES), ", ".join(names), out))
+        return 0
     resultslib.check_mergeable(runs)
     import charts
     if a.command == "plots":
@@ -67,8 +75,9 @@ def main(argv):
     prepare_out(out)
     made = charts.Renderer(runs, out).render_all()
     report.write(runs, made, out)
-    print("plots: report of %s in %s/index.html (%d charts), summary in %s/summary.md"
-          % (", ".join(names), out, len(made), out))
+    export.write(runs, out)
+    print("plots: report of %s in %s/index.html (%d charts), summary in %s/summary.md, results for other tools "
+          "in %s/{%s}" % (", ".join(names), out, len(made), out, out, ",".join(export.FILES)))
     return 0
 
 

@@ -300,7 +300,7 @@ sig() {
 
 @test "a run drives every variant through the phases in order; a failed phase or an unreachable host is recorded and the rest goes on" {
   require_root
-  require_cmd ansible-playbook losetup mkfs.ext4
+  require_cmd ansible-playbook losetup mkfs.ext4 jq xmllint
   inventory "$tmp/inv.yml" "[{name: e4, fs: ext4, device: loop, size: 64M}, {name: t, fs: tmpfs, size: 16M}]" \
     "      shootout_confirm_wipe: true"
   # A host nobody answers for (nothing listens on that port).
@@ -313,6 +313,10 @@ sig() {
   grep -qP '^localhost\te4\t2/8 untar,flush\t.*stub: untar2 failed on purpose$' "$sum"
   grep -qP '^localhost\tt\t8/8 untar,flush,untar2,serve,net,delete\t-$' "$sum"
   grep -qP '^gone\t\*\t0/0 \tunreachable: ' "$sum"
+  # beside summary.tsv, the run's figures for other tools (docs/formats.md#exports)
+  [ "$(jq -c '[.[] | select(.variant == "t" and .metric == "wall_s") | [.phase, .median]] | unique' "$tmp/results/r1/results.json")" = \
+    '[["delete",0.1],["flush",0.1],["net",0.1],["serve",0.1],["untar",0.1],["untar2",0.1]]' ]
+  xmllint --noout "$tmp/results/r1/composite.xml"
   # The tmpfs variant: the phases in order, drop between them, its options read back.
   run grep 'VARIANT=t ' "$tmp/results/calls.log"
   [ "$(printf '%s\n' "$output" | cut -d' ' -f1 | tr '\n' ' ')" = "untar flush untar2 flush serve net flush delete " ]

@@ -1,0 +1,216 @@
+"""The results of runs for other tools (docs/formats.md#exports): results.csv
+and results.json, one row per run, host, variant, phase and metric (every
+numeric metric of records.tsv: trials, median, min, max, spread, unit, which
+way is better, the time budget's verdict and notes), and composite.xml, the
+Phoronix Test Suite's result file (its pts-core/openbenchmarking.org/schemas/
+result-file.xsd) with the timings and rates, so that PTS draws a run
+(result-file-to-text) and merge-results merges it with PTS results.
+
+Standard library only: the end of every make shootout (harness/shootout.sh)
+and of the playbooks' run (the collect role) writes them too, where there may
+be no gnuplot or scipy."""
+import csv
+import json
+import os
+import re
+import time
+import xml.etree.ElementTree as ET
+
+from budget import phase_verdict
+from compare import direction
+from resultslib import NOISE_MIN, NOT_FLUSHABLE, cold_phase, memory_fs, noise_label, spread, stats, trial_count
+
+COLUMNS = ["run", "host", "variant", "fs", "phase", "metric", "unit", "trials", "median", "min", "max",
+           "spread_pct", "better", "verdict", "note"]
+FILES = ("results.csv", "results.json", "composite.xml")
+# composite.xml's Result identifier: one test profile, "local/" as PTS names
+# profiles that are not on OpenBenchmarking.org; phase and metric are its
+# arguments, so that PTS lines up the same figure of two runs.
+PTS_PROFILE = "local/fs-shootout"
+PTS_CLIENT = "fs-shootout plots/export.py"
+BETTER = {1: "higher", -1: "lower", 0: ""}
+
+
+def figure(metric, unit):
+    """A timing or a rate a reader ranks (the composite.xml's results, the
+    rows with a verdict): not the CPU seconds or the time budget's parts."""
+    return bool(direction(unit)) and metric not in ("user_s", "sys_s") and "budget_" not in metric
+
+
+def clean(x):
+    """A float as the shortest text that keeps 15 digits (a whole number
+    without ".0"); None stays None."""
+    if x is None:
+        return None
+    x = float("%.15g" % x)
+    return int(x) if x.is_integer() and abs(x) < 2 ** 53 else x
+
+
+def metrics_of(v):
+    """(phase, metric, unit) of variant V with a numeric value, in the order
+    of records.tsv."""
+    seen, out = set(), []
+    for p, _t, m, _val, u in v.records:
+        if (p, m) not in seen and u not in ("text", "exit") and v.values(p, m, invalid=True):
+            seen.add((p, m))
+            out.append((p, m, u))
+    return out
+
+
+def notes(v, phase, n, trials):
+    """Why a row's figure needs a word: not flushable, invalid or failed
+    trials, too few trials to know the noise."""
+    out = []
+    if n and memory_fs(v) and cold_phase(phase):
+        out.append(NOT_FLUSHABLE)
+    out += ["trial %d not a valid figure (%s)" % (t, why) for (p, t), why in sorted(v.invalid.items()) if p == phase]
+    out += ["trial %d failed: %s" % (t, msg) for p, t, msg in v.failures if p == phase]
+    out.append(noise_label(trials))
+    return "; ".join(x for x in out if x)
+
+
+def rows(runs):
+    """The rows of results.csv and results.json (dicts with COLUMNS)."""
+    out = []
+    for r in runs:
+        for v in r.variants:
+            for p, m, u in metrics_of(v):
+                vals = v.values(p, m)
+                n, med, lo, hi = stats(vals)
+                trials = trial_count(v, p, n)
+                sp = spread(vals) if trials >= NOISE_MIN else None
+                verdict = phase_verdict(v, p, m) if figure(m, u) else None
+                out.append({"run": r.name, "host": v.host, "variant": v.name, "fs": v.fs, "phase": p, "metric": m,
+                            "unit": u, "trials": trials, "median": clean(med), "min": clean(lo), "max": clean(hi),
+                            "spread_pct": clean(None if sp is None else round(sp, 3)),
+                            "better": BETTER[direction(u)] if figure(m, u) else "", "verdict": verdict or "",
+                            "note": notes(v, p, n, trials)})
+    return out
+
+
+def write_csv(table, path):
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        w = csv.DictWriter(f, COLUMNS, lineterminator="\n")
+        w.writeheader()
+        for row in table:
+            w.writerow({k: ("" if row[k] is None else row[k]) for k in COLUMNS})
+
+
+def write_json(table, path):
+    """A JSON array, one row (object) a line."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("[\n" + ",\n".join(json.dumps(row, ensure_ascii=False) for row in table) + "\n]\n")
+
+
+# XML 1.0 has no place for most control characters (a meta.json value may hold one).
+BAD_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def sub(parent, tag, text=None):
+    el = ET.SubElement(parent, tag)
+    if text is not None:
+        el.text = BAD_XML.sub(" ", str(text))
+    return el
+
+
+def pts_time(iso):
+    """meta.json's start_time (2026-11-25T03:37:11Z) as PTS's TimeStamp, or None."""
+    m = re.match(r"^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)", str(iso or ""))
+    return "%s %s" % m.groups() if m else None
+
+
+def joined(pairs):
+    """PTS's component string: "Processor: X, Memory: Y" of the pairs with a value."""
+    return ", ".join("%s: %s" % (k, str(x).replace(",", " ")) for k, x in pairs if x not in (None, ""))
+
+
+def system(parent, ident, v, now):
+    m = v.meta
+    mem = "%.1f GiB" % (float(m["mem_kb"]) / 1048576) if isinstance(m.get("mem_kb"), (int, float)) else ""
+    cpu = "%s (%s CPUs)" % (m.get("cpu", ""), m["cpus"]) if m.get("cpus") else m.get("cpu", "")
+    s = sub(parent, "System")
+    sub(s, "Identifier", ident)
+    sub(s, "Hardware", joined([("Processor", cpu), ("Memory", mem), ("Disk", m.get("device"))]))
+    os_name = m.get("os_name") or " ".join(str(m[k]) for k in ("os", "os_version") if m.get(k))
+    kernel = "%s (%s)" % (m["kernel"], m["arch"]) if m.get("kernel") and m.get("arch") else m.get("kernel")
+    sub(s, "Software", joined([("OS", os_name), ("Kernel", kernel), ("File-System", v.fs),
+                               ("System Layer", m.get("virt") if m.get("virt") not in ("none", "") else None)]))
+    sub(s, "User", "")
+    sub(s, "TimeStamp", pts_time(m.get("start_time")) or now)
+    sub(s, "TestClientVersion", ("fs-shootout " + str(m.get("git_commit", ""))).strip())
+    sub(s, "Notes", "; ".join("%s: %s" % (k, m[k]) for k in ("mkfs_opts", "mount_opts", "dataset", "flush", "run_id")
+                              if m.get(k) not in (None, "")))
+
+
+def write_composite(runs, table, path):
+    """composite.xml: a System per host and variant, a Result per timing or
+    rate with an Entry per system that has a valid figure of it (the median;
+    the trials in RawString, min and max in its JSON as PTS keeps them)."""
+    multi = len(runs) > 1
+    now = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
+    root = ET.Element("PhoronixTestSuite")
+    g = sub(root, "Generated")
+    sub(g, "Title", ("fs-shootout " + " + ".join(r.name for r in runs))[:126])
+    sub(g, "LastModified", now)
+    sub(g, "TestClient", PTS_CLIENT)
+    sub(g, "Description", "Filesystem shootout: the median over the trials of each figure (RawString: every "
+        "trial); the time budget's verdict (what limited the phase) in each entry's JSON.")
+    ident, variants = {}, [(r, v) for r in runs for v in r.variants]
+    for r, v in variants:
+        ident[(r.name, v.host, v.name)] = ("%s / %s / %s" % (r.name, v.host, v.name) if multi
+                                           else "%s / %s" % (v.host, v.name))[:128]
+        system(root, ident[(r.name, v.host, v.name)], v, now)
+    by_variant = {(r.name, v.host, v.name): v for r, v in variants}
+    results = {}
+    for row in table:
+        if figure(row["metric"], row["unit"]):
+            results.setdefault((row["phase"], row["metric"], row["unit"]), []).append(row)
+    for (phase, metric, unit), rs in results.items():
+        good = [x for x in rs if x["median"] is not None and NOT_FLUSHABLE not in x["note"]]
+        if not good:
+            continue
+        res = sub(root, "Result")
+        sub(res, "Identifier", PTS_PROFILE)
+        sub(res, "Title", (phase if len(phase) >= 2 else "fs-shootout " + phase)[:50])
+        sub(res, "AppVersion", "")
+        sub(res, "Arguments", "%s %s" % (phase, metric))
+        sub(res, "Description", "Phase: %s - Metric: %s" % (phase, metric))
+        sub(res, "Scale", unit)
+        sub(res, "Proportion", "HIB" if direction(unit) > 0 else "LIB")
+        sub(res, "DisplayFormat", "BAR_GRAPH")
+        left = ["%s: %s" % (ident[(x["run"], x["host"], x["variant"])], x["note"] or "no valid trial")
+                for x in rs if x not in good]
+        if left:
+            sub(res, "Annotation", "Left out: " + "; ".join(left))
+        data = sub(res, "Data")
+        for x in good:
+            key = (x["run"], x["host"], x["variant"])
+            e = sub(data, "Entry")
+            sub(e, "Identifier", ident[key])
+            sub(e, "Value", x["median"])
+            sub(e, "RawString", ":".join(str(clean(val)) for val in by_variant[key].values(phase, metric)))
+            extra = {"min-result": x["min"], "max-result": x["max"], "trials": x["trials"]}
+            extra.update({k: x[k] for k in ("verdict", "note", "spread_pct") if x[k] not in ("", None)})
+            sub(e, "JSON", json.dumps(extra, ensure_ascii=False))
+    ET.indent(root)
+    ET.ElementTree(root).write(path, encoding="UTF-8", xml_declaration=True)
+
+
+def write(runs, out):
+    """results.csv, results.json and composite.xml of RUNS into OUT (made if
+    need be; other files there are left alone); returns their paths."""
+    os.makedirs(out, exist_ok=True)
+    table = rows(runs)
+    paths = [os.path.join(out, f) for f in FILES]
+    csv_path, json_path, xml_path = (p + ".tmp" for p in paths)
+    try:
+        write_csv(table, csv_path)
+        write_json(table, json_path)
+        write_composite(runs, table, xml_path)
+        for p in paths:
+            os.replace(p + ".tmp", p)
+    finally:  # a failed write (a full disk) leaves no .tmp behind
+        for p in paths:
+            if os.path.exists(p + ".tmp"):
+                os.unlink(p + ".tmp")
+    return paths
