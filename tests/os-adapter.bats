@@ -61,6 +61,8 @@ load os-on
   run on linux os_parse_cpuinfo <"$FIX/linux/cpuinfo"
   [ "$(cut -f 1 <<<"$output")" = "$(grep -c '^processor' "$FIX/linux/cpuinfo")" ]
   [ -n "$(cut -f 2 <<<"$output")" ]
+  # meta.json's os, os_version, os_name
+  [ "$(on linux os_release | cut -f 1)" = "$(. /etc/os-release && echo "$ID")" ]
 }
 
 @test "linux: free page reporting: a balloon with the feature and its order, paused, or none" {

@@ -166,3 +166,14 @@ print(budget.verdict(b))' "$ROOT" "$BATS_TEST_TMPDIR/records.tsv"
   [[ $output == *$'budget_device_busy_s\t1.500\ts'* ]]
   [[ $output != *device_queue* ]]
 }
+
+# ---- meta.json's system -------------------------------------------------------
+
+@test "bsd: the system's name and release from kern.ostype and kern.osrelease, in each system's sysctl format" {
+  [ "$(on netbsd os_parse_release <"$FIX/netbsd/9.1-sysctl")" = "$(printf 'netbsd\t9.1\tNetBSD 9.1')" ]
+  [ "$(on openbsd os_parse_release <"$FIX/openbsd/6.8-sysctl")" = "$(printf 'openbsd\t6.8\tOpenBSD 6.8')" ]
+  # NetBSD's "name = value": the name without its blank
+  [ "$(on netbsd os_parse_sysctl hw.physmem64 hw.ncpuonline <"$FIX/netbsd/9.1-sysctl" | tr '\n' ' ')" = "979247104 4 " ]
+  run on freebsd os_parse_release <"$FIX/freebsd/14.4-sysctl"
+  [ "$status" -eq 1 ]
+}

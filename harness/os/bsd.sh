@@ -83,9 +83,10 @@ os_fs_space() {
 }
 
 # os_parse_sysctl NAME... < `sysctl NAME...` : the values, in that order,
-# one a line (-1 for a name that is missing); takes "name: v" and "name=v".
+# one a line (-1 for a name that is missing); takes FreeBSD's "name: v",
+# NetBSD's "name = v" and OpenBSD's "name=v".
 os_parse_sysctl() {
-  awk -v names="$*" '{ k = $0; sub(/[:=].*/, "", k); v = $0; sub(/^[^:=]*[:=] */, "", v); val[k] = v }
+  awk -v names="$*" '{ k = $0; sub(/ *[:=].*/, "", k); v = $0; sub(/^[^:=]*[:=] */, "", v); val[k] = v }
     END { n = split(names, a, " "); for (i = 1; i <= n; i++) print ((a[i] in val) ? val[a[i]] : -1) }'
 }
 
@@ -137,6 +138,19 @@ os_page_reporting() {
 # os_cpuinfo : "COUNT<TAB>MODEL".
 os_cpuinfo() {
   printf '%s\t%s\n' "$(sysctl -n hw.ncpu)" "$(sysctl -n hw.model)"
+}
+
+# os_parse_release < `sysctl kern.ostype kern.osrelease` : "ID<TAB>VERSION
+# <TAB>NAME" as meta.json's os, os_version, os_name: freebsd,
+# 14.4-RELEASE-p10, FreeBSD 14.4-RELEASE-p10 (NetBSD and OpenBSD have no
+# /etc/os-release; FreeBSD's says the same).
+os_parse_release() {
+  os_parse_sysctl kern.ostype kern.osrelease |
+    awk 'NR == 1 { t = $0 } NR == 2 { r = $0 }
+      END { if (t == "" || t == "-1") exit 1; if (r == "-1") r = ""; printf "%s\t%s\t%s %s\n", tolower(t), r, t, r }'
+}
+os_release() {
+  sysctl kern.ostype kern.osrelease 2>/dev/null | os_parse_release
 }
 
 os_mount_table() {

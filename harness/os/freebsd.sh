@@ -83,6 +83,9 @@ os_direct_ok() {
   return "$1"
 }
 
+# os_virt : kern.vm_guest ("none" on hardware, "kvm", "xen", ...); unknown
+# where sysctl cannot say (meta.sh runs under set -e: a failing sysctl here
+# stopped it without a word).
 os_virt() {
-  sysctl -n kern.vm_guest 2>/dev/null
+  sysctl -n kern.vm_guest 2>/dev/null || echo unknown
 }

@@ -1,0 +1,99 @@
+#!/usr/bin/env bats
+# A whole `make shootout DATASET=tiny` through each BSD adapter: on a Linux
+# tmpfs, with `uname`, `sysctl`, `mount`, `df`, `ifconfig`, `vmstat` and
+# `iostat` answered by tests/fixtures/bsd-host/standin from the outputs
+# recorded on real FreeBSD 14.4, NetBSD 9.1 and OpenBSD 6.8 hosts
+# (tests/fixtures/bsd/; hand-written ones from tests/fixtures/os/ where
+# none was found), so that every phase, the sampler, the time budget,
+# meta.json and the report take BSD-shaped input.  The adapter is chosen by
+# the stand-in uname, as on a BSD host.  FLUSH=prime (a BSD has no
+# drop_caches; remount would lose a tmpfs).
+# Each @test runs in its own subshell: exports there are meant to be local.
+# shellcheck disable=SC2030,SC2031
+load helpers
+
+setup() {
+  T=$BATS_TEST_TMPDIR
+  export RESULTS=$T/results HOST=bsdhost VARIANT=v1 SHOOTOUT_ROOT=$ROOT HARNESS_BIN=$BIN
+  unset RUN_ID TARGET DATASET SEED SOURCE FLUSH TRIALS PORT TRIAL SHOOTOUT_OS
+  TMPFS=''
+}
+
+teardown() {
+  stop_leftovers "$T/"
+  if [ -n "$TMPFS" ] && mountpoint -q "$TMPFS"; then umount "$TMPFS" || umount -l "$TMPFS"; fi
+}
+
+# records_of RUNDIR PHASE METRIC : the values of METRIC of PHASE.
+records_of() {
+  awk -F '\t' -v p="$2" -v m="$3" '$1 == p && $3 == m { print $4 }' "$1/records.tsv"
+}
+
+# bsd_shootout OS : make shootout through OS's adapter; d is its run directory.
+bsd_shootout() {
+  local t
+  require_root
+  require_cmd jq
+  for t in mkdataset dltar httpd replay rmtree; do
+    [ -x "$BIN/$t" ] || skip "bin/$t is not built"
+  done
+  TMPFS=$T/tmpfs
+  mkdir -p "$TMPFS"
+  mount -t tmpfs -o size=256m tmpfs "$TMPFS"
+  export BSD_HOST_OS=$1 BSD_HOST_TARGET=$TMPFS BSD_HOST_LOG=$T/calls
+  BSD_HOST_STAT0=$(grep '^cpu ' /proc/stat)
+  export BSD_HOST_STAT0
+  run env PATH="$ROOT/tests/fixtures/bsd-host/bin:$PATH" make -C "$ROOT" -s shootout TARGET="$TMPFS" \
+    DATASET=tiny FLUSH=prime PRIME_GB=0.01 NET_COUNT=500 SERVE_PROCS=1 NET_PROCS=1
+  echo "$output"
+  [ "$status" -eq 0 ]
+  d=$(find "$RESULTS" -mindepth 3 -maxdepth 3 -type d -path "*/$HOST/$VARIANT")
+  [ -f "$d/records.tsv" ]
+}
+
+# check_bsd_run OS-NAME RELEASE FSTYPE : what every forced run must show.
+check_bsd_run() {
+  local p
+  [ ! -e "$d/failures.tsv" ] || { cat "$d/failures.tsv"; false; }
+  for p in untar untar2 flush serve-cold-1 serve-warm-1 net-1 delete; do
+    [ "$(records_of "$d" "$p" status)" = 0 ] || { echo "$p: no status 0"; false; }
+    # the budget's CPU split came from the stand-in's kern.cp_time
+    [ "$(records_of "$d" "$p" budget_cpus)" = "$(nproc)" ] || { echo "$p: no budget_cpus"; false; }
+    [ -n "$(records_of "$d" "$p" budget_user_s)" ] || { echo "$p: no budget_user_s"; false; }
+    [ -z "$(records_of "$d" "$p" budget_iowait_s)" ] || { echo "$p: an iowait the BSDs do not count"; false; }
+    [ -z "$(records_of "$d" "$p" budget_steal_s)" ]
+  done
+  [ "$(jq -r .os_name "$d/meta.json")" = "$1 $2" ]
+  [ "$(jq -r .kernel "$d/meta.json")" = "$2" ]
+  [ "$(jq -r .fs "$d/meta.json")" = "$3" ]
+  [ "$(jq -r .device "$d/meta.json")" = none ]
+  # the sampler's CPU figures from kern.cp_time
+  grep -q "$(printf '\tcpu_busy_pct\t')" "$d/series/untar-1.tsv"
+  # the adapter's commands were the stand-ins', not Linux's
+  grep -q '^sysctl .*kern.cp_time' "$T/calls"
+  grep -q '^uname -s' "$T/calls"
+  # the report names the host's system and release
+  run make -C "$ROOT" -s report RESULTS="$RESULTS" OUT="$T/report"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  grep -qi "$1 $2" "$T/report/summary.md"
+}
+
+@test "make shootout through the FreeBSD adapter (14.4's recorded sysctl, mount -p, ifconfig): every phase, budget, meta.json, report" {
+  bsd_shootout freebsd
+  check_bsd_run FreeBSD 14.4-RELEASE-p10 tmpfs
+  grep -q '^mount -p' "$T/calls"
+  grep -q '^df -k -i' "$T/calls"
+  [ "$(jq -r .cpu "$d/meta.json")" = "Intel(R) Atom(TM) CPU D525   @ 1.80GHz" ]
+}
+
+@test "make shootout through the NetBSD adapter (9.1's recorded sysctl; mount and vmstat -s hand-written)" {
+  bsd_shootout netbsd
+  check_bsd_run NetBSD 9.1 tmpfs
+  grep -q '^vmstat -s' "$T/calls"
+}
+
+@test "make shootout through the OpenBSD adapter (6.8's recorded sysctl, kern.cp_time the mean of the CPUs, an mfs TARGET)" {
+  bsd_shootout openbsd
+  check_bsd_run OpenBSD 6.8 mfs
+}
