@@ -16,12 +16,15 @@ setup() {
   T=$BATS_TEST_TMPDIR
   export RESULTS=$T/results HOST=bsdhost VARIANT=v1 SHOOTOUT_ROOT=$ROOT HARNESS_BIN=$BIN
   unset RUN_ID TARGET DATASET SEED SOURCE FLUSH TRIALS PORT TRIAL SHOOTOUT_OS
-  TMPFS=''
+  TMPFS='' MNT='' LOOP=''
 }
 
 teardown() {
   stop_leftovers "$T/"
-  if [ -n "$TMPFS" ] && mountpoint -q "$TMPFS"; then umount "$TMPFS" || umount -l "$TMPFS"; fi
+  for m in "$TMPFS" "$MNT"; do
+    if [ -n "$m" ] && mountpoint -q "$m"; then umount "$m" || umount -l "$m"; fi
+  done
+  [ -z "$LOOP" ] || losetup -d "$LOOP" 2>/dev/null || true
 }
 
 # records_of RUNDIR PHASE METRIC : the values of METRIC of PHASE.
@@ -29,26 +32,56 @@ records_of() {
   awk -F '\t' -v p="$2" -v m="$3" '$1 == p && $3 == m { print $4 }' "$1/records.tsv"
 }
 
-# bsd_shootout OS : make shootout through OS's adapter; d is its run directory.
+# bsd_shootout OS [disk] : make shootout through OS's adapter on a tmpfs
+# (or with disk on a loop-mounted ext4); d is its run directory.
 bsd_shootout() {
-  local t
+  local t target
   require_root
   require_cmd jq
   for t in mkdataset dltar httpd replay rmtree; do
     [ -x "$BIN/$t" ] || skip "bin/$t is not built"
   done
-  TMPFS=$T/tmpfs
-  mkdir -p "$TMPFS"
-  mount -t tmpfs -o size=256m tmpfs "$TMPFS"
-  export BSD_HOST_OS=$1 BSD_HOST_TARGET=$TMPFS BSD_HOST_LOG=$T/calls
+  if [ "${2:-}" = disk ]; then
+    require_cmd mkfs.ext4 losetup
+    truncate -s 256M "$T/ext4.img"
+    mkfs.ext4 -q -F "$T/ext4.img"
+    LOOP=$(losetup -f --show "$T/ext4.img") || skip "no free loop device"
+    MNT=$T/mnt
+    mkdir -p "$MNT"
+    mount "$LOOP" "$MNT"
+    target=$MNT
+    export BSD_HOST_DEV=${LOOP#/dev/}
+    BSD_HOST_DISK0=$(awk -v d="$BSD_HOST_DEV" '$3 == d' /proc/diskstats)
+    export BSD_HOST_DISK0
+  else
+    TMPFS=$T/tmpfs
+    mkdir -p "$TMPFS"
+    mount -t tmpfs -o size=256m tmpfs "$TMPFS"
+    target=$TMPFS
+  fi
+  export BSD_HOST_OS=$1 BSD_HOST_TARGET=$target BSD_HOST_LOG=$T/calls
   BSD_HOST_STAT0=$(grep '^cpu ' /proc/stat)
   export BSD_HOST_STAT0
-  run env PATH="$ROOT/tests/fixtures/bsd-host/bin:$PATH" make -C "$ROOT" -s shootout TARGET="$TMPFS" \
+  run env PATH="$ROOT/tests/fixtures/bsd-host/bin:$PATH" make -C "$ROOT" -s shootout TARGET="$target" \
     DATASET=tiny FLUSH=prime PRIME_GB=0.01 NET_COUNT=500 SERVE_PROCS=1 NET_PROCS=1
   echo "$output"
   [ "$status" -eq 0 ]
   d=$(find "$RESULTS" -mindepth 3 -maxdepth 3 -type d -path "*/$HOST/$VARIANT")
   [ -f "$d/records.tsv" ]
+}
+
+# check_bsd_disk DISK : a disk run's device figures: the sampler's io_ms
+# and the budget's busy time from the stand-in iostat of DISK.  (meta.json's
+# device stays none: it names the mount's source only when that is a block
+# device here, and /dev/ada0p2 is not.)
+check_bsd_disk() {
+  local p
+  grep -q "^iostat .*$1\$" "$T/calls"
+  grep -q "$(printf '\tio_ms\t')" "$d/series/untar-1.tsv"
+  for p in untar untar2 delete; do
+    [ -n "$(records_of "$d" "$p" budget_device_busy_s)" ] || { echo "$p: no budget_device_busy_s"; false; }
+    [ -n "$(records_of "$d" "$p" sync_budget_device_busy_s)" ] || { echo "$p: no sync_budget_device_busy_s"; false; }
+  done
 }
 
 # check_bsd_run OS-NAME RELEASE FSTYPE : what every forced run must show.
@@ -66,7 +99,6 @@ check_bsd_run() {
   [ "$(jq -r .os_name "$d/meta.json")" = "$1 $2" ]
   [ "$(jq -r .kernel "$d/meta.json")" = "$2" ]
   [ "$(jq -r .fs "$d/meta.json")" = "$3" ]
-  [ "$(jq -r .device "$d/meta.json")" = none ]
   # the sampler's CPU figures from kern.cp_time
   grep -q "$(printf '\tcpu_busy_pct\t')" "$d/series/untar-1.tsv"
   # the adapter's commands were the stand-ins', not Linux's
@@ -82,6 +114,7 @@ check_bsd_run() {
 @test "make shootout through the FreeBSD adapter (14.4's recorded sysctl, mount -p, ifconfig): every phase, budget, meta.json, report" {
   bsd_shootout freebsd
   check_bsd_run FreeBSD 14.4-RELEASE-p10 tmpfs
+  [ "$(jq -r .device "$d/meta.json")" = none ]
   grep -q '^mount -p' "$T/calls"
   grep -q '^df -k -i' "$T/calls"
   [ "$(jq -r .cpu "$d/meta.json")" = "Intel(R) Atom(TM) CPU D525   @ 1.80GHz" ]
@@ -90,10 +123,40 @@ check_bsd_run() {
 @test "make shootout through the NetBSD adapter (9.1's recorded sysctl; mount and vmstat -s hand-written)" {
   bsd_shootout netbsd
   check_bsd_run NetBSD 9.1 tmpfs
+  [ "$(jq -r .device "$d/meta.json")" = none ]
   grep -q '^vmstat -s' "$T/calls"
 }
 
 @test "make shootout through the OpenBSD adapter (6.8's recorded sysctl, kern.cp_time the mean of the CPUs, an mfs TARGET)" {
   bsd_shootout openbsd
   check_bsd_run OpenBSD 6.8 mfs
+  [ "$(jq -r .device "$d/meta.json")" = none ]
+}
+
+@test "make shootout through the FreeBSD adapter on a disk: iostat -x -I's sectors, busy and queue in the series and the budget" {
+  bsd_shootout freebsd disk
+  check_bsd_run FreeBSD 14.4-RELEASE-p10 ufs
+  check_bsd_disk ada0
+  grep -q "$(printf '\tsectors_written\t')" "$d/series/untar-1.tsv"
+  [ -n "$(records_of "$d" untar sync_budget_device_queue)" ]
+}
+
+@test "make shootout through the NetBSD and OpenBSD adapters on a disk: iostat -D -I's busy time, no queue depth" {
+  bsd_shootout netbsd disk
+  check_bsd_run NetBSD 9.1 ffs
+  check_bsd_disk wd1
+  [ -z "$(awk -F '\t' '$3 ~ /device_queue/' "$d/records.tsv")" ]
+  run grep -q "$(printf '\tsectors_written\t')" "$d/series/untar-1.tsv"
+  [ "$status" -ne 0 ]
+  # the dataset on / (wd0a) is not on TARGET's disk
+  [ "$(jq -r .dataset_shares "$d/meta.json")" = "" ]
+  stop_leftovers "$T/"
+  umount "$MNT"
+  losetup -d "$LOOP"
+  LOOP='' MNT=''
+  rm -rf "$RESULTS" "$T/calls" "$T/report"
+  bsd_shootout openbsd disk
+  check_bsd_run OpenBSD 6.8 ffs
+  check_bsd_disk sd1
+  [ -z "$(awk -F '\t' '$3 ~ /device_queue/' "$d/records.tsv")" ]
 }
