@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # harness/meta.sh OUT : write the run's meta.json (keys: docs/formats.md#metajson) to OUT:
 # what is needed to reproduce the run and to label a plot, gathered from this
-# host (uname, /etc/os-release, the mount table, CPU and memory as the
+# host (uname, the system's name and release, the mount table, CPU and memory as the
 # adapter harness/os/<os>.sh reads them, the tools' --version, git describe).  Environment: TARGET (required), RUN_ID,
 # HOST, VARIANT, DATASET, SEED, FLUSH, FS, MKFS_OPTS (Ansible passes the last
 # two; FS defaults to the mounted type), GIT_COMMIT (when not a checkout),
@@ -45,10 +45,10 @@ HARNESS_BIN=${HARNESS_BIN:-$SHOOTOUT_ROOT/bin}
 DATASET=${DATASET:-small}
 SEED=${SEED:-1}
 
-osr() { # osr KEY : a value of /etc/os-release
-  [ -r /etc/os-release ] || return 0
-  (. /etc/os-release && printf '%s' "${!1:-}")
-}
+# The system's ID, version and name (Linux: /etc/os-release; the BSDs:
+# kern.ostype and kern.osrelease).
+os_id='' os_ver='' os_pretty=''
+IFS=$'\t' read -r os_id os_ver os_pretty < <(os_release 2>/dev/null) || true
 
 m_fstype='' m_opts='' m_source=''
 tdir=$(cd "$TARGET" 2>/dev/null && pwd -P) || tdir=$TARGET
@@ -108,7 +108,7 @@ mem_kb=$(os_memory | awk '{ print $1 }')
 tmp=$out.tmp.$$
 jq -n \
   --arg run_id "$(run_id)" --arg host "$HOST" --arg variant "$VARIANT" \
-  --arg os "$(osr ID)" --arg os_version "$(osr VERSION_ID)" --arg os_name "$(osr PRETTY_NAME)" \
+  --arg os "$os_id" --arg os_version "$os_ver" --arg os_name "$os_pretty" \
   --arg kernel "$(uname -r)" --arg kernel_version "$(uname -v)" --arg arch "$(uname -m)" --arg cpu "$cpu" \
   --argjson cpus "${cpus:-0}" --argjson mem_kb "${mem_kb:-0}" \
   --arg fs "${FS:-${m_fstype:-unknown}}" --arg mkfs_opts "${MKFS_OPTS:-}" \

@@ -43,7 +43,20 @@ case $target in
   *) ;;
 esac
 
-[ -f "$out/lib/libowfat.a" ] && [ -f "$out/lib/libz.a" ] && [ -f "$out/include/io.h" ] && exit 0
+# FreeBSD's and OpenBSD's libowfat must wait with kqueue (an older build of
+# this script probed it wrongly and fell back to poll): such a build is made
+# again.
+# NetBSD stays on poll: its <sys/event.h> renames kevent to __kevent100
+# (NetBSD 10's struct kevent), which zig 0.17.1's NetBSD libc stubs lack, so
+# a kqueue libowfat does not link there.
+kqueue_ok() { # kqueue_ok DIR : DIR/havekqueue.h says kqueue (FreeBSD, OpenBSD), or need not
+  case $target in
+    *-netbsd*) ! grep -q HAVE_KQUEUE "$1/havekqueue.h" 2>/dev/null ;;
+    *bsd*) grep -q HAVE_KQUEUE "$1/havekqueue.h" 2>/dev/null ;;
+    *) true ;;
+  esac
+}
+[ -f "$out/lib/libowfat.a" ] && [ -f "$out/lib/libz.a" ] && [ -f "$out/include/io.h" ] && kqueue_ok "$out/include" && exit 0
 
 dirs=$(mk/static-libs.sh --fetch "$(dirname "$out")") || fail "fetching the Debian sources failed"
 zsrc=$(printf '%s\n' "$dirs" | sed -n 1p)
@@ -63,19 +76,42 @@ cp "$zsrc/zlib.h" "$zsrc/zconf.h" "$out/include/"
 # builds its helper `ent` with plain $(CC), which must run here: so CC
 # stays the host's gcc and DIET is a wrapper that drops that first word
 # and compiles for the target instead.  Its try*.c probes then find what
-# the target has (kqueue on the BSDs, epoll on Linux).
+# the target has (kqueue on the BSDs, epoll on Linux).  Some probes call
+# printf or puts without <stdio.h>, which zig's clang refuses as an
+# implicit declaration (an error since clang 16): trykqueue.c failed so,
+# and the BSDs' libowfat waited with poll.  For the probes alone that is a
+# warning again.
 odir=$out/src/libowfat
 rm -rf "$odir"
 cp -R "$osrc" "$odir"
+# With kqueue found, libowfat 0.32's iom_* functions (its newer iomux API,
+# which the tools do not use) do not compile: iom_init.c lacks <fcntl.h>
+# and <unistd.h>, iom_wait.c's kqueue branch passes &kev and uses an
+# undeclared i.  On FreeBSD and OpenBSD they are left out of the library.
+case $target in
+  *-netbsd*) ;;
+  *bsd*)
+    for f in "$odir"/io/iom_*.c; do
+      printf '/* left out of the BSD builds: mk/cross-libs.sh */\ntypedef int iom_left_out;\n' >"$f"
+    done
+    ;;
+  *) ;;
+esac
+case $target in *-netbsd*) noprobe=trykqueue.c ;; *) noprobe=none ;; esac
 cat >"$out/zdiet" <<EOF
 #!/bin/sh
 shift
+case " \$* " in
+  *" $noprobe "*) exit 1 ;;
+  *" try"*.c" "*) set -- -Wno-error=implicit-function-declaration "\$@" ;;
+esac
 exec "$out/zcc" "\$@"
 EOF
 chmod +x "$out/zdiet"
 say "building libowfat from $osrc"
 (cd "$odir" && make -f GNUmakefile -j2 DIET="$out/zdiet" CC=gcc libowfat.a >"$out/libowfat.log" 2>&1) ||
   fail "building libowfat failed (see $out/libowfat.log)"
+kqueue_ok "$odir" || fail "libowfat's kqueue probe went wrong for $target (see $odir/havekqueue.h and $out/libowfat.log)"
 cp "$odir/libowfat.a" "$out/lib/libowfat.a"
 for h in "$odir"/*.h; do
   cp "$h" "$out/include/"

@@ -122,3 +122,25 @@ EOF
       { echo "docs/building.md has no row | \`$t\` | $oldest |"; false; }
   done
 }
+
+@test "cross-abi: FreeBSD's and OpenBSD's httpd and replay wait with kqueue (mk/cross-libs.sh), NetBSD's with poll" {
+  [ -n "$(built)" ] || skip "make cross has not run"
+  for t in $(built); do
+    for b in httpd replay; do
+      f=$ROOT/bin/cross/$t/$b
+      [ -f "$f" ] || continue
+      syms=$(readelf --dyn-syms -W "$f" | awk '$7 == "UND" { sub(/@.*/, "", $8); print $8 }')
+      case $t in
+        *-netbsd*)
+          # zig 0.17.1's NetBSD libc has no __kevent100 (mk/cross-libs.sh)
+          grep -qx poll <<<"$syms" || { echo "$t/$b does not call poll"; false; }
+          ! grep -q kevent <<<"$syms" || { echo "$t/$b calls kevent"; false; }
+          ;;
+        *)
+          grep -qx kqueue <<<"$syms" || { echo "$t/$b does not call kqueue"; false; }
+          grep -qx kevent <<<"$syms" || { echo "$t/$b does not call kevent"; false; }
+          ;;
+      esac
+    done
+  done
+}

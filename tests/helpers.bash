@@ -50,3 +50,12 @@ require_cmd() {
     command -v "$c" >/dev/null 2>&1 || skip "needs $c (run 'make deps')"
   done
 }
+
+# stop_leftovers DIR : stop (TERM, then KILL after 5 s) whatever a failed test
+# left running with DIR in its arguments.
+stop_leftovers() {
+  if pkill -TERM -f -- "$1" 2>/dev/null; then
+    POLL_STEP=0.1 poll_until 5 no_process "$1" || true
+    pkill -KILL -f -- "$1" 2>/dev/null || true
+  fi
+}

@@ -13,7 +13,8 @@
 BUDGET_NAME='' BUDGET_PREFIX='' BUDGET_START='' BUDGET_DISK='' BUDGET_HZ=''
 
 # budget_snap : "EPOCH|USER SYS IRQ IOWAIT IDLE STEAL CPUS|KTICKS|IO_MS QUEUE_MS"
-# now; a part the system does not count is empty.
+# now; a part the system does not count is empty, a CPU state it does not
+# count "-", a QUEUE_MS it does not sum missing.
 budget_snap() {
   local cpu kth='' disk=''
   cpu=$(os_cpu_split 2>/dev/null) || cpu=''
@@ -67,7 +68,8 @@ budget_records() {
       if (hz + 0 > 0 && nc == 7) {
         rec("cpus", c1[7], "count")
         split("user sys irq iowait idle steal", names, " ")
-        for (i = 1; i <= 6; i++) rec(names[i] "_s", sprintf("%.2f", (c1[i] - c0[i]) / hz), "s")
+        # "-": a state the system does not count (the BSDs: iowait, steal)
+        for (i = 1; i <= 6; i++) if (c0[i] != "-" && c1[i] != "-") rec(names[i] "_s", sprintf("%.2f", (c1[i] - c0[i]) / hz), "s")
       }
       if (hz + 0 > 0 && x[3] != "" && y[3] != "") {
         k = y[3] - x[3]
@@ -77,7 +79,8 @@ budget_records() {
       split(x[4], d0, " "); split(y[4], d1, " ")
       if (x[4] != "" && y[4] != "") {
         rec("device_busy_s", sprintf("%.3f", (d1[1] - d0[1]) / 1000), "s")
-        if (wall > 0) rec("device_queue", sprintf("%.2f", (d1[2] - d0[2]) / 1000 / wall), "count")
+        # NetBSD and OpenBSD give the busy time alone: no queue depth
+        if (wall > 0 && d0[2] != "" && d1[2] != "") rec("device_queue", sprintf("%.2f", (d1[2] - d0[2]) / 1000 / wall), "count")
       }
     }'
 }

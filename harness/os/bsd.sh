@@ -62,13 +62,20 @@ os_cpu() {
   sysctl -n kern.cp_time | os_parse_cpu
 }
 
-# os_parse_df < `df -k -i DIR` : "BLOCKS FREE AVAIL BSIZE FILES FFREE" (the
-# header "Filesystem 1K-blocks Used Avail Capacity iused ifree %iused Mounted on").
+# os_parse_df < `df -k -i DIR` : "BLOCKS FREE AVAIL BSIZE FILES FFREE".
+# The columns are "Filesystem BLOCKS Used Avail Capacity iused ifree %iused
+# Mounted on" on the three systems (NetBSD: "iUsed iAvail %iCap"), the block
+# size in the header ("1K-blocks", "1024-blocks", "512-blocks" with -P);
+# without -i there are no inode columns (FILES 0).  A long device name puts
+# the numbers on the next line.  Over the reserve Avail is negative: 0.
 os_parse_df() {
-  awk 'NR == 1 { next } NF == 1 { dev = $1; next }
+  awk 'NR == 1 { bs = $2; sub(/-blocks$/, "", bs); if (bs == "1K") bs = 1024; next }
+    NF == 1 { dev = $1; next }
     { if (dev != "") { $0 = dev " " $0; dev = "" }
+      if (bs !~ /^[0-9]+$/ || bs == 0) exit
       a = $4 < 0 ? 0 : $4
-      printf "%.0f %.0f %.0f 1024 %.0f %.0f\n", $2, $2 - $3, a, $6 + $7, $7; f = 1; exit }
+      fi = NF >= 9 ? $6 + $7 : 0; ff = NF >= 9 ? $7 : 0
+      printf "%.0f %.0f %.0f %d %.0f %.0f\n", $2, $2 - $3, a, bs, fi, ff; f = 1; exit }
     END { exit !f }'
 }
 os_fs_space() {
@@ -76,9 +83,10 @@ os_fs_space() {
 }
 
 # os_parse_sysctl NAME... < `sysctl NAME...` : the values, in that order,
-# one a line (-1 for a name that is missing); takes "name: v" and "name=v".
+# one a line (-1 for a name that is missing); takes FreeBSD's "name: v",
+# NetBSD's "name = v" and OpenBSD's "name=v".
 os_parse_sysctl() {
-  awk -v names="$*" '{ k = $0; sub(/[:=].*/, "", k); v = $0; sub(/^[^:=]*[:=] */, "", v); val[k] = v }
+  awk -v names="$*" '{ k = $0; sub(/ *[:=].*/, "", k); v = $0; sub(/^[^:=]*[:=] */, "", v); val[k] = v }
     END { n = split(names, a, " "); for (i = 1; i <= n; i++) print ((a[i] in val) ? val[a[i]] : -1) }'
 }
 
@@ -132,6 +140,19 @@ os_cpuinfo() {
   printf '%s\t%s\n' "$(sysctl -n hw.ncpu)" "$(sysctl -n hw.model)"
 }
 
+# os_parse_release < `sysctl kern.ostype kern.osrelease` : "ID<TAB>VERSION
+# <TAB>NAME" as meta.json's os, os_version, os_name: freebsd,
+# 14.4-RELEASE-p10, FreeBSD 14.4-RELEASE-p10 (NetBSD and OpenBSD have no
+# /etc/os-release; FreeBSD's says the same).
+os_parse_release() {
+  os_parse_sysctl kern.ostype kern.osrelease |
+    awk 'NR == 1 { t = $0 } NR == 2 { r = $0 }
+      END { if (t == "" || t == "-1") exit 1; if (r == "-1") r = ""; printf "%s\t%s\t%s %s\n", tolower(t), r, t, r }'
+}
+os_release() {
+  sysctl kern.ostype kern.osrelease 2>/dev/null | os_parse_release
+}
+
 os_mount_table() {
   mount
 }
@@ -178,21 +199,80 @@ os_physical_disk() {
   printf '%s\n' "$1"
 }
 
-# ---- the time budget of a phase: unknown on the BSDs ----------------------
-# kern.cp_time (the CPU split) and iostat's busy time (the device) could
-# give part of it, but tests/fixtures/os holds no real recorded output of
-# those systems (its BSD files were written by hand), so these print
-# nothing: the budget of a phase there is its wall time alone, and the
-# report gives no verdict (harness/os/README.md).
+# ---- the time budget of a phase (harness/common/budget.sh) ---------------
+
+# What os_cpu_split asks sysctl for: the CPUs online (FreeBSD has only
+# hw.ncpu), and "avg" where kern.cp_time is their mean (OpenBSD).
+OS_NCPU=hw.ncpuonline OS_CPTIME=
+
+# os_parse_cpu_split [avg] < `sysctl kern.cp_time NCPU` (NCPU: hw.ncpu on
+# FreeBSD, hw.ncpuonline on NetBSD and OpenBSD) : "USER SYS IRQ - IDLE - CPUS"
+# in ticks of all CPUs since boot.  kern.cp_time is FreeBSD's "u n s i idle",
+# NetBSD's "user = u, nice = n, sys = s, intr = i, idle = d" and OpenBSD's
+# "u,n,s,spin,i,idle" (5 states before 6.4): user with nice, sys with
+# OpenBSD's spinning on locks, irq.  The BSDs count neither iowait (a CPU
+# waiting for the disk is idle) nor steal: "-".  OpenBSD's kern.cp_time is
+# the mean of the online CPUs (sys/kern/kern_sysctl.c divides by their
+# number): avg multiplies it back.
+os_parse_cpu_split() {
+  awk -v avg="${1:-}" '
+    { k = $0; sub(/[:=].*/, "", k); v = $0; sub(/^[^:=]*[:=]/, "", v); gsub(/^ +| +$/, "", k) }
+    k == "kern.cp_time" { gsub(/[^0-9]+/, " ", v); n = split(v, t, " ") }
+    k == "hw.ncpuonline" || (k == "hw.ncpu" && cpus == "") { cpus = v + 0 }
+    END {
+      if ((n != 5 && n != 6) || cpus < 1) exit 1
+      m = avg == "avg" ? cpus : 1; o = n - 5
+      printf "%.0f %.0f %.0f - %.0f - %d\n", (t[1] + t[2]) * m, (t[3] + (o ? t[4] : 0)) * m, t[4 + o] * m, t[5 + o] * m, cpus
+    }'
+}
 os_cpu_split() {
-  :
+  sysctl kern.cp_time "$OS_NCPU" 2>/dev/null | os_parse_cpu_split "$OS_CPTIME"
+}
+
+# os_parse_clockrate < `sysctl kern.clockrate` : the ticks a second of
+# kern.cp_time, stathz (FreeBSD "{ hz = 1000, tick = 1000, profhz = 8128,
+# stathz = 127 }", NetBSD and OpenBSD "tick = 10000, tickadj = 40, hz = 100,
+# profhz = 100, stathz = 100"); hz where stathz is 0 (no separate
+# statistics clock: the kernels then count at hz).
+os_parse_clockrate() {
+  awk '{ if (match($0, /stathz = [0-9]+/)) s = substr($0, RSTART + 9, RLENGTH - 9) + 0
+      if (match($0, /(^|[^a-z])hz = [0-9]+/)) { h = substr($0, RSTART, RLENGTH); sub(/.*= /, "", h) } }
+    END { if (s > 0) print s; else if (h + 0 > 0) print h + 0; else exit 1 }'
 }
 os_cpu_hz() {
-  :
+  sysctl kern.clockrate 2>/dev/null | os_parse_clockrate
 }
+
+# os_kthreads : nothing.  The BSDs' kernel threads (FreeBSD's [kernel],
+# bufdaemon, syncer; NetBSD's and OpenBSD's ioflush, aiodoned, reaper) show
+# in ps, but no recorded output of their CPU times is in tests/fixtures/bsd,
+# so a phase's budget there has no kthreads_s.
 os_kthreads() {
   :
 }
+
+# The disks of NetBSD and OpenBSD (FreeBSD replaces these four): `iostat -D
+# -I DISK` prints a line of names, "KB xfr time", then the totals since boot
+# (-D alone shows no tty or cpu columns); time is the seconds the disk was
+# busy.  -D does not tell reads from writes and sums no time in flight.
+# shellcheck disable=SC2016 # awk's fields, not the shell's
+OS_AWK_IOSTAT_D='
+    NF >= 3 && $1 ~ /^[0-9.]+$/ && $2 ~ /^[0-9.]+$/ && $3 ~ /^[0-9.]+$/ { ms = $3 * 1000; f = 1 }'
+
+# os_parse_disk DISK < `iostat -D -I DISK` : "-1 -1 IO_MS" (-1 -1 0 when
+# absent): only the time busy is a figure.
+os_parse_disk() {
+  awk "$OS_AWK_IOSTAT_D"' END { if (f) printf "-1 -1 %.0f\n", ms; else print -1, -1, 0 }'
+}
+os_disk() {
+  iostat -D -I "$1" 2>/dev/null | os_parse_disk "$1"
+}
+
+# os_parse_disk_time DISK < `iostat -D -I DISK` : "IO_MS" alone (no mean
+# queue depth); nothing when absent.
+os_parse_disk_time() {
+  awk "$OS_AWK_IOSTAT_D"' END { if (f) printf "%.0f\n", ms }'
+}
 os_disk_time() {
-  :
+  iostat -D -I "$1" 2>/dev/null | os_parse_disk_time "$1"
 }

@@ -8,6 +8,9 @@ OS_NAME=FreeBSD
 # shellcheck source=harness/os/bsd.sh
 . "$SHOOTOUT_ROOT/harness/os/bsd.sh"
 
+# kern.cp_time sums all CPUs; hw.ncpu counts them (no hw.ncpuonline).
+OS_NCPU=hw.ncpu
+
 os_mount_table() {
   mount -p
 }
@@ -38,15 +41,39 @@ os_memory() {
   sysctl hw.physmem hw.pagesize vm.stats.vm.v_inactive_count vfs.runningbufspace 2>/dev/null | os_parse_memory
 }
 
-# os_parse_disk DISK < `iostat -x -I DISK` ("device r/i w/i kr/i kw/i qlen
-# tsvc_t/i sb/i": totals since boot) : "SECTORS_READ SECTORS_WRITTEN IO_MS"
-# (512-byte sectors; sb/i, the seconds busy, as ms).
+# OS_AWK_IOSTAT_XI: awk that reads `iostat -x -I DISK` ("extended device
+# statistics", then "device r/i w/i kr/i kw/i qlen tsvc_t/i sb/i": totals
+# since boot, from devstat) and sets kr, kw (KB read, written), svc (the
+# seconds of all transactions summed: tsvc_t/i) and sb (the seconds busy) of
+# DISK (-v d=DISK), found = 1.  Columns are taken by their names: without -I
+# the header is the per-second one ("r/s ... ms/t qlen %b") and nothing is
+# found.
+# shellcheck disable=SC2016 # awk's fields, not the shell's
+OS_AWK_IOSTAT_XI='
+    $1 == "device" { for (i = 2; i <= NF; i++) col[$i] = i; next }
+    $1 == d && ("sb/i" in col) && ("kr/i" in col) {
+      kr = $col["kr/i"]; kw = $col["kw/i"]; svc = $col["tsvc_t/i"]; sb = $col["sb/i"]; found = 1; exit
+    }'
+
+# os_parse_disk DISK < `iostat -x -I DISK` : "SECTORS_READ SECTORS_WRITTEN
+# IO_MS" (512-byte sectors; sb/i as ms); 0 0 0 when DISK is not there.
 os_parse_disk() {
-  awk -v d="$1" '$1 == d && NF >= 8 { printf "%.0f %.0f %.0f\n", $4 * 2, $5 * 2, $8 * 1000; f = 1; exit }
-    END { if (!f) print 0, 0, 0 }'
+  awk -v d="$1" "$OS_AWK_IOSTAT_XI"'
+    END { if (found) printf "%.0f %.0f %.0f\n", kr * 2, kw * 2, sb * 1000; else print 0, 0, 0 }'
 }
 os_disk() {
   iostat -x -I "$1" 2>/dev/null | os_parse_disk "$1"
+}
+
+# os_parse_disk_time DISK < `iostat -x -I DISK` : "IO_MS QUEUE_MS": sb/i and
+# tsvc_t/i as ms (over a wall time the second is the mean number of
+# transactions in flight); nothing when DISK is not there.
+os_parse_disk_time() {
+  awk -v d="$1" "$OS_AWK_IOSTAT_XI"'
+    END { if (found) printf "%.0f %.0f\n", sb * 1000, svc * 1000 }'
+}
+os_disk_time() {
+  iostat -x -I "$1" 2>/dev/null | os_parse_disk_time "$1"
 }
 
 os_direct_ok() {
@@ -56,6 +83,9 @@ os_direct_ok() {
   return "$1"
 }
 
+# os_virt : kern.vm_guest ("none" on hardware, "kvm", "xen", ...); unknown
+# where sysctl cannot say (meta.sh runs under set -e: a failing sysctl here
+# stopped it without a word).
 os_virt() {
-  sysctl -n kern.vm_guest 2>/dev/null
+  sysctl -n kern.vm_guest 2>/dev/null || echo unknown
 }

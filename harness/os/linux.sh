@@ -274,6 +274,17 @@ os_cpuinfo() {
   os_parse_cpuinfo </proc/cpuinfo
 }
 
+# os_release : "ID<TAB>VERSION_ID<TAB>PRETTY_NAME" of /etc/os-release (debian,
+# 12, Debian GNU/Linux 12 (bookworm)); empty fields where it has none.
+os_release() {
+  if [ -r /etc/os-release ]; then
+    # shellcheck source=/dev/null # the host's file
+    (. /etc/os-release && printf '%s\t%s\t%s\n' "${ID:-}" "${VERSION_ID:-}" "${PRETTY_NAME:-}")
+  else
+    printf '\t\t\n'
+  fi
+}
+
 # os_virt : the hypervisor, or none.
 os_virt() {
   systemd-detect-virt 2>/dev/null || true

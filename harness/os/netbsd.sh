@@ -20,17 +20,6 @@ os_memory() {
   { sysctl hw.physmem64; vmstat -s; } 2>/dev/null | os_parse_memory
 }
 
-# os_parse_disk DISK < `iostat -D -I DISK` (a line of names, "KB xfr time",
-# then the running totals) : "-1 -1 IO_MS": NetBSD's -D totals do not tell
-# reads from writes, so only the time busy is a figure.
-os_parse_disk() {
-  awk 'NF >= 3 && $1 ~ /^[0-9.]+$/ && $2 ~ /^[0-9.]+$/ && $3 ~ /^[0-9.]+$/ { ms = $3 * 1000; f = 1 }
-    END { if (f) printf "-1 -1 %.0f\n", ms; else print -1, -1, 0 }'
-}
-os_disk() {
-  iostat -D -I "$1" 2>/dev/null | os_parse_disk "$1"
-}
-
 os_direct_ok() {
   return 1
 }

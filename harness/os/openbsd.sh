@@ -8,6 +8,9 @@ OS_NAME=OpenBSD
 # shellcheck source=harness/os/bsd.sh
 . "$SHOOTOUT_ROOT/harness/os/bsd.sh"
 
+# kern.cp_time is the mean of the online CPUs (os_parse_cpu_split).
+OS_CPTIME=avg
+
 # os_parse_memory < `sysctl hw.physmem` : "TOTAL_KB -1 -1 -1": OpenBSD's
 # buffer cache is not counted in a form sysctl prints.
 os_parse_memory() {
@@ -15,15 +18,6 @@ os_parse_memory() {
 }
 os_memory() {
   sysctl hw.physmem 2>/dev/null | os_parse_memory
-}
-
-# os_parse_disk DISK < `iostat -D -I DISK` : "-1 -1 IO_MS" (see netbsd.sh).
-os_parse_disk() {
-  awk 'NF >= 3 && $1 ~ /^[0-9.]+$/ && $2 ~ /^[0-9.]+$/ && $3 ~ /^[0-9.]+$/ { ms = $3 * 1000; f = 1 }
-    END { if (f) printf "-1 -1 %.0f\n", ms; else print -1, -1, 0 }'
-}
-os_disk() {
-  iostat -D -I "$1" 2>/dev/null | os_parse_disk "$1"
 }
 
 # OpenBSD has no O_DIRECT.
