@@ -78,8 +78,7 @@ has_nonfree() {
 # add_nonfree : NONFREE_FILE, the deb entries of this Debian release with
 # the component non-free instead of theirs.
 add_nonfree() {
-  # shellcheck disable=SC1090 # the system's
-  codename=$(. "${DEPS_OS_RELEASE:-/etc/os-release}" && printf '%s' "${VERSION_CODENAME:-}")
+  codename=$(awk -F= '$1 == "VERSION_CODENAME" { gsub(/["'"'"']/, "", $2); print $2 }' "${DEPS_OS_RELEASE:-/etc/os-release}" 2>/dev/null) || true
   [ -n "$codename" ] || deps_die "no VERSION_CODENAME in ${DEPS_OS_RELEASE:-/etc/os-release}: cannot add the non-free component"
   tmp=$NONFREE_FILE.tmp
   : >"$tmp" || deps_die "cannot write $tmp"

@@ -1,9 +1,11 @@
 #!/usr/bin/env bats
 # The micro-benchmark phases in the frame of every phase (harness/common.sh):
 # run by make shootout PHASES=..., recording status, meta.json and
-# failures; the TARGET guard; FLUSH=drop without root; interruption; and
-# IOzone -e timing in microseconds.  Everything on a small tmpfs.
+# failures; the TARGET guard; FLUSH=drop without root; interruption;
+# IOzone -e timing in microseconds; IOzone itself and its emulation, marked
+# apart.  Everything on a small tmpfs.
 load helpers
+bats_require_minimum_version 1.5.0
 
 setup() {
   require_root
@@ -123,8 +125,8 @@ the_run() {
   [ "$status" -eq 1 ]
 }
 
-@test "IOzone -e: a 64 KB write on tmpfs is timed in microseconds with its fsync, not floored at size / 1 ms" {
-  run env TARGET="$TMPFS" FLUSH=none RUN_ID=e IOZONE_MIN=64k IOZONE_MAX=64k IOZONE_RECMIN=64k \
+@test "IOzone -e (emulated): a 64 KB write on tmpfs is timed in microseconds with its fsync, not floored at size / 1 ms" {
+  run env TARGET="$TMPFS" FLUSH=none RUN_ID=e IOZONE_ENGINE=emulated IOZONE_MIN=64k IOZONE_MAX=64k IOZONE_RECMIN=64k \
     IOZONE_FLUSH=1 "$ROOT/harness/phase-iozone.sh"
   [ "$status" -eq 0 ]
   d=$RESULTS/e/$HOST/$VARIANT
@@ -156,8 +158,8 @@ the_run() {
   [ "$(rec "$d" postmark n100.t300.read)" -gt 0 ]
   [ "$(rec "$d" postmark n100.t300.created_mixed)" = 0 ]
   [ "$(rec "$d" postmark write_block_B)" = 2048 ]
-  # iozone -t 2: two children on files of their own, rates summed.
-  run env TARGET="$TMPFS" FLUSH=none RUN_ID=spec IOZONE_MIN=64k IOZONE_MAX=64k IOZONE_RECMIN=64k \
+  # iozone -t 2 (emulated): two children on files of their own, rates summed.
+  run env TARGET="$TMPFS" FLUSH=none RUN_ID=spec IOZONE_ENGINE=emulated IOZONE_MIN=64k IOZONE_MAX=64k IOZONE_RECMIN=64k \
     IOZONE_THREADS=2 IOZONE_TPUT_SIZE=256k IOZONE_TPUT_REC=16k "$ROOT/harness/phase-iozone.sh"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   for t in write rewrite read reread randread randwrite fwrite frewrite fread freread; do
@@ -175,4 +177,57 @@ the_run() {
   [ -n "$(rec "$d" discover prime1024k.readahead_kB)" ]
   [ "$(rec "$d" discover discover_flush)" = fadvise ]
   [ ! -e "$TMPFS/micro" ]
+}
+
+@test "phase-iozone with IOzone itself: its output kept, parsed into records, marked as the real tool" {
+  require_cmd iozone
+  local r=$RESULTS/real/$HOST/$VARIANT
+  run env TARGET="$TMPFS" FLUSH=none RUN_ID=real IOZONE_MIN=64k IOZONE_MAX=128k IOZONE_RECMIN=32k \
+    IOZONE_RECMAX=64k IOZONE_THREADS=2 IOZONE_TESTS=write,rewrite,read,pread "$ROOT/harness/phase-iozone.sh"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(rec "$r" iozone engine)" = iozone ]
+  [ "$(rec "$r" iozone emulated)" = 0 ]
+  [ "$(rec "$r" iozone iozone_version)" = "$(iozone -v | awk '/Revision:/ { print $3 }')" ]
+  [ "$(rec "$r" iozone cells)" = 4 ]
+  local d=$r/raw/iozone-1
+  # IOzone's own report, as it wrote it, beside what we made of it
+  grep -q '^	Command line used: iozone -a -n 64k -g 128k -y 32k -q 64k ' "$d/iozone.out"
+  grep -qx '"Reader report"' "$d/iozone.out"
+  [ -s "$d/iozone.xls" ] && [ -s "$d/tput.xls" ]
+  [ "$(rec "$r" iozone read.fs128k.rs64k.kBps)" = "$(awk '/^"Reader report"/ { r = 1 } r && /^"128"/ { print $3; exit }' "$d/iozone.out")" ]
+  # only the tests asked for (IOzone's -i 1 also runs reread)
+  [ -z "$(rec "$r" iozone reread.fs64k.rs32k.kBps)" ]
+  [ -n "$(rec "$r" iozone rewrite.fs64k.rs32k.kBps)" ]
+  # the throughput test with the parent's view; pread (IOzone's -i 10) is there
+  for m in kBps parent_kBps min_kBps max_kBps avg_kBps min_xfer_kB; do
+    [ -n "$(rec "$r" iozone "read.t2.fs512k.rs4k.$m")" ] || { echo "no read.t2 $m"; false; }
+  done
+  [ -n "$(rec "$r" iozone pread.t2.fs512k.rs4k.kBps)" ]
+  [ "$(rec "$r" iozone threads)" = 2 ]
+  grep -q '^"Writer report"' "$d/report.csv"
+  [ ! -e "$TMPFS/micro" ]
+}
+
+@test "phase-iozone emulated: marked so; IOzone-only options and tests refused before anything is written" {
+  local r=$RESULTS/emu/$HOST/$VARIANT
+  run env TARGET="$TMPFS" FLUSH=none RUN_ID=emu IOZONE_ENGINE=emulated IOZONE_MIN=64k IOZONE_MAX=64k \
+    IOZONE_RECMIN=16k IOZONE_RECMAX=16k IOZONE_TESTS=bkwdread,strideread "$ROOT/harness/phase-iozone.sh"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(rec "$r" iozone engine)" = emulated ]
+  [ "$(rec "$r" iozone emulated)" = 1 ]
+  [ -z "$(rec "$r" iozone iozone_version)" ]
+  # backward and stride read each read the 4 records once
+  local j=$r/raw/iozone-1/fs64k.rs16k.all.json
+  [ "$(jq '[.jobs[] | select(.jobname == "bkwdread" or .jobname == "strideread") | .read.total_ios] | join(" ")' "$j")" = '"4 4"' ]
+  for s in IOZONE_SYNC=1 IOZONE_DIRECT=1 IOZONE_CLOSE=1 IOZONE_TESTS=write,pwrite; do
+    run --separate-stderr env TARGET="$TMPFS" FLUSH=none RUN_ID=refused IOZONE_ENGINE=emulated "$s" \
+      "$ROOT/harness/phase-iozone.sh"
+    [ "$status" -eq 2 ]
+    [ "${#lines[@]}" -eq 0 ]
+    [[ $stderr == "phase-iozone.sh: "*"IOzone"* ]] || { echo "$s: $stderr"; false; }
+    [[ $stderr != *$'\n'* ]]
+  done
+  [ ! -e "$RESULTS/refused/$HOST/$VARIANT/records.tsv" ]
+  run --separate-stderr env TARGET="$TMPFS" RUN_ID=refused IOZONE_ENGINE=fio "$ROOT/harness/phase-iozone.sh"
+  [ "$status" -eq 2 ]
 }
