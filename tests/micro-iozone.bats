@@ -94,3 +94,17 @@ reads() {
     [ "$got" = "$(reads strideread 64 "$j")" ] || { echo "-j $j: iozone $got"; echo "ours $(reads strideread 64 "$j")"; false; }
   done
 }
+
+@test "plots/iozone.py: a variant of emulated figures is named so in its heat map panel" {
+  require_cmd gnuplot
+  local r=$BATS_TEST_TMPDIR/results/run1 v
+  for v in real emu; do
+    mkdir -p "$r/h/$v"
+    printf 'phase\ttrial\tmetric\tvalue\tunit\n' >"$r/h/$v/records.tsv"
+    printf 'iozone\t1\t%s\t%s\t%s\n' engine "$([ $v = real ] && echo iozone || echo emulated)" text \
+      read.fs64k.rs4k.kBps 1000 kB/s read.fs128k.rs4k.kBps 2000 kB/s >>"$r/h/$v/records.tsv"
+  done
+  run env RESULTS="$BATS_TEST_TMPDIR/results" "$ROOT/plots/iozone.py" -o "$BATS_TEST_TMPDIR/out" run1
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(grep '^#' "$BATS_TEST_TMPDIR/out/read.dat" | paste -sd' ')" = "# run1/h/emu(emulated) # run1/h/real" ]
+}
