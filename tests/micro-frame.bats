@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2154 # bats sets $stderr (run --separate-stderr)
 # The micro-benchmark phases in the frame of every phase (harness/common.sh):
 # run by make shootout PHASES=..., recording status, meta.json and
 # failures; the TARGET guard; FLUSH=drop without root; interruption;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2154 # bats sets $stderr (run --separate-stderr)
 # harness/icf2fio (Iometer .icf files to fio jobs) and harness/fio2records.
 load helpers
 bats_require_minimum_version 1.5.0

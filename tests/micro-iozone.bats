@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2154 # bats sets $stderr (run --separate-stderr)
 # phase-iozone with IOzone itself (harness/iozone2records on IOzone 3.489's
 # own output, recorded on this project's machine) and its emulation
 # (harness/iozone-iolog: the record order of backward and stride read).
