@@ -126,6 +126,27 @@ the_run() {
   [ "$status" -eq 1 ]
 }
 
+@test "IOzone itself, interrupted in its throughput test: stopped at once with its children, the signal recorded" {
+  require_cmd iozone
+  mkdir -p "$RESULTS"
+  # iozone -t pauses some seconds between its tests: thirteen of them last a minute
+  TARGET="$TMPFS" FLUSH=none RUN_ID=intz IOZONE_MIN=64k IOZONE_MAX=64k IOZONE_RECMIN=64k IOZONE_THREADS=2 \
+    "$ROOT/harness/phase-iozone.sh" 3>&- 2>"$T/err" &
+  BG=$!
+  wait_for_file "$RESULTS/intz/$HOST/$VARIANT/raw/iozone-1/tput.out" 20
+  kill -TERM "$BG"
+  wait_for_exit "$BG" 15
+  rc=0
+  wait "$BG" || rc=$?
+  BG=''
+  [ "$rc" -eq 143 ]
+  d=$RESULTS/intz/$HOST/$VARIANT
+  grep -q "^iozone	1	.*	interrupted by SIGTERM$" "$d/failures.tsv"
+  run pgrep -f -- "$TMPFS/micro/iozone"
+  [ "$status" -eq 1 ]
+  [ ! -e "$TMPFS/micro" ]
+}
+
 @test "IOzone -e (emulated): a 64 KB write on tmpfs is timed in microseconds with its fsync, not floored at size / 1 ms" {
   run env TARGET="$TMPFS" FLUSH=none RUN_ID=e IOZONE_ENGINE=emulated IOZONE_MIN=64k IOZONE_MAX=64k IOZONE_RECMIN=64k \
     IOZONE_FLUSH=1 "$ROOT/harness/phase-iozone.sh"
