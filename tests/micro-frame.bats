@@ -33,6 +33,18 @@ rec() {
   awk -F '\t' -v p="$2" -v m="$3" '$1 == p && $3 == m { print $4 }' "$1/records.tsv"
 }
 
+# interrupt_when FILE SECONDS : once FILE is there, SIGTERM to the phase
+# started as $BG, which must end within SECONDS with the status of SIGTERM.
+interrupt_when() {
+  local rc=0
+  wait_for_file "$1" 20
+  kill -TERM "$BG"
+  wait_for_exit "$BG" "$2"
+  wait "$BG" || rc=$?
+  BG=''
+  [ "$rc" -eq 143 ]
+}
+
 the_run() {
   printf '%s/%s/%s/%s\n' "$RESULTS" "$(cat "$RESULTS/.current")" "$HOST" "$VARIANT"
 }
@@ -111,13 +123,7 @@ the_run() {
   TARGET="$TMPFS" FLUSH=none RUN_ID=int ICF="$T/workstation.icf" ICF_RUNTIME=20 ICF_RAMP=0 IOMETER_SIZE=8m \
     "$ROOT/harness/phase-iometer.sh" 3>&- 2>"$T/err" &
   BG=$!
-  wait_for_file "$RESULTS/int/$HOST/$VARIANT/raw/iometer-1/workstation/01-workstation.qd1.fio" 20
-  kill -TERM "$BG"
-  wait_for_exit "$BG" 20
-  rc=0
-  wait "$BG" || rc=$?
-  BG=''
-  [ "$rc" -eq 143 ]
+  interrupt_when "$RESULTS/int/$HOST/$VARIANT/raw/iometer-1/workstation/01-workstation.qd1.fio" 20
   d=$RESULTS/int/$HOST/$VARIANT
   grep -q "^iometer	1	.*	interrupted by SIGTERM$" "$d/failures.tsv"
   [ "$(rec "$d" iometer status)" = 1 ]
@@ -133,13 +139,7 @@ the_run() {
   TARGET="$TMPFS" FLUSH=none RUN_ID=intz IOZONE_MIN=64k IOZONE_MAX=64k IOZONE_RECMIN=64k IOZONE_THREADS=2 \
     "$ROOT/harness/phase-iozone.sh" 3>&- 2>"$T/err" &
   BG=$!
-  wait_for_file "$RESULTS/intz/$HOST/$VARIANT/raw/iozone-1/tput.out" 20
-  kill -TERM "$BG"
-  wait_for_exit "$BG" 15
-  rc=0
-  wait "$BG" || rc=$?
-  BG=''
-  [ "$rc" -eq 143 ]
+  interrupt_when "$RESULTS/intz/$HOST/$VARIANT/raw/iozone-1/tput.out" 15
   d=$RESULTS/intz/$HOST/$VARIANT
   grep -q "^iozone	1	.*	interrupted by SIGTERM$" "$d/failures.tsv"
   run pgrep -f -- "$TMPFS/micro/iozone"
