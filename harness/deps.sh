@@ -6,7 +6,17 @@
 #   harness/deps.sh ensure  [GROUP...]  check, and install only when something is missing
 #   harness/deps.sh list    [GROUP...]  print the packages
 #   harness/deps.sh groups              print the groups and what each is for
+#   harness/deps.sh non-free            add Debian's non-free component to apt's
+#                                       sources when none of them has it
 # No GROUP: every group.
+# iozone3 (group micro) is in Debian's non-free component, which a fresh
+# Debian 12 does not enable: install (and ensure) add it first, only when a
+# non-free package is missing and no source has the component, as a file of
+# its own, $APT_ETC/sources.list.d/shootout-non-free.sources, made from the
+# system's own Debian entries (those of its release, VERSION_CODENAME, and
+# its -updates and -security suites) with "Components: non-free"; nothing
+# else in apt's sources is changed.  DEPS_APT_ETC (default /etc/apt) and
+# DEPS_OS_RELEASE (default /etc/os-release) are for the tests.
 set -eu
 
 # group|what it is for|packages
@@ -20,8 +30,13 @@ fs|the filesystems a variant can make, loop devices, findmnt; sfdisk and dmsetup
 harness|the phases (make shootout): processes, network namespaces, tcpserver (ucspi-tcp) for the fork serve|procps iproute2 psmisc ucspi-tcp python3 jq curl
 playbooks|Ansible (community.general: doas for OpenBSD hosts) and SSH|ansible-core ansible openssh-client
 plots|make plots, report, compare (scipy: the t-test; jinja2: the report HTML)|gnuplot-nox python3 python3-scipy python3-jinja2
-micro|the micro-benchmark phases: Iometer-style (fio), PostMark|fio postmark
+micro|the micro-benchmark phases: Iometer-style (fio), PostMark, IOzone (iozone3, from the non-free component)|fio postmark iozone3
 lab|the VM lab: qemu and the guest image|qemu-system-x86 qemu-utils debootstrap openssh-client'
+
+# The packages of the groups that are in Debian's non-free component.
+NONFREE_PKGS='iozone3'
+APT_ETC=${DEPS_APT_ETC:-/etc/apt}
+NONFREE_FILE=$APT_ETC/sources.list.d/shootout-non-free.sources
 
 deps_die() {
   echo "deps: $*" >&2
@@ -52,6 +67,60 @@ missing() {
   done | sort -u
 }
 
+# has_nonfree : one of apt's sources (deb, one-line or deb822) has the
+# component non-free (non-free-firmware is another one).
+has_nonfree() {
+  grep -qsE '^[[:space:]]*deb[[:space:]].*[[:space:]]non-free([[:space:]]|$)' \
+    "$APT_ETC/sources.list" "$APT_ETC"/sources.list.d/*.list && return 0
+  grep -qsiE '^Components:(.*[[:space:]])?non-free([[:space:]]|$)' "$APT_ETC"/sources.list.d/*.sources
+}
+
+# add_nonfree : NONFREE_FILE, the deb entries of this Debian release with
+# the component non-free instead of theirs.
+add_nonfree() {
+  codename=$(awk -F= '$1 == "VERSION_CODENAME" { gsub(/["'"'"']/, "", $2); print $2 }' "${DEPS_OS_RELEASE:-/etc/os-release}" 2>/dev/null) || true
+  [ -n "$codename" ] || deps_die "no VERSION_CODENAME in ${DEPS_OS_RELEASE:-/etc/os-release}: cannot add the non-free component"
+  tmp=$NONFREE_FILE.tmp
+  : >"$tmp" || deps_die "cannot write $tmp"
+  for f in "$APT_ETC"/sources.list.d/*.sources; do
+    [ -f "$f" ] || continue
+    [ "$f" != "$NONFREE_FILE" ] || continue
+    awk -v rel="$codename" 'BEGIN { RS = ""; ORS = "\n\n" }
+      { n = split($0, l, "\n"); deb = 0; ours = 0; off = 0
+        for (i = 1; i <= n; i++) {
+          if (l[i] ~ /^Types:/ && l[i] ~ /[ \t]deb([ \t]|$)/) deb = 1
+          if (l[i] ~ /^Enabled:[ \t]*no/) off = 1
+          if (l[i] ~ /^Suites:/) { m = split(l[i], w, /[ \t]+/)
+            for (j = 2; j <= m; j++) if (w[j] == rel || index(w[j], rel "-") == 1) ours = 1 } }
+        if (!deb || !ours || off) next
+        out = ""
+        for (i = 1; i <= n; i++) {
+          if (l[i] ~ /^Types:/) l[i] = "Types: deb"
+          else if (l[i] ~ /^Components:/) l[i] = "Components: non-free"
+          if (l[i] !~ /^#/) out = out l[i] "\n" }
+        sub(/\n$/, "", out); print out }' "$f" >>"$tmp"
+  done
+  for f in "$APT_ETC/sources.list" "$APT_ETC"/sources.list.d/*.list; do
+    [ -f "$f" ] || continue
+    awk -v rel="$codename" '$1 == "deb" {
+        i = 2; key = ""
+        if ($2 ~ /^\[/) {
+          for (; i <= NF; i++) { if ($i ~ /^\[?signed-by=/) { key = $i; sub(/^\[?signed-by=/, "", key); sub(/\]$/, "", key) }
+            if ($i ~ /\]$/) break }
+          i++ }
+        if ($(i + 1) != rel && index($(i + 1), rel "-") != 1) next
+        printf "Types: deb\nURIs: %s\nSuites: %s\nComponents: non-free\n", $i, $(i + 1)
+        if (key != "") printf "Signed-By: %s\n", key
+        printf "\n" }' "$f" >>"$tmp"
+  done
+  if [ ! -s "$tmp" ]; then
+    rm -f "$tmp"
+    deps_die "no deb entry of Debian $codename in $APT_ETC's sources to add the non-free component to"
+  fi
+  mv "$tmp" "$NONFREE_FILE" || deps_die "cannot write $NONFREE_FILE"
+  echo "deps: added $NONFREE_FILE (Debian's non-free component, for $NONFREE_PKGS)" >&2
+}
+
 # (the package lists are meant to be split into words)
 # shellcheck disable=SC2086
 install() {
@@ -61,6 +130,9 @@ install() {
     echo "deps: need root to install:" $m "(run 'sudo make deps')" >&2
     exit 1
   fi
+  for p in $m; do
+    case " $NONFREE_PKGS " in *" $p "*) has_nonfree || add_nonfree ;; esac
+  done
   export DEBIAN_FRONTEND=noninteractive
   apt-get update
   apt-get install -y --no-install-recommends $m
@@ -73,9 +145,13 @@ case $verb in
     printf '%s\n' "$GROUPS_TABLE" | awk -F'|' '{ printf "%-10s %s\n", $1, $2 }'
     exit 0
     ;;
+  non-free)
+    has_nonfree || add_nonfree
+    exit 0
+    ;;
   check | install | ensure | list) ;;
   *)
-    echo "usage: $0 check|install|ensure|list [GROUP...] | groups" >&2
+    echo "usage: $0 check|install|ensure|list [GROUP...] | groups | non-free" >&2
     exit 2
     ;;
 esac

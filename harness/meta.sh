@@ -73,6 +73,13 @@ for t in mkdataset dltar httpd replay rmtree; do
   tools=$(jq -c --arg k "$t" --arg v "${v##* }" '. + {($k): $v}' <<<"$tools")
 done
 
+# IOzone itself, where installed (phase-iozone runs it; its records say
+# engine iozone or emulated)
+if command -v iozone >/dev/null 2>&1; then
+  v=$(iozone -v 2>/dev/null | awk '/Revision:/ { print $3; exit }')
+  tools=$(jq -c --arg v "${v:-unknown}" '. + {iozone: $v}' <<<"$tools")
+fi
+
 ds_info=$(dataset_info)
 
 # shares DIR : "filesystem" when DIR is on TARGET's filesystem, "disk" when

@@ -15,7 +15,8 @@
 #   to_bytes SIZE       "64k", "16m", "2g", "123" -> bytes (fails the phase otherwise)
 #   free_bytes DIR      space available to us in DIR's filesystem
 #   run_into FILE NAME CMD...  CMD's output into FILE (its stderr into the
-#                       phase log); a non-zero exit fails the phase
+#                       phase log), interruptibly (as proc_run); a non-zero
+#                       exit fails the phase
 #   cpu_sample          "TOTAL BUSY" CPU ticks since boot (os_cpu); cpu_pct
 #                       A B: the busy share between two samples, in percent
 
@@ -82,7 +83,12 @@ run_into() {
   local file=$1 name=$2 rc=0
   shift 2
   printf '$ %s > %s\n' "$*" "$file" >>"$PHASE_LOG"
-  "$@" >"$file" 2>"$WORK/$name.err" || rc=$?
+  # in the background, as proc_run: a signal reaches the phase's trap at
+  # once, and the trap stops it (IOzone itself may run for hours)
+  "$@" >"$file" 2>"$WORK/$name.err" &
+  TOOL_PID=$!
+  wait "$TOOL_PID" || rc=$?
+  TOOL_PID=''
   cat "$WORK/$name.err" >>"$PHASE_LOG"
   [ "$rc" -eq 0 ] || harness_die "$name exited $rc: $(grep -v '^[[:space:]]*$' "$WORK/$name.err" | tail -n 1)"
 }

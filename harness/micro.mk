@@ -1,5 +1,6 @@
 # The micro-benchmark phases (docs/micro.md): Iometer access
-# specifications and IOzone's sweep run with fio, PostMark, and filesystem
+# specifications run with fio, IOzone's sweep (IOzone itself, or emulated
+# with fio where it is not installed), PostMark, and filesystem
 # discovery with bin/fsdisco.  They run like every phase (the frame of
 # harness/common.sh) and can be named in
 # `make shootout PHASES="... iometer iozone postmark discover"`.  Their own

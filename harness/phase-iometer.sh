@@ -5,9 +5,13 @@
 # datasets/iometer/) is translated by harness/icf2fio into one fio job a test
 # (access specification x outstanding I/Os) against one test file in
 # TARGET/micro/iometer/, run with --output-format=json, and recorded as phase
-# "iometer": <spec>.qd<N>.{iops,read_iops,write_iops,mbps,lat_*_ms,errors,
-# cpu_pct}; cpu_pct is Iometer's CPU utilisation: the busy share of every
-# CPU of the host (os_cpu) while that test ran.
+# "iometer": <spec>.qd<N>.{iops,mbps,lat_*_ms,errors,cpu_pct} and their
+# read_ and write_ parts (fio2records -h); cpu_pct is Iometer's CPU
+# utilisation: the busy share of every CPU of the host (os_cpu) while that
+# test ran.  Beside the raw fio files of each .icf file, Iometer's results
+# file: raw/iometer-<trial>/<icf>/results.csv (harness/iometer2csv), and
+# icf2fio's notes (<icf>.notes: what is not run, or run differently, as
+# counted by the records unsupported and approximated).
 #
 # Environment (see docs/micro.md):
 #   TARGET ALLOW_NONMOUNT FLUSH RUN_ID RESULTS HOST VARIANT   as for every phase
@@ -79,7 +83,7 @@ record iometer "$CUR_TRIAL" size_bytes "$size" B
 record iometer "$CUR_TRIAL" direct "$direct" bool
 harness_say "$size bytes, direct=$direct, engine $engine"
 
-unsupported=0
+unsupported=0 approximated=0
 for f in $ICF; do
   jobs=$RAW/$(basename "$f" .icf)
   proc_run icf2fio "$HARNESS/icf2fio" --emit "$jobs" --file "$data" --size "$size" "${icf_size[@]}" \
@@ -87,6 +91,7 @@ for f in $ICF; do
   cp "$WORK/icf2fio.err" "$jobs.notes"
   cat "$jobs.notes" >&2
   unsupported=$((unsupported + $(grep -c 'note: unsupported' "$jobs.notes" || true)))
+  approximated=$((approximated + $(grep -c 'note: approximated' "$jobs.notes" || true)))
   while IFS=$'\t' read -r job prefix _; do
     micro_flush
     harness_say "$prefix"
@@ -98,7 +103,9 @@ for f in $ICF; do
       printf '%s.cpu_pct\t%s\t%%\n' "$prefix" "$(cpu_pct "$c0" "$c1")" >>"$jobs/${job%.fio}.stats"
     record_stats iometer "$CUR_TRIAL" "$jobs/${job%.fio}.stats"
   done < <(tail -n +2 "$jobs/plan.tsv")
+  run_into "$jobs/results.csv" iometer2csv "$HARNESS/iometer2csv" "$jobs/plan.tsv"
 done
 record iometer "$CUR_TRIAL" unsupported "$unsupported" count
+record iometer "$CUR_TRIAL" approximated "$approximated" count
 rm -f "$data"
 phase_end iometer

@@ -1,41 +1,65 @@
 #!/usr/bin/env bash
-# harness/phase-iozone.sh: IOzone's automatic sweep (iozone -a) done with fio.
+# harness/phase-iozone.sh: IOzone's automatic sweep (iozone -a), with IOzone
+# itself where it is installed, else emulated with fio and bin/stdiorw.
 #
-# For every file size from IOZONE_MIN to IOZONE_MAX and every record size from
-# IOZONE_RECMIN to IOZONE_RECMAX (capped at the file size), powers of two, fio
-# does IOzone's tests in IOzone's order on one file in TARGET/micro/iozone/:
-# write (new file), rewrite, read, reread, random read, random write, backward
-# read, record rewrite, stride read; then bin/stdiorw does IOzone's stdio
-# tests on the same file: fwrite (new file), frewrite, fread, freread, in
-# records of the record size through a stdio buffer of that size.  Like
-# IOzone the I/O is buffered, synchronous (pread/pwrite) and the page cache
-# is kept between the tests of a cell (it is emptied with FLUSH before each
-# cell).  Records, phase
-# "iozone": <test>.fs<K>k.rs<K>k.kBps (kilobytes of 1024 B a second over the
-# time in the I/O calls, microseconds), cells, flush; and IOzone's -R
-# spreadsheet (report.csv, see below) in the run's raw/iozone-<trial>/.
+# IOZONE_ENGINE=iozone (the default where `iozone` is on PATH: Debian's
+# iozone3, from the non-free component, which `make deps` adds): one
+#   iozone -a -n MIN -g MAX -y RECMIN -q RECMAX [-z] -j STRIDE [-e] [-c] [-o]
+#          [-I] -i 0 -i ... -R -b raw/iozone-<trial>/iozone.xls -f FILE
+# in TARGET/micro/iozone/ (the page cache emptied with FLUSH once, before
+# it: IOzone runs its cells back to back), and with IOZONE_THREADS=N one
+#   iozone -t N -s TPUT_SIZE -r TPUT_REC ... -F FILE.0 ... FILE.N-1
+# Their output is kept as raw/iozone-<trial>/iozone.out (and tput.out, the
+# -b spreadsheets beside them) and harness/iozone2records turns it into
+# records: <test>.fs<K>k.rs<K>k.kBps as IOzone prints them; for -t the
+# children's sum (<test>.t<N>.fs<K>k.rs<K>k.kBps), .parent_kBps, .min_kBps,
+# .max_kBps, .avg_kBps and .min_xfer_kB.
+#
+# IOZONE_ENGINE=emulated (the default without iozone, said on stderr): for
+# every file size and record size, fio does IOzone's tests in IOzone's order
+# on one file: write (new file), rewrite, read, reread, random read, random
+# write, backward read (from the last record to the first, replayed from a
+# fio iolog), record rewrite, stride read (IOzone's order of records,
+# replayed likewise); then bin/stdiorw does IOzone's stdio tests on the same
+# file: fwrite (in place, as IOzone), frewrite, fread, freread, in records
+# of the record size through a stdio buffer of that size.  Like IOzone the
+# I/O is buffered, synchronous (pread/pwrite) and the page cache is kept
+# between the tests of a cell (it is emptied with FLUSH before each cell).
+# Rates are kilobytes of 1024 B a second over the time in the I/O calls,
+# microseconds.
+#
+# Both record engine (iozone or emulated, text), emulated (bool),
+# iozone_version (text, the real one), cells, flush; and IOzone's -R
+# spreadsheet made of the records (report.csv, see below) in the run's
+# raw/iozone-<trial>/.
 #
 # Environment (see docs/micro.md):
 #   TARGET ALLOW_NONMOUNT FLUSH RUN_ID RESULTS HOST VARIANT   as for every phase
+#   IOZONE_ENGINE   iozone or emulated (default: iozone when installed)
 #   IOZONE_MIN=64k IOZONE_MAX=<2x RAM> IOZONE_RECMIN=4k IOZONE_RECMAX=16m
 #   IOZONE_TESTS    comma-separated subset of: write rewrite read reread randread
 #                   randwrite bkwdread recrewrite strideread fwrite frewrite
-#                   fread freread (default: all)
+#                   fread freread (default: all); the real IOzone also
+#                   randmix pwrite repwrite pread repread pwritev repwritev
+#                   preadv repreadv (its tests 8-12: IOzone 3.489 reports
+#                   them in the throughput test only)
 #   IOZONE_FLUSH=1  include the final fsync in the write tests' time (iozone
-#                   -e): each write test ends its own fio run and the fsync
-#                   after it is timed by fio2records --fsync
+#                   -e): emulated, each write test ends its own fio run and
+#                   the fsync after it is timed by fio2records --fsync
+#   IOZONE_CLOSE=1 IOZONE_SYNC=1 IOZONE_DIRECT=1   iozone -c, -o, -I (the
+#                   real IOzone only)
 #   IOZONE_FULL=1   small records on large files too (iozone -z); otherwise,
 #                   as iozone -a, files above 32 MB get records of 64 KB and up
 #   IOZONE_STRIDE=17  stride read distance in records (iozone -j)
 #   IOZONE_THREADS=N  IOzone's throughput test (iozone -t N) after the sweep:
 #                   N children at once, each on its own file of
 #                   IOZONE_TPUT_SIZE (512k) in records of IOZONE_TPUT_REC
-#                   (4k), write rewrite read reread randread randwrite
-#                   (fio, numjobs=N), then fwrite frewrite fread freread
-#                   (stdiorw -t N, N processes); records
+#                   (4k); emulated: write rewrite read reread randread
+#                   randwrite (fio, numjobs=N), then fwrite frewrite fread
+#                   freread (stdiorw -t N, N processes); records
 #                   <test>.t<N>.fs<K>k.rs<K>k.kBps, the children's rates
-#                   summed ("Children see throughput"); the final fsync is
-#                   not counted there
+#                   summed ("Children see throughput"; emulated, the final
+#                   fsync is not counted there)
 set -eu
 SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -50,20 +74,46 @@ FIO_TESTS="write rewrite read reread randread randwrite bkwdread recrewrite stri
 TPUT_FIO_TESTS="write rewrite read reread randread randwrite"
 STDIO_TESTS="fwrite frewrite fread freread"
 ALL_TESTS="$FIO_TESTS $STDIO_TESTS"
+# IOzone's tests 8-12, which only IOzone itself runs
+REAL_TESTS="randmix pwrite repwrite pread repread pwritev repwritev preadv repreadv"
 WRITE_TESTS=" write rewrite randwrite recrewrite "
+
+engine=${IOZONE_ENGINE:-}
+if [ -z "$engine" ]; then
+  engine=emulated
+  if command -v iozone >/dev/null; then engine=iozone; else
+    printf '%s\n' "phase-iozone: iozone is not installed (make deps: iozone3, from Debian's non-free component): emulating its tests with fio and stdiorw (records: engine emulated)" >&2
+  fi
+fi
+case $engine in
+  iozone) command -v iozone >/dev/null ||
+    phase_refuse "IOZONE_ENGINE=iozone: iozone is not installed (make deps installs iozone3, from Debian's non-free component)" ;;
+  emulated)
+    for v in IOZONE_CLOSE IOZONE_SYNC IOZONE_DIRECT; do
+      [ "${!v:-0}" = 0 ] || phase_refuse "$v=1 needs IOzone itself (IOZONE_ENGINE=iozone; make deps installs iozone3)"
+    done
+    ;;
+  *) phase_refuse "IOZONE_ENGINE: iozone or emulated, not $engine" ;;
+esac
+tests=$(printf '%s\n' "${IOZONE_TESTS:-$ALL_TESTS}" | tr ',' ' ')
+for t in $tests; do
+  case " $ALL_TESTS " in *" $t "*) continue ;; esac
+  case " $REAL_TESTS " in
+    *" $t "*) [ "$engine" = iozone ] || phase_refuse "IOZONE_TESTS: $t is one of IOzone's own tests (8-12), which the emulation does not run" ;;
+    *) phase_refuse "IOZONE_TESTS: unknown test $t (want: $ALL_TESTS $REAL_TESTS)" ;;
+  esac
+done
 micro_begin iozone
-command -v fio >/dev/null || harness_die "fio is not installed (make deps)"
-[ -x "$HARNESS_BIN/stdiorw" ] || harness_die "$HARNESS_BIN/stdiorw is not built (make)"
+if [ "$engine" = emulated ]; then
+  command -v fio >/dev/null || harness_die "fio is not installed (make deps)"
+  [ -x "$HARNESS_BIN/stdiorw" ] || harness_die "$HARNESS_BIN/stdiorw is not built (make)"
+fi
 fsmin=$(to_bytes "${IOZONE_MIN:-64k}")
 fsmax=$(to_bytes "${IOZONE_MAX:-$(($(mem_bytes) * 2))}")
 rsmin=$(to_bytes "${IOZONE_RECMIN:-4k}")
 rsmax=$(to_bytes "${IOZONE_RECMAX:-16m}")
 stride=${IOZONE_STRIDE:-17}
 flush=${IOZONE_FLUSH:-0}
-tests=$(printf '%s\n' "${IOZONE_TESTS:-$ALL_TESTS}" | tr ',' ' ')
-for t in $tests; do
-  case " $ALL_TESTS " in *" $t "*) ;; *) harness_die "IOZONE_TESTS: unknown test $t (want: $ALL_TESTS)" ;; esac
-done
 for v in $fsmin $rsmin; do
   if [ "$v" -lt 4096 ] || [ $((v & (v - 1))) -ne 0 ]; then harness_die "sizes must be powers of two from 4k: $v"; fi
 done
@@ -84,6 +134,8 @@ data=$MICRO_DIR/iozone.tmp
 # The fio options naming the file(s): one file, or one a child (-t).
 files="filename=$data"
 record iozone "$CUR_TRIAL" flush "$flush" bool
+record iozone "$CUR_TRIAL" engine "$engine" text
+record iozone "$CUR_TRIAL" emulated "$([ "$engine" = emulated ] && echo 1 || echo 0)" bool
 
 # job NAME : the job of IOzone test NAME (stonewalled) for file size fs,
 # record size rs.
@@ -93,11 +145,14 @@ job() {
     write | rewrite) printf 'rw=write\n' ;;
     read | reread) printf 'rw=read\n' ;;
     randread | randwrite) printf 'rw=%s\n' "$1" ;;
-    bkwdread) printf 'rw=read:-%s\n' $((rs * 2)) ;;
+    bkwdread | strideread)
+      run_into "$WORK/$1.iolog" iozone-iolog "$HARNESS/iozone-iolog" "$1" "$data" $((fs / rs)) "$rs" "$stride"
+      printf 'rw=read\nread_iolog=%s\nreplay_no_stall=1\n' "$WORK/$1.iolog"
+      ;;
     recrewrite) printf 'rw=write\nsize=%s\nio_size=%s\n' "$rs" "$fs" ;;
-    strideread) printf 'rw=read:%s\nio_size=%s\n' $((rs * (stride - 1))) "$fs" ;;
   esac
 }
+
 
 # segment NAME TEST... : one fio run of TESTS on the cell's file, its
 # records (of the tests asked for) appended to the cell's stats; with
@@ -148,6 +203,62 @@ stdio_tests() {
   awk -F '\t' -v want=" $tests " '{ split($1, m, "."); if (index(want, " " m[1] " ")) print }' \
     "$WORK/stdio.stats" >>"$RAW/$cell.stats"
 }
+
+# test_number TEST : IOzone's -i number of TEST.
+test_number() {
+  case $1 in
+    write | rewrite) echo 0 ;; read | reread) echo 1 ;; randread | randwrite) echo 2 ;;
+    bkwdread) echo 3 ;; recrewrite) echo 4 ;; strideread) echo 5 ;; fwrite | frewrite) echo 6 ;;
+    fread | freread) echo 7 ;; randmix) echo 8 ;; pwrite | repwrite) echo 9 ;; pread | repread) echo 10 ;;
+    pwritev | repwritev) echo 11 ;; preadv | repreadv) echo 12 ;;
+  esac
+}
+
+# real_iozone NAME ARG... : IOzone itself with ARGs and the options of the
+# phase (-e -c -o -I, -j, -R, -i 0 and the -i of each test asked for), its
+# output into raw/NAME.out, its spreadsheet into raw/NAME.xls; the records
+# of the tests asked for appended to the trial.
+real_iozone() {
+  local name=$1 t n flags=(-j "$stride" -R -b "$RAW/$1.xls" -i 0) seen=' 0 '
+  shift
+  [ "$flush" = 1 ] && flags+=(-e)
+  [ "${IOZONE_CLOSE:-0}" = 1 ] && flags+=(-c)
+  [ "${IOZONE_SYNC:-0}" = 1 ] && flags+=(-o)
+  [ "${IOZONE_DIRECT:-0}" = 1 ] && flags+=(-I)
+  for t in $tests; do
+    n=$(test_number "$t")
+    case $seen in *" $n "*) ;; *) flags+=(-i "$n") seen="$seen$n " ;; esac
+  done
+  run_into "$RAW/$name.out" iozone iozone "$@" "${flags[@]}"
+  run_into "$WORK/$name.stats" iozone2records "$HARNESS/iozone2records" "$RAW/$name.out"
+  awk -F '\t' -v want=" $tests " '{ split($1, m, "."); if (index(want, " " m[1] " ")) print }' \
+    "$WORK/$name.stats" >"$RAW/$name.stats"
+  [ ! -s "$RAW/$name.stats" ] || record_stats iozone "$CUR_TRIAL" "$RAW/$name.stats"
+}
+
+if [ "$engine" = iozone ]; then
+  version=$(iozone -v 2>/dev/null | awk '/Revision:/ { print $3; exit }')
+  record iozone "$CUR_TRIAL" iozone_version "${version:-unknown}" text
+  micro_flush
+  args=(-a -n $((fsmin / 1024))k -g $((fsmax / 1024))k -y $((rsmin / 1024))k -q $((rsmax / 1024))k)
+  [ "${IOZONE_FULL:-0}" = 1 ] && args+=(-z)
+  real_iozone iozone "${args[@]}" -f "$data"
+  cells=$(awk -F '\t' '{ sub(/^[a-z]+\./, "", $1); sub(/\.kBps$/, "", $1); print $1 }' "$RAW/iozone.stats" | sort -u | wc -l)
+  record iozone "$CUR_TRIAL" cells "$cells" count
+  if [ "$threads" -gt 0 ]; then
+    tfiles=()
+    for ((n = 0; n < threads; n++)); do tfiles+=("$MICRO_DIR/iozone.t$n.tmp"); done
+    micro_flush
+    real_iozone tput -t "$threads" -s $((tsize / 1024))k -r $((trec / 1024))k -F "${tfiles[@]}"
+    rm -f "${tfiles[@]}"
+    record iozone "$CUR_TRIAL" threads "$threads" count
+  fi
+  rm -f "$data"
+  run_into "$RAW/report.csv" iozone-csv "$HARNESS/fio2records" --iozone-csv "$RAW"
+  phase_end iozone
+  harness_say "$cells cells (IOzone ${version:-unknown})"
+  exit 0
+fi
 
 cells=0
 fs=$fsmin

@@ -7,7 +7,9 @@ RUN is a run directory (results/<run-id>) or a run id under RESULTS (default
 results/).  For every IOzone test found (write, rewrite, read, ...) it draws
 OUTDIR/<test>.png (default plots/out/iozone): one heat map panel per run/host/
 variant, file size across, record size up, colour = kB/s, with one colour
-scale per test shared by every panel, so filesystems compare at a glance.
+scale per test shared by every panel, so filesystems compare at a glance; a
+variant whose figures are IOzone's emulation (records engine emulated) is
+named "<variant>(emulated)".
 A cell measured in several trials shows their median.  `make report` draws
 the same maps among its other charts (plots/micro_charts.py).
 """
@@ -40,8 +42,10 @@ def collect(runs, results):
             die(str(e))
         for v in r.variants:
             cells = iozone_cells(v)
+            # figures of the emulation (IOzone was not installed) say so in the panel's name
+            emulated = any(p == "iozone" and m == "engine" and x == "emulated" for p, _t, m, x, _u in v.records)
             if cells:
-                panels[(r.name, v.host, v.name)] = cells
+                panels[(r.name, v.host, v.name + ("(emulated)" if emulated else ""))] = cells
     return panels
 
 

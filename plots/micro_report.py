@@ -122,7 +122,12 @@ def sections(runs):
                 "CPU of the host during the test (Iometer's CPU utilisation). Reply sizes (network workers "
                 "only) are not run: icf2fio reports them as unsupported."))
     head, rows, rec = iozone_table(vs, multi)
-    out.append(("micro-iozone", "IOzone (fio): kB/s at %s records" % (size_label(rec) if rec else "-"), head, rows,
+    # runs from before the engine record were all the emulation
+    engines = sorted({val for v in vs for p, _t, m, val, _u in v.records if p == "iozone" and m == "engine"})
+    engine = " and ".join("IOzone itself" if e == "iozone" else "emulated with fio and stdiorw"
+                          for e in engines or ["emulated"])
+    out.append(("micro-iozone", "IOzone (%s): kB/s at %s records" % (engine, size_label(rec) if rec else "-"),
+                head, rows,
                 medians + "; kB (1024 B) per second over the time in the I/O calls (with "
                 "IOZONE_FLUSH=1 the final fsync of each write test counts too). Every record size is in the "
                 "heat maps; IOZONE_REC=<kB> chooses the record size of this table and the line charts."))

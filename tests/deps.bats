@@ -63,3 +63,40 @@ DEPS=$ROOT/harness/deps.sh
   [[ $output == *"harness/deps.sh ensure build static fuzz cross test peers fs harness playbooks plots micro"* ]]
   [[ $output != *"ensure"*" lab"* ]]
 }
+
+@test "deps.sh non-free: a source for iozone3 made from this release's Debian entries, once, and only when none has non-free" {
+  local etc=$BATS_TEST_TMPDIR/apt out
+  mkdir -p "$etc/sources.list.d"
+  printf 'VERSION_CODENAME=bookworm\n' >"$BATS_TEST_TMPDIR/os-release"
+  printf 'Types: deb\nURIs: http://mirror.example/debian\nSuites: bookworm bookworm-updates\nComponents: main non-free-firmware\nSigned-By: /k/debian.gpg\n\nTypes: deb-src\nURIs: http://mirror.example/debian\nSuites: bookworm\nComponents: main\n' \
+    >"$etc/sources.list.d/debian.sources"
+  printf 'Types: deb\nURIs: http://vendor.example/apt\nSuites: nodistro\nComponents: main\n' >"$etc/sources.list.d/vendor.sources"
+  printf 'deb [arch=amd64 signed-by=/k/sec.gpg] http://security.example/debian-security bookworm-security main\ndeb http://vendor.example/x cloud-bookworm main\n' \
+    >"$etc/sources.list"
+  "$DEPS" list micro | grep -qx iozone3
+  run --separate-stderr env DEPS_APT_ETC="$etc" DEPS_OS_RELEASE="$BATS_TEST_TMPDIR/os-release" "$DEPS" non-free
+  [ "$status" -eq 0 ]
+  [ "$stderr" = "deps: added $etc/sources.list.d/shootout-non-free.sources (Debian's non-free component, for iozone3)" ]
+  out=$(cat "$etc/sources.list.d/shootout-non-free.sources")
+  [ "$out" = "$(printf 'Types: deb\nURIs: http://mirror.example/debian\nSuites: bookworm bookworm-updates\nComponents: non-free\nSigned-By: /k/debian.gpg\n\nTypes: deb\nURIs: http://security.example/debian-security\nSuites: bookworm-security\nComponents: non-free\nSigned-By: /k/sec.gpg')" ]
+  # the other sources are as they were
+  grep -qx 'Components: main non-free-firmware' "$etc/sources.list.d/debian.sources"
+  # again: non-free is there now, nothing is said or written
+  rm "$etc/sources.list.d/debian.sources"
+  run --separate-stderr env DEPS_APT_ETC="$etc" DEPS_OS_RELEASE="$BATS_TEST_TMPDIR/os-release" "$DEPS" non-free
+  [ "$status" -eq 0 ]
+  [ -z "$stderr" ]
+  # a system whose own sources have non-free gets no file
+  rm "$etc/sources.list.d/shootout-non-free.sources"
+  printf 'deb http://mirror.example/debian bookworm main contrib non-free\n' >"$etc/sources.list"
+  run --separate-stderr env DEPS_APT_ETC="$etc" DEPS_OS_RELEASE="$BATS_TEST_TMPDIR/os-release" "$DEPS" non-free
+  [ "$status" -eq 0 ]
+  [ ! -e "$etc/sources.list.d/shootout-non-free.sources" ]
+  # none of this release's entries: one line, exit 2, nothing written
+  printf 'deb http://vendor.example/x nodistro main\n' >"$etc/sources.list"
+  run --separate-stderr env DEPS_APT_ETC="$etc" DEPS_OS_RELEASE="$BATS_TEST_TMPDIR/os-release" "$DEPS" non-free
+  [ "$status" -eq 2 ]
+  [ "$stderr" = "deps: no deb entry of Debian bookworm in $etc's sources to add the non-free component to" ]
+  [ ! -e "$etc/sources.list.d/shootout-non-free.sources" ]
+  [ ! -e "$etc/sources.list.d/shootout-non-free.sources.tmp" ]
+}

@@ -156,6 +156,13 @@ check_names() {
   "$ROOT/harness/fio2records" --iozone "$fx/fio-iozone-fs64k-rs4k.json" fsFk.rsRk >"$BATS_TEST_TMPDIR/iozone"
   sed 's/^[a-z]*\./TEST./' "$BATS_TEST_TMPDIR/iozone" | sort -u >"$BATS_TEST_TMPDIR/iozone.rows"
   check_rows "### Micro-benchmark records" "$BATS_TEST_TMPDIR/iozone.rows"
+  # IOzone itself: its sweep and its throughput test, as iozone2records reads them
+  { "$ROOT/harness/iozone2records" "$fx/iozone-3.489-sweep.out" | sed -E 's/^[a-z]+\.fs[0-9]+k\.rs[0-9]+k\./TEST.fsFk.rsRk./'
+    "$ROOT/harness/iozone2records" "$fx/iozone-3.489-t2.out" |
+      sed -E 's/^[a-z]+\.t[0-9]+\.fs[0-9]+k\.rs[0-9]+k\./TEST.tN.fsFk.rsRk./'; } |
+    awk -F '\t' '!seen[$1]++' >"$BATS_TEST_TMPDIR/real.rows"
+  [ "$(wc -l <"$BATS_TEST_TMPDIR/real.rows")" -eq 7 ]
+  check_rows "### Micro-benchmark records" "$BATS_TEST_TMPDIR/real.rows"
   sec=$(section "### Micro-benchmark records")
   while IFS=. read -r t _; do
     grep -qw "$t" <<<"$sec" || { echo "iozone test $t is not named"; return 1; }

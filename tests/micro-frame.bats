@@ -1,9 +1,12 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2154 # bats sets $stderr (run --separate-stderr)
 # The micro-benchmark phases in the frame of every phase (harness/common.sh):
 # run by make shootout PHASES=..., recording status, meta.json and
-# failures; the TARGET guard; FLUSH=drop without root; interruption; and
-# IOzone -e timing in microseconds.  Everything on a small tmpfs.
+# failures; the TARGET guard; FLUSH=drop without root; interruption;
+# IOzone -e timing in microseconds; IOzone itself and its emulation, marked
+# apart.  Everything on a small tmpfs.
 load helpers
+bats_require_minimum_version 1.5.0
 
 setup() {
   require_root
@@ -28,6 +31,18 @@ teardown() {
 # rec DIR PHASE METRIC : the values of PHASE METRIC in DIR/records.tsv.
 rec() {
   awk -F '\t' -v p="$2" -v m="$3" '$1 == p && $3 == m { print $4 }' "$1/records.tsv"
+}
+
+# interrupt_when FILE SECONDS : once FILE is there, SIGTERM to the phase
+# started as $BG, which must end within SECONDS with the status of SIGTERM.
+interrupt_when() {
+  local rc=0
+  wait_for_file "$1" 20
+  kill -TERM "$BG"
+  wait_for_exit "$BG" "$2"
+  wait "$BG" || rc=$?
+  BG=''
+  [ "$rc" -eq 143 ]
 }
 
 the_run() {
@@ -108,13 +123,7 @@ the_run() {
   TARGET="$TMPFS" FLUSH=none RUN_ID=int ICF="$T/workstation.icf" ICF_RUNTIME=20 ICF_RAMP=0 IOMETER_SIZE=8m \
     "$ROOT/harness/phase-iometer.sh" 3>&- 2>"$T/err" &
   BG=$!
-  wait_for_file "$RESULTS/int/$HOST/$VARIANT/raw/iometer-1/workstation/01-workstation.qd1.fio" 20
-  kill -TERM "$BG"
-  wait_for_exit "$BG" 20
-  rc=0
-  wait "$BG" || rc=$?
-  BG=''
-  [ "$rc" -eq 143 ]
+  interrupt_when "$RESULTS/int/$HOST/$VARIANT/raw/iometer-1/workstation/01-workstation.qd1.fio" 20
   d=$RESULTS/int/$HOST/$VARIANT
   grep -q "^iometer	1	.*	interrupted by SIGTERM$" "$d/failures.tsv"
   [ "$(rec "$d" iometer status)" = 1 ]
@@ -123,8 +132,23 @@ the_run() {
   [ "$status" -eq 1 ]
 }
 
-@test "IOzone -e: a 64 KB write on tmpfs is timed in microseconds with its fsync, not floored at size / 1 ms" {
-  run env TARGET="$TMPFS" FLUSH=none RUN_ID=e IOZONE_MIN=64k IOZONE_MAX=64k IOZONE_RECMIN=64k \
+@test "IOzone itself, interrupted in its throughput test: stopped at once with its children, the signal recorded" {
+  require_cmd iozone
+  mkdir -p "$RESULTS"
+  # iozone -t pauses some seconds between its tests: thirteen of them last a minute
+  TARGET="$TMPFS" FLUSH=none RUN_ID=intz IOZONE_MIN=64k IOZONE_MAX=64k IOZONE_RECMIN=64k IOZONE_THREADS=2 \
+    "$ROOT/harness/phase-iozone.sh" 3>&- 2>"$T/err" &
+  BG=$!
+  interrupt_when "$RESULTS/intz/$HOST/$VARIANT/raw/iozone-1/tput.out" 15
+  d=$RESULTS/intz/$HOST/$VARIANT
+  grep -q "^iozone	1	.*	interrupted by SIGTERM$" "$d/failures.tsv"
+  run pgrep -f -- "$TMPFS/micro/iozone"
+  [ "$status" -eq 1 ]
+  [ ! -e "$TMPFS/micro" ]
+}
+
+@test "IOzone -e (emulated): a 64 KB write on tmpfs is timed in microseconds with its fsync, not floored at size / 1 ms" {
+  run env TARGET="$TMPFS" FLUSH=none RUN_ID=e IOZONE_ENGINE=emulated IOZONE_MIN=64k IOZONE_MAX=64k IOZONE_RECMIN=64k \
     IOZONE_FLUSH=1 "$ROOT/harness/phase-iozone.sh"
   [ "$status" -eq 0 ]
   d=$RESULTS/e/$HOST/$VARIANT
@@ -156,8 +180,8 @@ the_run() {
   [ "$(rec "$d" postmark n100.t300.read)" -gt 0 ]
   [ "$(rec "$d" postmark n100.t300.created_mixed)" = 0 ]
   [ "$(rec "$d" postmark write_block_B)" = 2048 ]
-  # iozone -t 2: two children on files of their own, rates summed.
-  run env TARGET="$TMPFS" FLUSH=none RUN_ID=spec IOZONE_MIN=64k IOZONE_MAX=64k IOZONE_RECMIN=64k \
+  # iozone -t 2 (emulated): two children on files of their own, rates summed.
+  run env TARGET="$TMPFS" FLUSH=none RUN_ID=spec IOZONE_ENGINE=emulated IOZONE_MIN=64k IOZONE_MAX=64k IOZONE_RECMIN=64k \
     IOZONE_THREADS=2 IOZONE_TPUT_SIZE=256k IOZONE_TPUT_REC=16k "$ROOT/harness/phase-iozone.sh"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   for t in write rewrite read reread randread randwrite fwrite frewrite fread freread; do
@@ -175,4 +199,57 @@ the_run() {
   [ -n "$(rec "$d" discover prime1024k.readahead_kB)" ]
   [ "$(rec "$d" discover discover_flush)" = fadvise ]
   [ ! -e "$TMPFS/micro" ]
+}
+
+@test "phase-iozone with IOzone itself: its output kept, parsed into records, marked as the real tool" {
+  require_cmd iozone
+  local r=$RESULTS/real/$HOST/$VARIANT
+  run env TARGET="$TMPFS" FLUSH=none RUN_ID=real IOZONE_MIN=64k IOZONE_MAX=128k IOZONE_RECMIN=32k \
+    IOZONE_RECMAX=64k IOZONE_THREADS=2 IOZONE_TESTS=write,rewrite,read,pread "$ROOT/harness/phase-iozone.sh"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(rec "$r" iozone engine)" = iozone ]
+  [ "$(rec "$r" iozone emulated)" = 0 ]
+  [ "$(rec "$r" iozone iozone_version)" = "$(iozone -v | awk '/Revision:/ { print $3 }')" ]
+  [ "$(rec "$r" iozone cells)" = 4 ]
+  local d=$r/raw/iozone-1
+  # IOzone's own report, as it wrote it, beside what we made of it
+  grep -q '^	Command line used: iozone -a -n 64k -g 128k -y 32k -q 64k ' "$d/iozone.out"
+  grep -qx '"Reader report"' "$d/iozone.out"
+  [ -s "$d/iozone.xls" ] && [ -s "$d/tput.xls" ]
+  [ "$(rec "$r" iozone read.fs128k.rs64k.kBps)" = "$(awk '/^"Reader report"/ { r = 1 } r && /^"128"/ { print $3; exit }' "$d/iozone.out")" ]
+  # only the tests asked for (IOzone's -i 1 also runs reread)
+  [ -z "$(rec "$r" iozone reread.fs64k.rs32k.kBps)" ]
+  [ -n "$(rec "$r" iozone rewrite.fs64k.rs32k.kBps)" ]
+  # the throughput test with the parent's view; pread (IOzone's -i 10) is there
+  for m in kBps parent_kBps min_kBps max_kBps avg_kBps min_xfer_kB; do
+    [ -n "$(rec "$r" iozone "read.t2.fs512k.rs4k.$m")" ] || { echo "no read.t2 $m"; false; }
+  done
+  [ -n "$(rec "$r" iozone pread.t2.fs512k.rs4k.kBps)" ]
+  [ "$(rec "$r" iozone threads)" = 2 ]
+  grep -q '^"Writer report"' "$d/report.csv"
+  [ ! -e "$TMPFS/micro" ]
+}
+
+@test "phase-iozone emulated: marked so; IOzone-only options and tests refused before anything is written" {
+  local r=$RESULTS/emu/$HOST/$VARIANT
+  run env TARGET="$TMPFS" FLUSH=none RUN_ID=emu IOZONE_ENGINE=emulated IOZONE_MIN=64k IOZONE_MAX=64k \
+    IOZONE_RECMIN=16k IOZONE_RECMAX=16k IOZONE_TESTS=bkwdread,strideread "$ROOT/harness/phase-iozone.sh"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(rec "$r" iozone engine)" = emulated ]
+  [ "$(rec "$r" iozone emulated)" = 1 ]
+  [ -z "$(rec "$r" iozone iozone_version)" ]
+  # backward and stride read each read the 4 records once
+  local j=$r/raw/iozone-1/fs64k.rs16k.all.json
+  [ "$(jq '[.jobs[] | select(.jobname == "bkwdread" or .jobname == "strideread") | .read.total_ios] | join(" ")' "$j")" = '"4 4"' ]
+  for s in IOZONE_SYNC=1 IOZONE_DIRECT=1 IOZONE_CLOSE=1 IOZONE_TESTS=write,pwrite; do
+    run --separate-stderr env TARGET="$TMPFS" FLUSH=none RUN_ID=refused IOZONE_ENGINE=emulated "$s" \
+      "$ROOT/harness/phase-iozone.sh"
+    [ "$status" -eq 2 ]
+    [ "${#lines[@]}" -eq 0 ]
+    [[ $stderr == "phase-iozone.sh: "*"IOzone"* ]] || { echo "$s: $stderr"; false; }
+    [[ $stderr != *$'\n'* ]]
+  done
+  [ ! -e "$RESULTS/refused/$HOST/$VARIANT/records.tsv" ]
+  run --separate-stderr env TARGET="$TMPFS" RUN_ID=refused IOZONE_ENGINE=fio "$ROOT/harness/phase-iozone.sh"
+  [ "$status" -eq 2 ]
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2154 # bats sets $stderr (run --separate-stderr)
 # harness/icf2fio (Iometer .icf files to fio jobs) and harness/fio2records.
 load helpers
+bats_require_minimum_version 1.5.0
 
 ICF2FIO=$ROOT/harness/icf2fio
 FIO2REC=$ROOT/harness/fio2records
@@ -205,6 +207,64 @@ malformed() {
   r=$(printf '%s\n' "$output" | awk -F'\t' '$1 == "8koltp.qd4.read_iops" { print $2 }')
   w=$(printf '%s\n' "$output" | awk -F'\t' '$1 == "8koltp.qd4.write_iops" { print $2 }')
   awk -v a="$iops" -v r="$r" -v w="$w" 'BEGIN { exit !(a > 0 && (r + w) / a > 0.999 && (r + w) / a < 1.001 && r / a > 0.6 && r / a < 0.74) }'
+  # reads and writes apart: bytes and I/Os as fio counted them, latencies of each
+  printf '%s\n' "$output" >"$tmp/s"
+  [ "$(awk -F'\t' '$1 == "8koltp.qd4.read_bytes" { print $2 }' "$tmp/s")" = 385875968 ]
+  [ "$(awk -F'\t' '$1 == "8koltp.qd4.write_ios" { print $2 "/" $3 }' "$tmp/s")" = 23193/count ]
+  [ "$(awk -F'\t' '$1 == "8koltp.qd4.read_lat_p99_ms" { print $2 }' "$tmp/s")" = 0.733184 ]
+  [ "$(awk -F'\t' '$1 == "8koltp.qd4.write_lat_mean_ms" { print $2 }' "$tmp/s")" = 0.126936 ]
+  [ "$(awk -F'\t' '$1 == "8koltp.qd4.write_mbps" { print $2 }' "$tmp/s")" = 94.9511 ]
+}
+
+@test "icf2fio: every disk field of Iometer 1.1 is run or named: the job mix keeps the outstanding I/Os, seeds, data patterns, targets" {
+  run --separate-stderr emit "$FIX/iometer-1.1-fields.icf"
+  [ "$status" -eq 0 ]
+  j=$tmp/jobs/01-mix3.w2.qd1-3.fio
+  # worker 1, 3 outstanding I/Os over three lines of 10/10/80 %: 1+1+1, not 1+1+2
+  [ "$(awk '/^\[w1-/ { w = 1 } /^\[w2-/ { w = 0 } w && /^iodepth=/' "$j" | paste -sd' ')" = "iodepth=1 iodepth=1 iodepth=1" ]
+  # worker 2, 1 outstanding I/O: one job, its % random the mean of the lines (10x100 + 10x50 + 80x0)
+  [ "$(awk '/^\[w2-/ { w = 1 } w && /^(iodepth|percentage_random)=/' "$j" | paste -sd' ')" = "percentage_random=15 iodepth=1" ]
+  [[ $stderr == *"iometer-1.1-fields.icf:36: note: approximated: access specification 'Mix3' at 1 outstanding I/O(s)"* ]]
+  [[ $stderr == *"iometer-1.1-fields.icf:53: note: unsupported: test connection rate 100 of worker 'Worker 1'"* ]]
+  # fixed seed 1234 (worker 1 only), data patterns 2 (full random) and 0 (repeating bytes)
+  [ "$(opt "$j" randseed | paste -sd' ')" = "1234 1235 1236" ]
+  [ "$(opt "$j" refill_buffers | sort -u)" = 1 ]
+  [ "$(opt "$j" buffer_pattern)" = 0x5a ]
+  # two targets: a file each, worker 2's only on the second
+  [ "$(awk '/^\[w1-/ { w = 1 } w && /^filename=/ { print; exit }' "$j")" = "filename=$tmp/t.dat:$tmp/t.dat.t2" ]
+  [ "$(awk '/^\[w2-/ { w = 1 } w && /^filename=/' "$j")" = "filename=$tmp/t.dat.t2" ]
+  [ "$(cut -f 6-8 "$tmp/jobs/plan.tsv" | tail -1)" = "$(printf '2\t0\t2048')" ]
+  # a ":" in the path is escaped for fio's filename list
+  "$ICF2FIO" --emit "$tmp/c" --file "$tmp/a:b" --size 1048576 "$FIX/iometer-1.1-fields.icf" 2>/dev/null
+  grep -qxF "filename=$tmp/a\:b" "$tmp/c/01-mix3.w2.qd1-3.fio"
+}
+
+@test "iometer2csv: a row a test in Iometer 1.1's columns, from the .stats; a missing one is one line, exit 1" {
+  mkdir -p "$tmp/r"
+  printf 'job\tprefix\tspecs\tworkers\tqd\tdisks\tstart_sector\tmax_sectors\n01-x.qd4.fio\tx.qd4\tMix, 8K+Mix, 8K\t2\t4\t1\t0\t2048\n' \
+    >"$tmp/r/plan.tsv"
+  "$FIO2REC" "$FIX/fio-8koltp-qd4.json" x.qd4 >"$tmp/r/01-x.qd4.stats"
+  printf 'x.qd4.cpu_pct\t37.5\t%%\n' >>"$tmp/r/01-x.qd4.stats"
+  run --separate-stderr "$ROOT/harness/iometer2csv" "$tmp/r/plan.tsv"
+  [ "$status" -eq 0 ]
+  [ "${#lines[@]}" -eq 2 ]
+  [[ ${lines[0]} == "'Target Type,Target Name,Access Specification Name,# Managers,# Workers,# Disks,IOps,Read IOps,Write IOps,MiBps (Binary),"* ]]
+  printf '%s\n' "$output" | tail -n 1 >"$tmp/row"
+  python3 - "$tmp/row" <<'PY'
+import csv, sys
+r = next(csv.reader(open(sys.argv[1])))
+assert len(r) == 80, len(r)
+assert r[:9] == ["ALL", "All", "Mix, 8K", "1", "2", "1", "35130.9", "23540.2", "11590.7"], r[:9]
+assert abs(float(r[9]) - 287.793e6 / 2**20) < 0.01 and r[12] == "287.793", r[9:15]
+assert r[17] == "0.112955" and r[18] == "0.106071" and r[19] == "0.126936", r[17:20]
+assert r[30] == "385875968" and r[33] == "23193", r[30:34]
+assert r[45:49] == ["0", "2048", "4", "37.5"], r[45:49]
+assert r[28] == r[29] == r[36] == "", "unmeasured columns stay empty"
+PY
+  rm "$tmp/r/01-x.qd4.stats"
+  run --separate-stderr "$ROOT/harness/iometer2csv" "$tmp/r/plan.tsv"
+  [ "$status" -eq 1 ]
+  [ "$stderr" = "iometer2csv: $tmp/r/01-x.qd4.stats: No such file or directory" ]
 }
 
 @test "fio2records --iozone: one kB/s figure a job, from the time in the I/O calls" {

@@ -43,13 +43,21 @@ metrics() {
     IOMETER_SIZE=32m "$ROOT/harness/phase-iometer.sh"
   [ "$status" -eq 0 ]
   for q in 1 2 4 8 16 32; do
-    for m in iops read_iops write_iops mbps lat_mean_ms lat_p50_ms lat_p99_ms lat_max_ms errors; do
+    for m in iops read_iops write_iops mbps read_mbps write_mbps read_lat_mean_ms write_lat_mean_ms lat_mean_ms \
+      lat_p50_ms lat_p99_ms lat_max_ms errors; do
       grep -q "^iometer	1	workstation\.qd$q\.$m	[0-9.e+]*	" "$REC" || { echo "no qd$q $m"; return 1; }
     done
     awk -F'\t' -v m="workstation.qd$q.iops" '$3 == m { exit !($4 > 0) }' "$REC"
   done
   grep -q "^iometer	1	direct	1	bool" "$REC" # ext4 takes O_DIRECT
   grep -q "^iometer	1	unsupported	0	count" "$REC"
+  grep -q "^iometer	1	approximated	0	count" "$REC"
+  # Iometer's results file: the heading and a row a test, IOps as recorded
+  csv=$RESULTS/$RUN_ID/$HOST/$VARIANT/raw/iometer-1/workstation/results.csv
+  [ "$(head -c 28 "$csv")" = "'Target Type,Target Name,Acc" ]
+  [ "$(wc -l <"$csv")" -eq 7 ]
+  [ "$(awk -F, 'NR == 2 { print $1, $3, $48 }' "$csv")" = "ALL Workstation 1" ]
+  [ "$(awk -F, 'NR == 2 { print $7 }' "$csv")" = "$(awk -F'\t' '$3 == "workstation.qd1.iops" { print $4 }' "$REC")" ]
   [ ! -e "$MICRO_MNT/micro" ] # cleaned up
 }
 
