@@ -15,6 +15,7 @@ sampler_start() {
   # Until it has opened its series (then a stop still gets its last
   # sample): a phase of a few milliseconds would stop it while it starts.
   POLL_STEP=0.01 poll_until 5 sampler_opened "$out" "$SAMPLER_GROUP" || true
+  profile_start "$name"
   budget_begin "$name"
 }
 
@@ -29,4 +30,5 @@ sampler_stop() {
   budget_end
   proc_stop "${SAMPLER_GROUP:-}"
   SAMPLER_GROUP=''
+  profile_stop
 }
