@@ -2,8 +2,9 @@
 # shellcheck shell=bash
 # harness/profile.sh: the kernel profile of a phase (docs/profile.md).
 # Sourced by harness/common.sh; sampler_start and sampler_stop call
-# profile_start and profile_stop around each record name's main part, so a
-# profile covers what the per-second series covers.  While it runs, the OS
+# profile_start and profile_stop around each record name's main part (the
+# span of its time budget), and profile_save once the per-second sampler
+# has stopped too.  While it runs, the OS
 # adapter's sampler (os_profile_record: Linux perf, FreeBSD and NetBSD
 # DTrace, OpenBSD btrace) takes the on-CPU stacks of every CPU, kernel and
 # user, PROFILE_HZ times a second; at the end they are folded into
@@ -15,7 +16,7 @@
 # Run as a command, `harness/profile.sh record RAW HZ` execs the sampler
 # (what profile_start starts in a process group of its own).
 
-PROFILE_GROUP='' PROFILE_RAW='' PROFILE_NAME='' PROFILE_T0=''
+PROFILE_GROUP='' PROFILE_RAW='' PROFILE_NAME='' PROFILE_T0='' PROFILE_T1='' PROFILE_DONE=0
 PROFILE_HZ=99
 
 # profile_start NAME : sample while NAME (trial CUR_TRIAL) runs.
@@ -52,18 +53,27 @@ profile_started() {
 }
 
 # profile_stop : the sampler ends (SIGINT: every sampler writes out what it
-# has then) and its samples are folded into profiles/NAME-TRIAL.folded.
-# Samples an idle CPU did not take (Linux's cpu-clock timer does not wake
-# a CPU sleeping without a tick) are added as "idle;(unsampled) N", N the
-# samples the wall time should have had (seconds x HZ x CPUs online) less
-# those taken, so that the shares are of the wall time of all CPUs.
+# has then), with the phase's time budget.
 profile_stop() {
-  local g=$PROFILE_GROUP t1=$EPOCHREALTIME dir out cpus
+  local g=$PROFILE_GROUP
   [ -n "$g" ] || return 0
-  PROFILE_GROUP=''
+  PROFILE_GROUP='' PROFILE_T1=$EPOCHREALTIME
   kill -INT "$g" 2>/dev/null || true
   poll_until 30 pid_gone "$g" || true
   proc_stop "$g"
+  PROFILE_DONE=1
+}
+
+# profile_save : the samples of the sampler just stopped, folded into
+# profiles/NAME-TRIAL.folded.  Samples an idle CPU did not take (Linux's
+# cpu-clock timer does not wake a CPU sleeping without a tick) are added as
+# "idle;(unsampled) N", N the samples the wall time should have had
+# (seconds x HZ x CPUs online) less those taken, so that the shares are of
+# the wall time of all CPUs.
+profile_save() {
+  local dir out cpus
+  [ "$PROFILE_DONE" = 1 ] || return 0
+  PROFILE_DONE=0
   dir=$RUN_DIR/profiles
   mkdir -p "$dir"
   out=$dir/$PROFILE_NAME-$CUR_TRIAL.folded
@@ -71,7 +81,8 @@ profile_stop() {
   if ! os_profile_fold "$PROFILE_RAW" >"$out.tmp" 2>>"$PHASE_LOG"; then
     printf 'profile: could not fold %s\n' "$PROFILE_RAW" >>"$PHASE_LOG"
   fi
-  profile_fill_idle "$PROFILE_T0" "$t1" "$PROFILE_HZ" "$cpus" <"$out.tmp" >"$out" && rm -f "$out.tmp" "$PROFILE_RAW"
+  profile_fill_idle "$PROFILE_T0" "$PROFILE_T1" "$PROFILE_HZ" "$cpus" <"$out.tmp" >"$out" &&
+    rm -f "$out.tmp" "$PROFILE_RAW"
 }
 
 # profile_fill_idle T0 T1 HZ CPUS < FOLDED : FOLDED, and the "idle;(unsampled)"

@@ -5,6 +5,7 @@ import os
 
 import budget
 import micro_report
+import profile
 from resultslib import (NOISE_MIN, NOT_FLUSHABLE, SPREAD_MAX, cold_phase, fmt_value, memory_fs, os_key,
                         os_label, proof, proof_text, rss_text, run_oses, stats, trials_heading)
 
@@ -274,6 +275,7 @@ def write(runs, charts, out):
     h += os_table_html(runs)
     h += replay_table_html(runs)
     h += micro_report.html_sections(runs)
+    h += profile.report_section(runs, out)
     fails = failure_notes(runs)
     h.append("<h2 id=\"failures\">Notes on failed variants</h2>")
     if fails:

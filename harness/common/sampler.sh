@@ -4,8 +4,9 @@
 
 
 # sampler_start NAME [SAMPLER-OPTIONS...] : the per-second series of phase
-# NAME (trial CUR_TRIAL) while it runs, and its time budget (budget_begin);
-# stop both with sampler_stop.
+# NAME (trial CUR_TRIAL) while it runs, its time budget (budget_begin) and
+# its kernel profile (profile_start, harness/profile.sh); stop them all
+# with sampler_stop.
 sampler_start() {
   local name=$1 out
   shift
@@ -28,7 +29,8 @@ sampler_opened() {
 # last sample and ends.
 sampler_stop() {
   budget_end
+  profile_stop
   proc_stop "${SAMPLER_GROUP:-}"
   SAMPLER_GROUP=''
-  profile_stop
+  profile_save
 }
