@@ -23,7 +23,7 @@ PROFILE_HZ=99
 profile_start() {
   local why
   PROFILE_NAME=$1
-  if [ "${PROFILE:-1}" != 1 ]; then
+  if [ "${PROFILE:-0}" != 1 ]; then
     profile_note "off (PROFILE=$PROFILE)"
     return 0
   fi

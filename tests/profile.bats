@@ -124,7 +124,7 @@ flush_phase() {
   require_root
   SHOOTOUT_ROOT=$ROOT sh -c '. "$SHOOTOUT_ROOT/harness/os.sh"; os_profile_check' >"$T/why" ||
     skip "this host cannot profile: $(cat "$T/why")"
-  flush_phase
+  flush_phase PROFILE=1
   d=$RESULTS/r1/$HOST/$VARIANT
   [ "$(jq -r .profile "$d/meta.json")" = "perf record -a -g -F 99 -e cpu-clock" ]
   f=$d/profiles/flush-1.folded
@@ -146,8 +146,8 @@ assert sum(me.values()) <= 100.0001"
   grep -q $'^flush\t1\tstatus\t0\texit$' "$d/records.tsv"
 }
 
-@test "PROFILE=0 and a perf that cannot sample: the phase runs as before, meta.json says once why" {
-  flush_phase PROFILE=0
+@test "PROFILE=0 (the default) and a perf that cannot sample: the phase runs as before, meta.json says once why" {
+  flush_phase
   d=$RESULTS/r1/$HOST/$VARIANT
   [ "$(jq -r .profile "$d/meta.json")" = "off (PROFILE=0)" ]
   [ ! -e "$d/profiles" ]
@@ -157,7 +157,7 @@ assert sum(me.values()) <= 100.0001"
   mkdir -p "$T/fake"
   printf '#!/bin/sh\necho "perf: no perf for this kernel" >&2\nexit 1\n' >"$T/fake/perf"
   chmod +x "$T/fake/perf"
-  flush_phase PATH="$T/fake:$PATH"
+  flush_phase PATH="$T/fake:$PATH" PROFILE=1
   [ "$(jq -r .profile "$d/meta.json")" = "absent: perf cannot count cpu-clock on every CPU: perf: no perf for this kernel" ] ||
     [ "$(jq -r .profile "$d/meta.json")" = "absent: $(SHOOTOUT_ROOT=$ROOT PATH="$T/fake:$PATH" sh -c '. "$SHOOTOUT_ROOT/harness/os.sh"; os_profile_check')" ]
   [ ! -e "$d/profiles" ]
