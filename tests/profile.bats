@@ -55,6 +55,8 @@ py() {
   [ "$status" -ne 0 ]
   # a command with a blank; a sample without frames is its command alone
   grep -q '^LTO inferno_col 8$' "$T/f"
+  # a run of unnamed frames (a program without frame pointers) is one frame
+  [ "$(grep -cE '(^|;)\[unknown\];\[unknown\]( |;)' "$T/f")" = 0 ]
   # user frames are DSO`SYMBOL
   grep -q '^cc1;cc1`hash_table<variable_hasher, false, xcallocator>::find_with_hash 1$' "$T/f"
 }

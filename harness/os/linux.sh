@@ -348,7 +348,8 @@ os_profile_fold() {
 # stacks "ROOT;OUTERMOST;...;INNERMOST COUNT", one a distinct stack, sorted.
 # ROOT is the command (pid 0, the idle task: "idle"); kernel frames (a dso
 # in brackets: [kernel.kallsyms], a module such as [xfs]) end in _[k]; user
-# frames are DSO`SYMBOL with the DSO's file name.  A sample is a header line
+# frames are DSO`SYMBOL with the DSO's file name; a run of unnamed frames
+# ([unknown]) is one.  A sample is a header line
 # "COMM PID" and its frames, innermost first, a tab before each.
 os_parse_profile_perf() {
   awk '
@@ -374,6 +375,9 @@ os_parse_profile_perf() {
       if (dso ~ /^\[/ && dso != "[unknown]" && dso != "[vdso]") l = l "_[k]"
       else { sub(/^.*\//, "", dso); if (dso != "" && dso != "[unknown]") l = dso "`" l }
       gsub(/;/, ":", l)
+      # a run of frames perf could not name (a program without frame
+      # pointers walks into garbage) is one frame
+      if (n > 0 && l == f[n] && l ~ /\[unknown\]$/) next
       f[++n] = l
     }
     END { flush(); for (s in c) print s, c[s] }' | LC_ALL=C sort
