@@ -78,8 +78,12 @@ profile_save() {
   mkdir -p "$dir"
   out=$dir/$PROFILE_NAME-$CUR_TRIAL.folded
   cpus=$(getconf _NPROCESSORS_ONLN 2>/dev/null) || cpus=1
-  if ! os_profile_fold "$PROFILE_RAW" >"$out.tmp" 2>>"$PHASE_LOG"; then
-    printf 'profile: could not fold %s\n' "$PROFILE_RAW" >>"$PHASE_LOG"
+  # A sampler whose output cannot be folded leaves no profile (and a line in
+  # the phase's log), not a profile of nothing but idle.
+  if ! os_profile_fold "$PROFILE_RAW" >"$out.tmp" 2>>"$PHASE_LOG" || [ ! -s "$out.tmp" ]; then
+    printf 'profile: no stacks folded from %s: no %s\n' "$PROFILE_RAW" "${out#"$RUN_DIR"/}" >>"$PHASE_LOG"
+    rm -f "$out.tmp"
+    return 0
   fi
   profile_fill_idle "$PROFILE_T0" "$PROFILE_T1" "$PROFILE_HZ" "$cpus" <"$out.tmp" >"$out" &&
     rm -f "$out.tmp" "$PROFILE_RAW"

@@ -169,6 +169,30 @@ assert sum(me.values()) <= 100.0001"
   [ "$(grep -c $'\tstatus\t0\texit$' "$d/records.tsv")" = 2 ]
 }
 
+@test "a sampler that starts but whose output cannot be folded: the phase passes, no profile, a line in its log" {
+  mkdir -p "$T/fake"
+  # perf stat works, perf record writes its file and waits for SIGINT, perf script fails
+  cat >"$T/fake/perf" <<'EOF'
+#!/bin/sh
+case $1 in
+  stat) exit 0 ;;
+  record)
+    while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
+    echo header >"$out"
+    trap 'exit 0' INT TERM
+    while :; do sleep 0.05; done ;;
+  *) echo "perf: cannot read" >&2; exit 1 ;;
+esac
+EOF
+  chmod +x "$T/fake/perf"
+  flush_phase PATH="$T/fake:$PATH" PROFILE=1
+  d=$RESULTS/r1/$HOST/$VARIANT
+  [ "$(jq -r .profile "$d/meta.json")" = "perf record -a -g -F 99 -e cpu-clock" ]
+  [ ! -e "$d/profiles/flush-1.folded" ]
+  grep -q "^profile: no stacks folded from .*: no profiles/flush-1.folded$" "$d/logs/flush-1.log"
+  grep -q $'^flush\t1\tstatus\t0\texit$' "$d/records.tsv"
+}
+
 # two_variants : run r with variants a and b of the same folded profile
 # (perf-script.txt's) of the phase untar, 3 trials each.
 two_variants() {
