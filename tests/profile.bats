@@ -269,4 +269,11 @@ profile.report_section([resultslib.load_run('$RESULTS', 'r')], '$T/out2')"
   grep -q 'href="profile.html"' "$T/cmp/compare.html"
   grep -q 'r2 / h / a against r / h / a' "$T/cmp/profile.html"
   [ "$(grep -c "no kernel function's share changed" "$T/cmp/profile.html")" = 4 ]
+  # host against host of one run (the two OSes of a lab run): paired by variant name
+  mv "$RESULTS/r2/h" "$RESULTS/r/h2"
+  run make -C "$ROOT" -s compare RESULTS="$RESULTS" BASE=r:h NEW=r:h2 OUT="$T/cmp2"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  grep -q 'r / h2 / a against r / h / a' "$T/cmp2/profile.html"
+  grep -q 'r / h2 / b against r / h / b' "$T/cmp2/profile.html"
 }
