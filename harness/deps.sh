@@ -8,7 +8,10 @@
 #   harness/deps.sh groups              print the groups and what each is for
 #   harness/deps.sh non-free            add Debian's non-free component to apt's
 #                                       sources when none of them has it
-# No GROUP: every group.
+# No GROUP: every group.  The profile group also builds the flame graph
+# renderer, the Rust crate inferno (INFERNO_VERSION, pinned), with cargo
+# into build/inferno/ of the checkout (install and ensure; check says
+# whether it is there).
 # iozone3 (group micro) is in Debian's non-free component, which a fresh
 # Debian 12 does not enable: install (and ensure) add it first, only when a
 # non-free package is missing and no source has the component, as a file of
@@ -31,12 +34,19 @@ harness|the phases (make shootout): processes, network namespaces, tcpserver (uc
 playbooks|Ansible (community.general: doas for OpenBSD hosts) and SSH|ansible-core ansible openssh-client
 plots|make plots, report, compare (scipy: the t-test; jinja2: the report HTML)|gnuplot-nox python3 python3-scipy python3-jinja2
 micro|the micro-benchmark phases: Iometer-style (fio), PostMark, IOzone (iozone3, from the non-free component)|fio postmark iozone3
+profile|the kernel profile of each phase (PROFILE=1, docs/profile.md): perf; cargo builds inferno, the flame graph renderer|linux-perf cargo
 lab|the VM lab: qemu and the guest image|qemu-system-x86 qemu-utils debootstrap openssh-client'
 
 # The packages of the groups that are in Debian's non-free component.
 NONFREE_PKGS='iozone3'
 APT_ETC=${DEPS_APT_ETC:-/etc/apt}
 NONFREE_FILE=$APT_ETC/sources.list.d/shootout-non-free.sources
+
+# inferno 0.11.14 is the newest whose locked dependencies Debian 12's rustc
+# (1.63) builds: 0.11.15 needs clap 4.1 (rustc 1.64), 0.12 rustc 1.71.
+INFERNO_VERSION=0.11.14
+case $0 in */*) INFERNO_ROOT=${0%/*}/.. ;; *) INFERNO_ROOT=.. ;; esac
+INFERNO_ROOT=$(cd "$INFERNO_ROOT" && pwd)/build/inferno
 
 deps_die() {
   echo "deps: $*" >&2
@@ -138,6 +148,30 @@ install() {
   apt-get install -y --no-install-recommends $m
 }
 
+# inferno_ok : the pinned inferno is built.
+inferno_ok() {
+  [ -x "$INFERNO_ROOT/bin/inferno-flamegraph" ] &&
+    [ "$(cat "$INFERNO_ROOT/version" 2>/dev/null)" = "$INFERNO_VERSION" ]
+}
+
+# inferno_build : cargo install --locked the pinned inferno into
+# INFERNO_ROOT (a few minutes, once).
+inferno_build() {
+  inferno_ok && return 0
+  command -v cargo >/dev/null 2>&1 || { echo "deps: no cargo to build inferno (harness/deps.sh install profile)" >&2; exit 1; }
+  echo "deps: building inferno $INFERNO_VERSION (the flame graphs) into $INFERNO_ROOT"
+  cargo install --quiet --locked --force --root "$INFERNO_ROOT" inferno --version "$INFERNO_VERSION" ||
+    { echo "deps: cargo could not build inferno $INFERNO_VERSION" >&2; exit 1; }
+  printf '%s\n' "$INFERNO_VERSION" >"$INFERNO_ROOT/version"
+}
+
+# wants_profile GROUP... : the profile group is named (or every group).
+wants_profile() {
+  [ $# -eq 0 ] && return 0
+  case " $* " in *" profile "*) return 0 ;; esac
+  return 1
+}
+
 verb=${1:-check}
 [ $# -gt 0 ] && shift
 case $verb in
@@ -157,6 +191,8 @@ case $verb in
 esac
 groups_named=$*
 pkgs=$(packages "$@") || exit 2
+profile=0
+if wants_profile "$@"; then profile=1; fi
 # The package lists are meant to be split into words.
 # shellcheck disable=SC2086
 set -- $pkgs
@@ -169,8 +205,15 @@ case $verb in
       echo "deps: missing packages:" $m "(run 'make deps')" >&2
       exit 1
     fi
+    if [ "$profile" = 1 ] && ! inferno_ok; then
+      echo "deps: inferno $INFERNO_VERSION is not built in $INFERNO_ROOT (run 'make deps')" >&2
+      exit 1
+    fi
     ;;
-  install) install "$@" ;;
+  install)
+    install "$@"
+    [ "$profile" = 0 ] || inferno_build
+    ;;
   ensure)
     # Not Debian (the BSDs): docs/building.md's section for that OS says what
     # to install; say so and go on rather than stop a build.
@@ -179,5 +222,6 @@ case $verb in
       exit 0
     fi
     install "$@"
+    [ "$profile" = 0 ] || inferno_build
     ;;
 esac

@@ -17,6 +17,7 @@ import os
 
 import chartlib
 import charts
+import kprofile
 from resultslib import NOISE_MIN, Error, noise_label, stats
 
 LOWER_BETTER = ("s", "ms", "us", "ns")
@@ -142,6 +143,7 @@ def compare(base, new, out):
         for c in cells:
             f.write("| %s |\n" % " | ".join(x.replace("|", "\\|") for x in c))
     made = chart(rows, base, new, out)
+    profile_link = kprofile.compare_section(base, new, out)
     with open(os.path.join(out, "compare.html"), "w", encoding="utf-8") as f:
         f.write("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s vs %s</title>"
                 "<style>%s</style></head><body><h1>%s (base) vs %s (new)</h1>\n"
@@ -149,6 +151,7 @@ def compare(base, new, out):
         f.write("<p>Change of the median in percent. %s</p>\n" % html.escape(RULE, quote=False))
         if made:
             f.write("<figure><a href=\"compare.svg\"><img src=\"compare.png\" alt=\"changes\"></a></figure>\n")
+        f.write(profile_link)
         f.write("<table><tr>%s</tr>\n" % "".join("<th>%s</th>" % html.escape(h) for h in head))
         for c in cells:
             cls = "real" if c[7].startswith("real") else "noise"

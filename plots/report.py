@@ -10,6 +10,7 @@ import os
 import budget
 import charts
 import micro_report
+import kprofile
 import ranking
 from chartlib import PLOTSDIR, title_lines
 from resultslib import (INVALID, NOISE_MIN, NOT_FLUSHABLE, SPREAD_MAX, Error, cold_phase, fmt_value, memory_fs,
@@ -395,10 +396,11 @@ def charts_html(runs, figs):
     return h
 
 
-def sections(runs, figs):
+def sections(runs, figs, out):
     """The page after its first screen: each item one section's HTML lines."""
     return [summary_html(runs), ["<p>%s</p>" % e(HOW_TO_READ)], os_table_html(runs), replay_table_html(runs),
-            micro_report.html_sections(runs), failures_html(runs), charts_html(runs, figs)]
+            micro_report.html_sections(runs), kprofile.report_section(runs, out), failures_html(runs),
+            charts_html(runs, figs)]
 
 
 def render_page(**values):
@@ -418,7 +420,7 @@ def write(runs, made, out):
     figs = [c for c in made if os.path.exists(os.path.join(out, c["name"] + ".png"))]
     from markupsafe import Markup
     page = render_page(name=", ".join(r.name for r in runs), css=Markup(CSS), notes=notes,
-                       sections=[Markup("\n".join(s)) for s in sections(runs, figs) if s], **first_screen(runs))
+                       sections=[Markup("\n".join(s)) for s in sections(runs, figs, out) if s], **first_screen(runs))
     with open(os.path.join(out, "index.html"), "w", encoding="utf-8") as f:
         f.write(page)
     write_markdown(runs, figs, failure_notes(runs), notes, out)

@@ -4,8 +4,9 @@
 
 
 # sampler_start NAME [SAMPLER-OPTIONS...] : the per-second series of phase
-# NAME (trial CUR_TRIAL) while it runs, and its time budget (budget_begin);
-# stop both with sampler_stop.
+# NAME (trial CUR_TRIAL) while it runs, its time budget (budget_begin) and
+# its kernel profile (profile_start, harness/profile.sh); stop them all
+# with sampler_stop.
 sampler_start() {
   local name=$1 out
   shift
@@ -15,6 +16,7 @@ sampler_start() {
   # Until it has opened its series (then a stop still gets its last
   # sample): a phase of a few milliseconds would stop it while it starts.
   POLL_STEP=0.01 poll_until 5 sampler_opened "$out" "$SAMPLER_GROUP" || true
+  profile_start "$name"
   budget_begin "$name"
 }
 
@@ -27,6 +29,8 @@ sampler_opened() {
 # last sample and ends.
 sampler_stop() {
   budget_end
+  profile_stop
   proc_stop "${SAMPLER_GROUP:-}"
   SAMPLER_GROUP=''
+  profile_save
 }

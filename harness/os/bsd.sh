@@ -276,3 +276,93 @@ os_parse_disk_time() {
 os_disk_time() {
   iostat -D -I "$1" 2>/dev/null | os_parse_disk_time "$1"
 }
+
+# ---- the kernel profile (harness/profile.sh, docs/profile.md): DTrace ----
+# FreeBSD and NetBSD; openbsd.sh replaces these with btrace.
+
+os_profile_tool() {
+  echo "dtrace profile-$1 { @[stack(), ustack()] = count(); }"
+}
+
+# os_profile_check : root and a DTrace that runs (FreeBSD: kldload
+# dtraceall; NetBSD: the dtrace modules), else one line saying why not.
+os_profile_check() {
+  [ "$(id -u)" = 0 ] || { echo "not root (DTrace needs root)"; return 1; }
+  command -v dtrace >/dev/null 2>&1 || { echo "no dtrace command"; return 1; }
+  if ! err=$(dtrace -q -n 'BEGIN { exit(0); }' 2>&1 >/dev/null); then
+    echo "dtrace does not run: $(printf '%s\n' "$err" | grep -v '^[[:space:]]*$' | tail -n 1)"
+    return 1
+  fi
+}
+
+# os_profile_record RAW HZ : exec DTrace; it prints "started" when its
+# probes are on, and the aggregation when SIGINT ends it.
+os_profile_record() {
+  exec dtrace -q -x ustackframes=100 \
+    -n 'BEGIN { printf("started\n"); }' \
+    -n "profile-$2 { @[stack(), ustack()] = count(); }" >"$1" 2>&1
+}
+
+os_profile_started() {
+  grep -q '^started' "$1" 2>/dev/null
+}
+
+os_profile_fold() {
+  os_parse_profile_dtrace <"$1"
+}
+
+# os_parse_profile_dtrace < DTrace's printed @[stack(), ustack()] = count() :
+# folded stacks (see linux.sh's os_parse_profile_perf).  Each entry is the
+# kernel stack, a blank line, the user stack (frames innermost first,
+# MODULE`FUNCTION+0xOFFSET or an address), then the count alone on a line;
+# an empty stack prints nothing, so an entry of one stack is a kernel
+# stack when a blank line follows it, else a user one.  Kernel frames end in
+# _[k]; ROOT is "idle" for the idle thread's stacks, else the program (the
+# outermost user module that is not a shared library), else "kernel".
+os_parse_profile_dtrace() {
+  awk '
+    function trim(s) { sub(/^[[:space:]]+/, "", s); sub(/[[:space:]]+$/, "", s); return s }
+    function frame(s) { sub(/\+0x[0-9a-fA-F]+$/, "", s); gsub(/;/, ":", s); return s }
+    function entry(count,   s, i, j, root, fn, prog) {
+      # groups: g[1] and g[2] (kernel, user) when two; one alone is the
+      # kernel stack if a blank line followed it.
+      if (ng == 1 && !blank_after) { for (i = 1; i <= gn[1]; i++) u[i] = gf[1, i]; un = gn[1]; kn = 0 }
+      else {
+        kn = gn[1]; for (i = 1; i <= kn; i++) k[i] = gf[1, i]
+        un = ng >= 2 ? gn[2] : 0; for (i = 1; i <= un; i++) u[i] = gf[2, i]
+      }
+      root = ""
+      for (i = 1; i <= kn; i++) {
+        fn = k[i]; sub(/^.*`/, "", fn)
+        if (fn ~ /^(sched_idletd|cpu_idle|cpu_idle_.*|acpi_cpu_idle|idle_loop|x86_cpu_idle_.*|idle)$/) root = "idle"
+      }
+      prog = ""
+      for (i = un; i >= 1; i--) {
+        fn = u[i]
+        if (fn !~ /`/) continue
+        sub(/`.*$/, "", fn)
+        if (prog == "" && fn !~ /\.so(\.|$)/) prog = fn
+        if (first == "") first = fn
+      }
+      if (root == "") root = prog != "" ? prog : (un > 0 && first != "" ? first : "kernel")
+      s = root
+      for (i = un; i >= 1; i--) s = s ";" frame(u[i])
+      for (i = kn; i >= 1; i--) { j = k[i]; sub(/^[^`]*`/, "", j); s = s ";" frame(j) "_[k]" }
+      if (kn + un > 0) c[s] += count
+      ng = 0; blank_after = 0; infr = 0; first = ""
+      delete gn
+    }
+    {
+      l = trim($0)
+      if (l ~ /^[0-9]+$/) { if (ng > 0) entry(l + 0); else { ng = 0; blank_after = 0 }; next }
+      if (l == "") { if (infr) { infr = 0; blank_after = 1 }; next }
+      if (l ~ /`/ || l ~ /^0x[0-9a-fA-F]+$/) {
+        if (!infr) { ng++; gn[ng] = 0; infr = 1; blank_after = 0 }
+        gf[ng, ++gn[ng]] = l
+        next
+      }
+      # anything else: a header, "started", a dtrace message
+      infr = 0
+    }
+    END { for (s in c) print s, c[s] }' | LC_ALL=C sort
+}

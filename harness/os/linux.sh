@@ -312,3 +312,84 @@ os_page_reporting() {
     echo "order $order"
   fi
 }
+
+# ---- the kernel profile (harness/profile.sh, docs/profile.md) ------------
+
+# os_profile_tool HZ : the sampler, as meta.json names it.
+os_profile_tool() {
+  echo "perf record -a -g -F $1 -e cpu-clock"
+}
+
+# os_profile_check : status 0 when perf can sample every CPU's stacks here;
+# else one line saying why not (no perf, not root, no perf events).
+os_profile_check() {
+  command -v perf >/dev/null 2>&1 || { echo "no perf command (Debian: apt-get install linux-perf)"; return 1; }
+  [ -r /proc/sys/kernel/perf_event_paranoid ] ||
+    { echo "the kernel has no perf events (no /proc/sys/kernel/perf_event_paranoid)"; return 1; }
+  paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+  if [ "$(id -u)" != 0 ] && [ "$paranoid" -gt -1 ]; then
+    echo "not root (perf record -a needs root, or kernel.perf_event_paranoid=-1; it is $paranoid)"
+    return 1
+  fi
+  # The Debian wrapper /usr/bin/perf fails when no perf matches the kernel;
+  # a kernel without the cpu-clock event or with perf events off fails here.
+  if ! err=$(perf stat -a -e cpu-clock -x , -- true 2>&1 >/dev/null); then
+    echo "perf cannot count cpu-clock on every CPU: $(printf '%s\n' "$err" | grep -v '^[[:space:]]*$' | tail -n 1)"
+    return 1
+  fi
+}
+
+# os_profile_record RAW HZ : exec the sampler, writing RAW until SIGINT.
+os_profile_record() {
+  exec perf record -a -g -F "$2" -e cpu-clock -q -o "$1"
+}
+
+# os_profile_started RAW : the sampler has started (perf writes RAW's
+# header first).
+os_profile_started() {
+  [ -s "$1" ]
+}
+
+# os_profile_fold RAW : RAW's samples as folded stacks (os_parse_profile_perf).
+os_profile_fold() {
+  perf script -i "$1" -F comm,pid,ip,sym,dso 2>/dev/null | os_parse_profile_perf
+}
+
+# os_parse_profile_perf < `perf script -F comm,pid,ip,sym,dso` : folded
+# stacks "ROOT;OUTERMOST;...;INNERMOST COUNT", one a distinct stack, sorted.
+# ROOT is the command (pid 0, the idle task: "idle"); kernel frames (a dso
+# in brackets: [kernel.kallsyms], a module such as [xfs]) end in _[k]; user
+# frames are DSO`SYMBOL with the DSO's file name; a run of unnamed frames
+# ([unknown]) is one.  A sample is a header line
+# "COMM PID" and its frames, innermost first, a tab before each.
+os_parse_profile_perf() {
+  awk '
+    function flush(   s, i) {
+      if (have) { s = root; for (i = n; i >= 1; i--) s = s ";" f[i]; c[s]++ }
+      have = 0; n = 0
+    }
+    /^[[:space:]]*$/ { flush(); next }
+    /^[^[:space:]]/ || /^ +[^[:space:]]+ +[0-9]+ *$/ {
+      flush()
+      l = $0; sub(/[[:space:]]+$/, "", l)
+      pid = l; sub(/^.*[[:space:]]/, "", pid)
+      comm = l; sub(/[[:space:]]+[0-9]+$/, "", comm); sub(/^[[:space:]]+/, "", comm)
+      root = pid == "0" ? "idle" : comm
+      gsub(/;/, ":", root)
+      have = 1; next
+    }
+    have {
+      l = $0; sub(/^[[:space:]]+[0-9a-fA-F]+[[:space:]]+/, "", l)
+      dso = ""
+      if (match(l, / \([^()]*\)$/)) { dso = substr(l, RSTART + 2, RLENGTH - 3); l = substr(l, 1, RSTART - 1) }
+      sub(/\+0x[0-9a-fA-F]+$/, "", l)
+      if (dso ~ /^\[/ && dso != "[unknown]" && dso != "[vdso]") l = l "_[k]"
+      else { sub(/^.*\//, "", dso); if (dso != "" && dso != "[unknown]") l = dso "`" l }
+      gsub(/;/, ":", l)
+      # a run of frames perf could not name (a program without frame
+      # pointers walks into garbage) is one frame
+      if (n > 0 && l == f[n] && l ~ /\[unknown\]$/) next
+      f[++n] = l
+    }
+    END { flush(); for (s in c) print s, c[s] }' | LC_ALL=C sort
+}

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# shellcheck shell=bash
+# harness/profile.sh: the kernel profile of a phase (docs/profile.md).
+# Sourced by harness/common.sh; sampler_start and sampler_stop call
+# profile_start and profile_stop around each record name's main part (the
+# span of its time budget), and profile_save once the per-second sampler
+# has stopped too.  While it runs, the OS
+# adapter's sampler (os_profile_record: Linux perf, FreeBSD and NetBSD
+# DTrace, OpenBSD btrace) takes the on-CPU stacks of every CPU, kernel and
+# user, PROFILE_HZ times a second; at the end they are folded into
+# profiles/NAME-TRIAL.folded of the run directory ("ROOT;OUTER;...;INNER
+# COUNT" lines, docs/formats.md).  PROFILE=0, or a host where the sampler
+# cannot run (os_profile_check says why), runs the phase as without it;
+# meta.json's "profile" says once which sampler ran or why none did.
+#
+# Run as a command, `harness/profile.sh record RAW HZ` execs the sampler
+# (what profile_start starts in a process group of its own).
+
+PROFILE_GROUP='' PROFILE_RAW='' PROFILE_NAME='' PROFILE_T0='' PROFILE_T1='' PROFILE_DONE=0
+PROFILE_HZ=99
+
+# profile_start NAME : sample while NAME (trial CUR_TRIAL) runs.
+profile_start() {
+  local why
+  PROFILE_NAME=$1
+  if [ "${PROFILE:-0}" != 1 ]; then
+    profile_note "off (PROFILE=$PROFILE)"
+    return 0
+  fi
+  if ! why=$(os_profile_check 2>&1); then
+    profile_note "absent: ${why:-the sampler cannot run here}"
+    return 0
+  fi
+  PROFILE_RAW=$WORK/profile-$1.raw
+  rm -f "$PROFILE_RAW"
+  proc_start PROFILE_GROUP "$HARNESS/profile.sh" record "$PROFILE_RAW" "$PROFILE_HZ"
+  # Until its probes are on (a sampler that dies at once is noted, the
+  # phase goes on without it).
+  if ! POLL_STEP=0.01 poll_until 20 profile_started "$PROFILE_RAW" "$PROFILE_GROUP" ||
+    ! kill -0 "$PROFILE_GROUP" 2>/dev/null; then
+    proc_stop "$PROFILE_GROUP"
+    PROFILE_GROUP=''
+    profile_note "absent: the sampler did not start (see logs/$CUR_PHASE-$CUR_TRIAL.log)"
+    return 0
+  fi
+  PROFILE_T0=$EPOCHREALTIME
+  profile_note "$(os_profile_tool "$PROFILE_HZ")"
+}
+
+# profile_started RAW PID : the sampler has started, or has died.
+profile_started() {
+  os_profile_started "$1" || ! kill -0 "$2" 2>/dev/null
+}
+
+# profile_stop : the sampler ends (SIGINT: every sampler writes out what it
+# has then), with the phase's time budget.
+profile_stop() {
+  local g=$PROFILE_GROUP
+  [ -n "$g" ] || return 0
+  PROFILE_GROUP='' PROFILE_T1=$EPOCHREALTIME
+  kill -INT "$g" 2>/dev/null || true
+  poll_until 30 pid_gone "$g" || true
+  proc_stop "$g"
+  PROFILE_DONE=1
+}
+
+# profile_save : the samples of the sampler just stopped, folded into
+# profiles/NAME-TRIAL.folded.  Samples an idle CPU did not take (Linux's
+# cpu-clock timer does not wake a CPU sleeping without a tick) are added as
+# "idle;(unsampled) N", N the samples the wall time should have had
+# (seconds x HZ x CPUs online) less those taken, so that the shares are of
+# the wall time of all CPUs.
+profile_save() {
+  local dir out cpus
+  [ "$PROFILE_DONE" = 1 ] || return 0
+  PROFILE_DONE=0
+  dir=$RUN_DIR/profiles
+  mkdir -p "$dir"
+  out=$dir/$PROFILE_NAME-$CUR_TRIAL.folded
+  cpus=$(getconf _NPROCESSORS_ONLN 2>/dev/null) || cpus=1
+  # A sampler whose output cannot be folded leaves no profile (and a line in
+  # the phase's log), not a profile of nothing but idle.
+  if ! os_profile_fold "$PROFILE_RAW" >"$out.tmp" 2>>"$PHASE_LOG" || [ ! -s "$out.tmp" ]; then
+    printf 'profile: no stacks folded from %s: no %s\n' "$PROFILE_RAW" "${out#"$RUN_DIR"/}" >>"$PHASE_LOG"
+    rm -f "$out.tmp"
+    return 0
+  fi
+  profile_fill_idle "$PROFILE_T0" "$PROFILE_T1" "$PROFILE_HZ" "$cpus" <"$out.tmp" >"$out" &&
+    rm -f "$out.tmp" "$PROFILE_RAW"
+}
+
+# profile_fill_idle T0 T1 HZ CPUS < FOLDED : FOLDED, and the "idle;(unsampled)"
+# line of the samples missing from (T1 - T0) x HZ x CPUS.
+profile_fill_idle() {
+  awk -v t0="$1" -v t1="$2" -v hz="$3" -v cpus="$4" '
+    { print; n += $NF }
+    END {
+      want = int((t1 - t0) * hz * cpus + 0.5)
+      if (want > n) print "idle;(unsampled) " want - n
+    }'
+}
+
+# profile_note TEXT : meta.json's "profile" is TEXT, unless a phase of this
+# run has set it already (said once per run directory).
+profile_note() {
+  local m=$RUN_DIR/meta.json
+  [ -s "$m" ] || return 0
+  jq -e 'has("profile")' "$m" >/dev/null 2>&1 && return 0
+  jq --arg p "$1" '. + {profile: $p}' "$m" >"$m.tmp.$$" && mv -f "$m.tmp.$$" "$m"
+}
+
+if [ "${1:-}" = record ] && [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+  # shellcheck source=harness/os.sh
+  . "$SHOOTOUT_ROOT/harness/os.sh"
+  os_profile_record "$2" "$3"
+fi

@@ -1,0 +1,279 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2016 # the adapters and the greps get unexpanded text
+# The kernel profile of each phase (harness/profile.sh, docs/profile.md):
+# each system's sampler output folded (recorded outputs in
+# tests/fixtures/profile/, sources in its README), a phase profiled on this
+# host, a phase that cannot be profiled running as before, and the report's
+# flame graphs, tables and differences (plots/kprofile.py).
+
+load helpers
+
+FIX=$ROOT/tests/fixtures/profile
+
+setup() {
+  T=$BATS_TEST_TMPDIR
+  export RESULTS=$T/results HOST=testhost VARIANT=v1 SHOOTOUT_ROOT=$ROOT HARNESS_BIN=$BIN
+  unset RUN_ID TARGET DATASET SEED SOURCE FLUSH TRIALS PORT TRIAL PROFILE BASELINE
+}
+
+# on OS FUNCTION ARGS... < INPUT : run FUNCTION of OS's adapter.
+on() {
+  local os=$1
+  shift
+  SHOOTOUT_ROOT=$ROOT SHOOTOUT_OS=$os sh -c '. "$SHOOTOUT_ROOT/harness/os.sh"; "$@"' sh "$@"
+}
+
+# folded_ok FILE : every line is "STACK COUNT" with a whole COUNT.
+folded_ok() {
+  awk 'NF < 2 || $NF !~ /^[0-9]+$/ || $0 !~ /^[^ ;][^;]*(;[^;]+)* [0-9]+$/ { print "bad line " NR ": " $0; bad = 1 }
+    END { exit bad }' "$1"
+}
+
+# total FILE : the sum of the counts of a folded FILE.
+total() {
+  awk '{ s += $NF } END { print s + 0 }' "$1"
+}
+
+# py CODE : python with plots/ on the path, the python make's plots use.
+py() {
+  local p=python3
+  [ ! -x /usr/bin/python3 ] || p=/usr/bin/python3
+  (cd "$ROOT/plots" && "$p" -c "$@")
+}
+
+@test "linux: perf script folds into one line a distinct stack; the counts add up to the samples" {
+  on linux os_parse_profile_perf <"$FIX/perf-script.txt" >"$T/f"
+  folded_ok "$T/f"
+  # a sample is a header line (the command and its pid) and its frames
+  samples=$(grep -c '^[^[:space:]]' "$FIX/perf-script.txt")
+  [ "$samples" = 178 ]
+  [ "$(total "$T/f")" = "$samples" ]
+  [ "$(sort "$T/f" | uniq -d | wc -l)" = 0 ]
+  # the idle task (pid 0) is idle, outermost frame first, kernel frames marked
+  grep -q '^idle;common_startup_64_\[k\];.*;do_idle_\[k\];.*;pv_native_safe_halt_\[k\] [0-9]*$' "$T/f"
+  run grep -q '^swapper' "$T/f"
+  [ "$status" -ne 0 ]
+  # a command with a blank; a sample without frames is its command alone
+  grep -q '^LTO inferno_col 8$' "$T/f"
+  # a run of unnamed frames (a program without frame pointers) is one frame
+  [ "$(grep -cE '(^|;)\[unknown\];\[unknown\]( |;)' "$T/f")" = 0 ]
+  # user frames are DSO`SYMBOL
+  grep -q '^cc1;cc1`hash_table<variable_hasher, false, xcallocator>::find_with_hash 1$' "$T/f"
+}
+
+@test "dtrace: the printed @[stack(), ustack()] aggregation folds: user frames, then kernel ones, offsets gone" {
+  for os in freebsd netbsd; do
+    on "$os" os_parse_profile_dtrace <"$FIX/dtrace-stack-ustack.txt" >"$T/f"
+    folded_ok "$T/f"
+    [ "$(wc -l <"$T/f")" = 4 ]
+    [ "$(total "$T/f")" = 4 ]
+    # kernel only (a blank line before its count): root "kernel"
+    grep -qx 'kernel;thread_start_\[k\];taskq_thread_\[k\];zio_execute_\[k\];metaslab_group_alloc_verify_\[k\] 1' "$T/f"
+    # kernel and user: the program, its user frames outermost first, then the kernel's
+    grep -q '^cru-ds-fdsync-v1;libc.so.1`_lwp_start;libc.so.1`_thrp_setup;.*;libc.so.1`__fdsync;sys_syscall_\[k\];fdsync_\[k\];fop_fsync_\[k\];zfs_fsync_\[k\];.*;dmu_objset_ds_\[k\] 1$' "$T/f"
+    # user only (the empty kernel stack printed blank lines first): no _[k]
+    line=$(grep 'FramedImpl' "$T/f")
+    [[ $line != *"_[k]"* ]]
+    [ "$(grep -c '+0x' "$T/f")" = 0 ]
+  done
+}
+
+@test "btrace: the printed @[kstack] = count() map folds; the idle loop is idle" {
+  on openbsd os_parse_profile_btrace <"$FIX/bpftrace-kstack.txt" >"$T/f"
+  folded_ok "$T/f"
+  [ "$(total "$T/f")" = "$(awk '/^\]: / { s += $2 } END { print s }' "$FIX/bpftrace-kstack.txt")" ]
+  [ "$(total "$T/f")" = 235 ]
+  grep -q '^idle;.*do_idle_\[k\];.*pv_native_safe_halt_\[k\] [0-9]*$' "$T/f"
+  grep -q '^kernel;entry_SYSCALL_64_after_hwframe_\[k\];do_syscall_64_\[k\];' "$T/f"
+  run grep -qE '\+[0-9]+_\[k\]' "$T/f"
+  [ "$status" -ne 0 ]
+  # btrace.c's builtin_stack ends a stack with a line "kernel": not a frame
+  printf '@[\nsched_idle+0x225\nproc_trampoline+0x1c\nkernel\n]: 7\n' | on openbsd os_parse_profile_btrace >"$T/g"
+  [ "$(cat "$T/g")" = "idle;proc_trampoline_[k];sched_idle_[k] 7" ]
+}
+
+@test "absent, not failed: each system's check says in one line why it cannot sample" {
+  local bin=$T/bin
+  mkdir -p "$bin"
+  for c in sh cat grep tail id printf; do ln -s "$(command -v "$c")" "$bin/$c"; done
+  run env PATH="$bin" SHOOTOUT_ROOT="$ROOT" SHOOTOUT_OS=linux sh -c '. "$SHOOTOUT_ROOT/harness/os.sh"; os_profile_check'
+  [ "$status" -ne 0 ]
+  [ "$output" = "no perf command (Debian: apt-get install linux-perf)" ]
+  # OpenBSD without kern.allowdt (a sysctl that prints 0)
+  printf '#!/bin/sh\necho 0\n' >"$bin/sysctl"
+  printf '#!/bin/sh\nexit 0\n' >"$bin/btrace"
+  chmod +x "$bin/sysctl" "$bin/btrace"
+  if [ "$(id -u)" = 0 ]; then
+    run env PATH="$bin" SHOOTOUT_ROOT="$ROOT" SHOOTOUT_OS=openbsd sh -c '. "$SHOOTOUT_ROOT/harness/os.sh"; os_profile_check'
+    [ "$status" -ne 0 ]
+    [ "$output" = "kern.allowdt is not 1 (put kern.allowdt=1 in /etc/sysctl.conf and reboot)" ]
+  fi
+  # not root: DTrace says so
+  run env PATH="$bin" SHOOTOUT_ROOT="$ROOT" SHOOTOUT_OS=freebsd sh -c 'id() { echo 1000; }; . "$SHOOTOUT_ROOT/harness/os.sh"; os_profile_check'
+  [ "$status" -ne 0 ]
+  [ "$output" = "not root (DTrace needs root)" ]
+}
+
+# flush_phase [VAR=VALUE...] : the flush phase (FLUSH=none) on a plain
+# directory, run r1; it must succeed (its output in $T/flush.out).
+flush_phase() {
+  mkdir -p "$T/target"
+  env "$@" make -C "$ROOT" -s phase-flush TARGET="$T/target" ALLOW_NONMOUNT=1 FLUSH=none RUN_ID=r1 \
+    DATASETS_OUT="$T/ds" >"$T/flush.out" 2>&1 || { cat "$T/flush.out"; return 1; }
+}
+
+@test "a phase profiled here: profiles/flush-1.folded parses, counts of all CPUs' wall time, meta.json names perf" {
+  require_root
+  SHOOTOUT_ROOT=$ROOT sh -c '. "$SHOOTOUT_ROOT/harness/os.sh"; os_profile_check' >"$T/why" ||
+    skip "this host cannot profile: $(cat "$T/why")"
+  flush_phase PROFILE=1
+  d=$RESULTS/r1/$HOST/$VARIANT
+  [ "$(jq -r .profile "$d/meta.json")" = "perf record -a -g -F 99 -e cpu-clock" ]
+  f=$d/profiles/flush-1.folded
+  [ -s "$f" ]
+  folded_ok "$f"
+  # samples taken plus the idle CPUs' missing ones make the wall time x 99 x CPUs
+  wall=$(awk -F '\t' '$1 == "flush" && $3 == "budget_wall_s" { print $4 }' "$d/records.tsv")
+  want=$(awk -v w="$wall" -v c="$(nproc)" 'BEGIN { printf "%d", w * 99 * c }')
+  n=$(total "$f")
+  echo "samples $n, wall $wall s: $want"
+  [ "$n" -ge $((want / 2)) ]
+  [ "$n" -le $((want * 2 + 10 * $(nproc))) ]
+  # the shares (plots/kprofile.py) are of those samples: leaves add up to all of them
+  py "import kprofile as profile; s = profile.read_folded('$f'); t, me, ch = profile.shares(s)
+assert t == $n, t
+assert abs(sum(c for c in s.values()) - t) == 0
+assert all(0 <= v <= 100 for v in list(me.values()) + list(ch.values()))
+assert sum(me.values()) <= 100.0001"
+  grep -q $'^flush\t1\tstatus\t0\texit$' "$d/records.tsv"
+}
+
+@test "PROFILE=0 (the default) and a perf that cannot sample: the phase runs as before, meta.json says once why" {
+  flush_phase
+  d=$RESULTS/r1/$HOST/$VARIANT
+  [ "$(jq -r .profile "$d/meta.json")" = "off (PROFILE=0)" ]
+  [ ! -e "$d/profiles" ]
+  grep -q $'^flush\t1\tstatus\t0\texit$' "$d/records.tsv"
+  # a perf that fails (as Debian's wrapper does on a kernel it has no perf for)
+  rm -rf "$RESULTS"
+  mkdir -p "$T/fake"
+  printf '#!/bin/sh\necho "perf: no perf for this kernel" >&2\nexit 1\n' >"$T/fake/perf"
+  chmod +x "$T/fake/perf"
+  flush_phase PATH="$T/fake:$PATH" PROFILE=1
+  [ "$(jq -r .profile "$d/meta.json")" = "absent: perf cannot count cpu-clock on every CPU: perf: no perf for this kernel" ] ||
+    [ "$(jq -r .profile "$d/meta.json")" = "absent: $(SHOOTOUT_ROOT=$ROOT PATH="$T/fake:$PATH" sh -c '. "$SHOOTOUT_ROOT/harness/os.sh"; os_profile_check')" ]
+  [ ! -e "$d/profiles" ]
+  # a second phase says nothing more
+  flush_phase PATH="$T/fake:$PATH" PROFILE=0
+  [[ "$(jq -r .profile "$d/meta.json")" == absent:* ]]
+  [ "$(grep -c $'\tstatus\t0\texit$' "$d/records.tsv")" = 2 ]
+}
+
+@test "a sampler that starts but whose output cannot be folded: the phase passes, no profile, a line in its log" {
+  mkdir -p "$T/fake"
+  # perf stat works, perf record writes its file and waits for SIGINT, perf script fails
+  cat >"$T/fake/perf" <<'EOF'
+#!/bin/sh
+case $1 in
+  stat) exit 0 ;;
+  record)
+    while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
+    echo header >"$out"
+    trap 'exit 0' INT TERM
+    while :; do sleep 0.05; done ;;
+  *) echo "perf: cannot read" >&2; exit 1 ;;
+esac
+EOF
+  chmod +x "$T/fake/perf"
+  flush_phase PATH="$T/fake:$PATH" PROFILE=1
+  d=$RESULTS/r1/$HOST/$VARIANT
+  [ "$(jq -r .profile "$d/meta.json")" = "perf record -a -g -F 99 -e cpu-clock" ]
+  [ ! -e "$d/profiles/flush-1.folded" ]
+  grep -q "^profile: no stacks folded from .*: no profiles/flush-1.folded$" "$d/logs/flush-1.log"
+  grep -q $'^flush\t1\tstatus\t0\texit$' "$d/records.tsv"
+}
+
+# two_variants : run r with variants a and b of the same folded profile
+# (perf-script.txt's) of the phase untar, 3 trials each.
+two_variants() {
+  local v t
+  for v in a b; do
+    mkdir -p "$RESULTS/r/h/$v/profiles"
+    printf '{"run_id": "r", "profile": "perf record -a -g -F 99 -e cpu-clock"}\n' >"$RESULTS/r/h/$v/meta.json"
+    printf 'phase\ttrial\tmetric\tvalue\tunit\n' >"$RESULTS/r/h/$v/records.tsv"
+    for t in 1 2 3; do
+      printf 'untar\t%s\twall_s\t1.%s\ts\n' "$t" "$t" >>"$RESULTS/r/h/$v/records.tsv"
+      on linux os_parse_profile_perf <"$FIX/perf-script.txt" >"$RESULTS/r/h/$v/profiles/untar-$t.folded"
+    done
+  done
+}
+
+@test "report: per phase a flame graph of each variant, the top kernel functions; a profile against itself has no change" {
+  two_variants
+  py "import resultslib, kprofile as profile
+run = resultslib.load_run('$RESULTS', 'r')
+lines = profile.report_section([run], '$T/out')
+print('\n'.join(lines))
+g = profile.groups_of(run.variants)
+a, b = g['untar']
+assert a.samples == b.samples == 3 * 178, a.samples
+assert profile.changes(a, b, 'self') == [] and profile.changes(a, b, 'children') == []
+assert sum(a.self_pct.values()) <= 100.0001" >"$T/out.txt"
+  cat "$T/out.txt"
+  grep -q 'href="profile.html"' "$T/out.txt"
+  p=$T/out/profile.html
+  grep -q '<h2 id="profile-untar">untar</h2>' "$p"
+  grep -q 'top kernel functions by children share' "$p"
+  grep -q 'top kernel functions by self share' "$p"
+  grep -q '<code>entry_SYSCALL_64_after_hwframe</code>' "$p"
+  grep -q 'h / b against h / a\|b against' "$p"
+  [ "$(grep -c "no kernel function's share changed" "$p")" = 2 ]
+  if [ -n "$(cd "$ROOT/plots" && python3 -c 'import kprofile as profile; print(profile.inferno("inferno-flamegraph") or "")')" ]; then
+    [ -s "$T/out/profiles/untar-r-h-a.svg" ]
+    grep -q '<svg' "$T/out/profiles/untar-r-h-a.svg"
+    ls "$T/out/profiles/"*-vs-*-new.svg "$T/out/profiles/"*-vs-*-base.svg
+  fi
+}
+
+@test "report: a changed profile: the functions whose share changed most, in points, with the trials' spread" {
+  two_variants
+  # variant b: one more idle stack (a fifth of the samples) in each trial
+  for t in 1 2 3; do
+    echo "idle;common_startup_64_[k];do_idle_[k];pv_native_safe_halt_[k] $((40 + t))" >>"$RESULTS/r/h/b/profiles/untar-$t.folded"
+  done
+  BASELINE=a py "import resultslib, kprofile as profile
+run = resultslib.load_run('$RESULTS', 'r')
+a, b = profile.groups_of(run.variants)['untar']
+rows = profile.changes(a, b, 'children')
+top = rows[0]
+print(rows[:3])
+assert top[0] in ('do_idle', 'common_startup_64', 'pv_native_safe_halt'), top
+assert top[3] > 10, top
+assert top[6] in ('real', 'within noise'), top
+profile.report_section([run], '$T/out')"
+  grep -q 'pp</td>' "$T/out/profile.html"
+  # BASELINE names no variant: said, no differences
+  BASELINE=nosuch py "import resultslib, kprofile as profile
+profile.report_section([resultslib.load_run('$RESULTS', 'r')], '$T/out2')"
+  grep -q 'BASELINE=nosuch names no variant' "$T/out2/profile.html"
+  run grep -q 'Differences' "$T/out2/profile.html"
+  [ "$status" -ne 0 ]
+}
+
+@test "make compare: run against run, the same per phase" {
+  two_variants
+  cp -r "$RESULTS/r" "$RESULTS/r2"
+  run make -C "$ROOT" -s compare RESULTS="$RESULTS" BASE=r NEW=r2 OUT="$T/cmp"
+  echo "$output"
+  [ -s "$T/cmp/profile.html" ]
+  grep -q 'href="profile.html"' "$T/cmp/compare.html"
+  grep -q 'r2 / h / a against r / h / a' "$T/cmp/profile.html"
+  [ "$(grep -c "no kernel function's share changed" "$T/cmp/profile.html")" = 4 ]
+  # host against host of one run (the two OSes of a lab run): paired by variant name
+  mv "$RESULTS/r2/h" "$RESULTS/r/h2"
+  run make -C "$ROOT" -s compare RESULTS="$RESULTS" BASE=r:h NEW=r:h2 OUT="$T/cmp2"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  grep -q 'r / h2 / a against r / h / a' "$T/cmp2/profile.html"
+  grep -q 'r / h2 / b against r / h / b' "$T/cmp2/profile.html"
+}
