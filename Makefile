@@ -47,7 +47,7 @@ $(B)/%.o: %.c
 $(BIN):
 	mkdir -p $@
 
-.PHONY: all ctests ctest-list asan-ctests asan-bins deps deps-check test lint bench static clean demo
+.PHONY: help all ctests ctest-list bin-list asan-ctests asan-bins deps deps-check test lint bench static clean demo
 all: deps-check $(addprefix $(BIN)/,$(BINS))
 
 ctests: $(addprefix $(B)/tests/,$(addsuffix _test,$(CTESTS)))
@@ -56,6 +56,10 @@ ctests: $(addprefix $(B)/tests/,$(addsuffix _test,$(CTESTS)))
 # build/*/tests.
 ctest-list:
 	@echo $(CTESTS)
+
+# The tools `make all` builds (tests/tools-cli.bats checks each one).
+bin-list:
+	@echo $(BINS)
 
 SAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan-ctests:
