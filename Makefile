@@ -109,3 +109,18 @@ bench: all
 
 clean:
 	rm -rf bin build
+
+# `make help`: the targets and the settings that matter most (mk/help.txt).
+help:
+	@cat mk/help.txt
+
+# A goal that is no target is one line, with the nearest target when one is
+# near (mk/nearest.awk), and exit 2:
+#   Makefile:N: *** no target 'tset' (did you mean 'test'? make help lists them).  Stop.
+# A file a rule needs but that is missing is said so.  make_targets: every
+# target of the makefiles without a / or . (make -p, running nothing).
+make_targets = $(MAKE) --no-print-directory -pRrq -f $(firstword $(MAKEFILE_LIST)) 2>/dev/null | \
+  awk -F: '/^\# Not a target/ { no = 1; next } /^[a-z][a-z0-9_+-]*:([^=]|$$)/ && !no { print $$1 } { no = 0 }' | sort -u
+did_you_mean = $(shell $(make_targets) | awk -v want='$(subst ','',$(1))' -f harness/common/dist.awk -f mk/nearest.awk)
+.DEFAULT:
+	$(if $(filter $@,$(MAKECMDGOALS)),$(error no target '$@' ($(if $(call did_you_mean,$@),did you mean '$(call did_you_mean,$@)'? )make help lists them)),$(error no file '$@', which a target needs))
