@@ -61,5 +61,8 @@ for trial in $(seq 1 "$TRIALS"); do
     [ "$rc" -eq 0 ] || harness_die "phase $phase failed (exit $rc): see $(run_dir)/failures.tsv"
   done
 done
-printf 'shootout: run %s done in %s s: %s\n' "$RUN_ID" \
-  "$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')" "$(run_dir)"
+# The last line: where the results are, and how to draw them.
+draw="make report RUN=$RUN_ID"
+[ "$RESULTS" = "$SHOOTOUT_ROOT/results" ] || draw="$draw RESULTS=$RESULTS"
+printf 'shootout: run %s done in %s: results in %s; draw them with %s\n' "$RUN_ID" \
+  "$(human_s "$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')")" "$(run_dir)" "$draw"

@@ -168,7 +168,7 @@ the_run() {
 
 # ---- the harness's writes and TARGET ------------------------------------------
 
-@test "meta.json: RESULTS and the dataset on TARGET's filesystem: recorded, a WARNING each phase, OFF_TARGET=1 refuses" {
+@test "meta.json: RESULTS and the dataset on TARGET's filesystem: recorded, a WARNING once a run (every phase's log), OFF_TARGET=1 refuses" {
   require_cmd jq
   mkdir -p "$T/target"
   run make -C "$ROOT" -s phase-flush TARGET="$T/target" ALLOW_NONMOUNT=1 FLUSH=none RUN_ID=r1 DATASETS_OUT="$T/ds"
@@ -178,6 +178,13 @@ the_run() {
   m=$RESULTS/r1/$HOST/$VARIANT/meta.json
   [ "$(jq -c '[.results_on_target, .results_shares, .dataset_on_target, .dataset_shares]' "$m")" = '[true,"filesystem",true,"filesystem"]' ]
   grep -q "WARNING: RESULTS" "$RESULTS/r1/$HOST/$VARIANT/logs/flush-1.log"
+  # the next phase of the run: in its log and warnings.log, not on stderr again
+  run make -C "$ROOT" -s phase-flush TARGET="$T/target" ALLOW_NONMOUNT=1 FLUSH=none RUN_ID=r1 DATASETS_OUT="$T/ds"
+  [ "$status" -eq 0 ]
+  [[ $output != *WARNING* ]]
+  [[ $output == *"flush: start: run r1, trial 2"* ]]
+  grep -q "WARNING: RESULTS" "$RESULTS/r1/$HOST/$VARIANT/logs/flush-2.log"
+  [ "$(grep -c "WARNING: RESULTS" "$RESULTS/r1/$HOST/$VARIANT/logs/warnings.log")" -eq 1 ]
   run make -C "$ROOT" -s phase-flush TARGET="$T/target" ALLOW_NONMOUNT=1 FLUSH=none RUN_ID=r2 DATASETS_OUT="$T/ds" OFF_TARGET=1
   [ "$status" -ne 0 ]
   [[ $output == *"on TARGET's device"*"OFF_TARGET=1 refuses this"* ]]
@@ -638,6 +645,26 @@ tiny_shootout() {
   local serves
   read -r -d '' -a serves <<<"${SERVES:-}" || true
   check_shootout "$d" "${serves[@]}"
+  check_lines "$d"
+}
+
+# check_lines DIR : what make shootout printed ($output, no terminal): a
+# start and an end line for each phase, no raw float of seconds, the
+# results-on-target warning once at most, and a last line saying where the
+# results are and how to draw them.
+check_lines() {
+  local p run
+  run=$(cat "$RESULTS/.current")
+  for p in untar untar2 flush serve net delete; do
+    [ "$(grep -c "^$p: start: run $run, trial 1$" <<<"$output")" -eq 1 ]
+    [ "$(grep -c "^$p: done in [0-9]" <<<"$output")" -eq 1 ]
+  done
+  grep -qE '^untar: done in .*: [0-9]+ files, [0-9.]+ [kMG]?B in .* \+ sync .*, [0-9.]+ files/s$' <<<"$output"
+  grep -qE '^serve: done in .*: cold-1 [0-9]+ req/s, warm-1 [0-9]+ req/s' <<<"$output"
+  [ "$(grep -cE '[0-9]\.[0-9]{4,} ?s\b' <<<"$output")" -eq 0 ]
+  [ "$(grep -c 'WARNING: RESULTS' <<<"$output")" -le 1 ]
+  [ "${lines[-1]}" = "shootout: run $run done in ${lines[-1]#*done in }" ]
+  [[ ${lines[-1]} == *": results in $1; draw them with make report RUN=$run RESULTS=$RESULTS" ]]
 }
 
 @test "make shootout DATASET=tiny on a loop-mounted ext4: every record of every phase" {
@@ -872,7 +899,10 @@ resident() {
   # allowed, the same replay is a figure, its allowance recorded
   run make -C "$ROOT" -s phase-serve TARGET="$MNT" DATASET=tiny FLUSH=none SERVE_MODES=1 REPLAY_MAX_FAILED="$n"
   [ "$status" -eq 0 ]
-  [[ $output == *"serve-cold-1: warning: $n of 2000 requests failed, allowed by REPLAY_MAX_FAILED=$n"* ]]
+  [[ $output == *"serve-cold-1: warning: $n of 2000 requests failed, allowed by REPLAY_MAX_FAILED=$n (see $d/logs/serve-cold-1-3.log)"* ]]
+  # each mode's warning names its own log, which holds its commands
+  [[ $output == *"serve-warm-1: warning: $n of 2000 requests failed, allowed by REPLAY_MAX_FAILED=$n (see $d/logs/serve-warm-1-3.log)"* ]]
+  grep -q '^\$ .*replay' "$d/logs/serve-warm-1-3.log"
   [ "$(records_of "$d" serve-warm-1 failed_allowed)" = "$n" ]
   make -C "$ROOT" -s phase-delete TARGET="$MNT"
 
