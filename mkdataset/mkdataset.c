@@ -130,10 +130,12 @@ int main(int argc, char **argv) {
       default: break; /* usage_getopt answered the rest */
     }
   }
-  if (optind < argc) die(2, "unexpected argument: ", ESC(argv[optind]), " (see -h)");
-  if (out == NULL) die(2, "missing -o DIR (see -h)");
-  if (profile && (list || log)) die(2, "-p and -c/-a exclude each other (see -h)");
-  if (!profile && !(list && log)) die(2, "need -p PROFILE, or -c LIST with -a ACCESSLOG (see -h)");
+  if (optind < argc)
+    die(2, "unexpected argument: ", ESC(argv[optind]), " (mkdataset -h lists the options)");
+  if (out == NULL) die(2, "missing -o DIR (mkdataset -h lists the options)");
+  if (profile && (list || log)) die(2, "-p and -c/-a exclude each other (mkdataset -h lists the options)");
+  if (!profile && !(list && log))
+    die(2, "need -p PROFILE, or -c LIST with -a ACCESSLOG (mkdataset -h lists the options)");
 
   struct profile prof;
   if (profile) {

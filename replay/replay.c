@@ -109,9 +109,10 @@ static void parse_args(int argc, char **argv, struct run *r, struct opts *o) {
     default: break; /* usage_getopt answered the rest */
     }
   }
-  if (optind != argc - 1) die(2, optind >= argc ? "missing HOST:PORT (replay -h lists the options)" : "too many arguments (replay -h lists the options)");
+  if (optind != argc - 1)
+    die(2, optind >= argc ? "missing HOST:PORT" : "too many arguments", " (replay -h lists the options)");
   o->target = argv[optind];
-  if (!!o->urlfile == !!o->path) die(2, "give either -u URLFILE or -U PATH -n COUNT (see -h)");
+  if (!!o->urlfile == !!o->path) die(2, "give either -u URLFILE or -U PATH -n COUNT (replay -h lists the options)");
   if (o->path && !o->have_count) die(2, "-U PATH needs -n COUNT");
   if (o->path && !url_path_ok(o->path, strlen(o->path)))
     die(2, "-U: not a URL path (must start with '/', no blanks): ", ESC(e, o->path));

@@ -73,7 +73,8 @@ int main(int argc, char **argv) {
     default: break; /* usage_getopt answered the rest */
     }
   }
-  if (optind != argc - 1) die(2, optind >= argc ? "missing DIR (see -h)" : "one DIR at a time (see -h)");
+  if (optind != argc - 1)
+    die(2, optind >= argc ? "missing DIR" : "one DIR at a time", " (rmtree -h lists the options)");
   const char *dir = argv[optind];
   double t0 = now_mono();
   if (series) {
