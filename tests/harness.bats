@@ -91,6 +91,26 @@ the_run() {
   [ "$(wc -l <"$f")" -eq 3 ]
 }
 
+@test "lib: human.sh's durations, rates and sizes (the progress and end lines)" {
+  # shellcheck source=harness/human.sh
+  . "$ROOT/harness/human.sh"
+  [ "$(human_ms 999)" = "999 ms" ]
+  [ "$(human_ms 1000)" = "1.0 s" ]
+  [ "$(human_ms 59999)" = "59.9 s" ]
+  [ "$(human_ms 65000)" = "1 min 05 s" ]
+  [ "$(human_ms 7620000)" = "2 h 07 min" ]
+  [ "$(human_s 0.0324393)" = "32 ms" ]
+  [ "$(human_s 1.25e1)" = "12.5 s" ]
+  [ "$(human_rate 300 850 files)" = "352 files/s" ]
+  [ "$(human_rate 3 850 files)" = "3.5 files/s" ]
+  [ "$(human_rate 0 0 files)" = "- files/s" ]
+  [ "$(human_rate 1000000000 3200 MB 1000000)" = "312 MB/s" ]
+  [ "$(human_bytes 999)" = "999 B" ]
+  [ "$(human_bytes 40960)" = "40 kB" ]
+  [ "$(human_bytes 1500000)" = "1.5 MB" ]
+  [ "$(human_bytes 3400000000)" = "3.4 GB" ]
+}
+
 @test "lib: next_trial counts per phase and over several record names" {
   export RUN_ID=r1
   [ "$(lib next_trial untar)" -eq 1 ]
@@ -265,6 +285,21 @@ has_16mb() {
   wait_for_exit "$pid" 5
   grep -q "$(printf '\tdirty_kb\t')" "$T/s.tsv"
   [ "$(grep -c sectors_ "$T/s.tsv")" -eq 0 ]
+}
+
+@test "sampler: on a terminal, progress in units people read: done/total, percent, rate, time, ETA" {
+  require_cmd script
+  mkdir -p "$T/d"
+  # script(1) gives the sampler a terminal; the tool's series says 7 files
+  # and 7 MB moved, of 1000 files; the sampler stops when the sleep ends
+  printf '0.100\ttool_files\t7\n0.100\ttool_bytes\t7000000\n' >"$T/tool.tsv"
+  sleep 1.2 3>&- &
+  watched=$!
+  timeout 20 script -qec "SHOOTOUT_ROOT='$ROOT' '$ROOT/harness/sampler.sh' -o '$T/s.tsv' -t '$T/d' -s '$T/tool.tsv' -F 1000 -i 0.2 -p $watched" \
+    "$T/tty" </dev/null >/dev/null 3>&-
+  line=$(tr '\r' '\n' <"$T/tty" | grep -a '7/1000 files' | tail -n 1)
+  echo "$line"
+  [[ $line =~ ^sampler:\ 7/1000\ files\ \(0%\),\ 7\.0\ MB,\ [0-9]+(\.[0-9])?\ files/s,\ [0-9.]+\ (ms|s),\ ETA\ [0-9]+(\.[0-9])?\ (ms|s|min\ [0-9]{2}\ s|h\ [0-9]{2}\ min)\ *$ ]]
 }
 
 @test "sampler: stops by itself when the phase it watches is gone" {
