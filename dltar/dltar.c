@@ -30,7 +30,7 @@ static const char usage_text[] =
         "SOURCE: http://host[:port]/path, a file, or - for standard input.\n"
         "  -C DIR              extract into DIR (default: .); it must exist\n"
         "  -o, --same-owner    restore owners, and setuid/setgid bits (root only)\n"
-        "  --stats FILE        write metric<TAB>value<TAB>unit lines to FILE\n"
+        "  --stats FILE        write metric<TAB>value<TAB>unit lines to FILE (- : stdout)\n"
         "  --series FILE       write a per-second series of tool_bytes and tool_files\n"
         "  --threads N         1: one thread; 2: one thread downloads and inflates\n"
         "                      gzip input, another extracts (default: 2 with two\n"

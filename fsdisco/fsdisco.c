@@ -39,7 +39,7 @@ static const char usage_text[] =
     "                  nothing is held open on DIR while it runs (it may remount)\n"
     "  --flush-arg ARG give PROG the argument ARG (once for each, in order)\n"
     "  --out DIR       per-offset latencies: DIR/<test>.tsv (offset, min, median, each iteration)\n"
-    "  --stats FILE    the figures as metric<TAB>value<TAB>unit lines\n"
+    "  --stats FILE    the figures as metric<TAB>value<TAB>unit lines (- : stdout)\n"
     "  --min-res NS    refuse a clock coarser than NS nanoseconds (1000)\n"
     "  -q              no report on stdout\n"
     "  -h, --help      this text\n"
