@@ -47,7 +47,7 @@ $(B)/%.o: %.c
 $(BIN):
 	mkdir -p $@
 
-.PHONY: all ctests ctest-list asan-ctests asan-bins deps deps-check test lint bench static clean demo
+.PHONY: help all ctests ctest-list bin-list asan-ctests asan-bins deps deps-check test lint bench static clean demo
 all: deps-check $(addprefix $(BIN)/,$(BINS))
 
 ctests: $(addprefix $(B)/tests/,$(addsuffix _test,$(CTESTS)))
@@ -56,6 +56,10 @@ ctests: $(addprefix $(B)/tests/,$(addsuffix _test,$(CTESTS)))
 # build/*/tests.
 ctest-list:
 	@echo $(CTESTS)
+
+# The tools `make all` builds (tests/tools-cli.bats checks each one).
+bin-list:
+	@echo $(BINS)
 
 SAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan-ctests:
@@ -105,3 +109,18 @@ bench: all
 
 clean:
 	rm -rf bin build
+
+# `make help`: the targets and the settings that matter most (mk/help.txt).
+help:
+	@cat mk/help.txt
+
+# A goal that is no target is one line, with the nearest target when one is
+# near (mk/nearest.awk), and exit 2:
+#   Makefile:N: *** no target 'tset' (did you mean 'test'? make help lists them).  Stop.
+# A file a rule needs but that is missing is said so.  make_targets: every
+# target of the makefiles without a / or . (make -p, running nothing).
+make_targets = $(MAKE) --no-print-directory -pRrq -f $(firstword $(MAKEFILE_LIST)) 2>/dev/null | \
+  awk -F: '/^\# Not a target/ { no = 1; next } /^[a-z][a-z0-9_+-]*:([^=]|$$)/ && !no { print $$1 } { no = 0 }' | sort -u
+did_you_mean = $(shell $(make_targets) | awk -v want='$(subst ','',$(1))' -f harness/common/dist.awk -f mk/nearest.awk)
+.DEFAULT:
+	$(if $(filter $@,$(MAKECMDGOALS)),$(error no target '$@' ($(if $(call did_you_mean,$@),did you mean '$(call did_you_mean,$@)'? )make help lists them)),$(error no file '$@', which a target needs))

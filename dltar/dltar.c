@@ -2,7 +2,6 @@
 #include <errmsg.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -18,18 +17,20 @@
 #include "pipeline.h"
 #include "printable.h"
 #include "tar_extract.h"
+#include "url.h"
+#include "usage.h"
 #include "xfer.h"
 
 #define IN_BUF (256 * 1024)
 
-static void usage(FILE *f) {
-  fputs("usage: dltar [-C DIR] [-o] [--stats FILE] [--series FILE] [--threads 1|2]\n"
+static const char usage_text[] =
+    "usage: dltar [-C DIR] [-o] [--stats FILE] [--series FILE] [--threads 1|2]\n"
         "             [--connect-timeout SECS] [--timeout SECS] [--max-time SECS] SOURCE\n"
         "Extract a tar archive (gzip-compressed or not) from SOURCE into DIR.\n"
         "SOURCE: http://host[:port]/path, a file, or - for standard input.\n"
         "  -C DIR              extract into DIR (default: .); it must exist\n"
         "  -o, --same-owner    restore owners, and setuid/setgid bits (root only)\n"
-        "  --stats FILE        write metric<TAB>value<TAB>unit lines to FILE\n"
+        "  --stats FILE        write metric<TAB>value<TAB>unit lines to FILE (- : stdout)\n"
         "  --series FILE       write a per-second series of tool_bytes and tool_files\n"
         "  --threads N         1: one thread; 2: one thread downloads and inflates\n"
         "                      gzip input, another extracts (default: 2 with two\n"
@@ -40,9 +41,12 @@ static void usage(FILE *f) {
         "  --max-time S        fail when the whole run takes longer than S seconds\n"
         "                      (default: no limit)\n"
         "  -h, --help          this text\n"
-        "  --version           print the version and the inflater (isal or zlib)\n",
-        f);
-}
+        "  --version           print the version and the inflater (isal or zlib)\n"
+        "Exit status: 0 extracted; 1 a download, read or extraction error;\n"
+        "2 usage error or an unsupported URL.\n";
+
+static void version_more(void) { printf("inflater: %s\n", gz_inflater()); }
+static const struct tool dltar_tool = {"dltar", usage_text, version_more};
 
 struct source {
   int fd;
@@ -68,7 +72,10 @@ static void open_source(struct source *s, const char *arg, const char *shown, do
   memset(s, 0, sizeof *s);
   s->name = shown;
   s->x = x;
-  if (strncasecmp(arg, "http://", 7) == 0 || strncasecmp(arg, "https://", 8) == 0) {
+  char scheme[32];
+  if (url_scheme(arg, scheme, sizeof scheme) && strcasecmp(scheme, "http") != 0)
+    die(2, "unsupported URL scheme ", scheme, " (dltar fetches http:// only)");
+  if (strncasecmp(arg, "http://", 7) == 0) {
     s->is_http = 1;
     http_open(&s->http, arg, shown, cto, x);
   } else if (strcmp(arg, "-") == 0) {
@@ -95,15 +102,15 @@ int main(int argc, char **argv) {
   const char *dir = ".", *stats_path = NULL, *series_path = NULL;
   double cto = 10, rto = 60, maxt = 0;
   int same_owner = 0, threads = PIPELINE_WORKS && sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
-  enum { O_STATS = 256, O_SERIES, O_CTO, O_RTO, O_MAXT, O_VERSION, O_THREADS };
+  enum { O_STATS = 256, O_SERIES, O_CTO, O_RTO, O_MAXT, O_THREADS };
   static const struct option lo[] = {
       {"same-owner", no_argument, 0, 'o'}, {"stats", required_argument, 0, O_STATS},
       {"series", required_argument, 0, O_SERIES}, {"connect-timeout", required_argument, 0, O_CTO},
       {"timeout", required_argument, 0, O_RTO}, {"max-time", required_argument, 0, O_MAXT},
-      {"threads", required_argument, 0, O_THREADS}, {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, O_VERSION}, {0, 0, 0, 0}};
+      {"threads", required_argument, 0, O_THREADS}, USAGE_LONGOPTS};
   char shown[1024]; /* a command-line argument escaped for a message */
   int c;
-  while ((c = getopt_long(argc, argv, "C:oh", lo, NULL)) != -1) {
+  while ((c = usage_getopt(&dltar_tool, argc, argv, "C:o", lo)) != -1) {
     switch (c) {
     case 'C': dir = optarg; break;
     case 'o': same_owner = 1; break;
@@ -128,18 +135,11 @@ int main(int argc, char **argv) {
       if (threads == 2 && !PIPELINE_WORKS)
         die(2, "--threads 2: this static build (dietlibc) has no working threads: use the dynamic dltar");
       break;
-    case 'h': usage(stdout); return 0;
-    case O_VERSION:
-      print_version("dltar");
-      printf("inflater: %s\n", gz_inflater());
-      return 0;
-    default: usage(stderr); return 2;
+    default: break; /* usage_getopt answered the rest */
     }
   }
-  if (optind != argc - 1) {
-    usage(stderr);
-    return 2;
-  }
+  if (optind != argc - 1)
+    die(2, optind == argc ? "missing SOURCE" : "one SOURCE at a time", " (dltar -h lists the options)");
   if (same_owner && geteuid() != 0) die(2, "-o/--same-owner needs root");
 
   double t0 = now_mono();

@@ -14,7 +14,7 @@ BINS += dltar
 dltar_SRCS := dltar/dltar.c dltar/tar_extract.c dltar/tar_header.c dltar/safe_path.c \
   dltar/http_conn.c dltar/xfer.c dltar/gunzip_stream.c dltar/gunzip_$(DLTAR_INFLATE).c \
   dltar/pipeline.c dltar/ring.c lib/url.c lib/http_response.c lib/os_open.c lib/os_beneath.c lib/common.c \
-  lib/os_cache.c lib/printable.c lib/os_proc.c
+  lib/os_cache.c lib/printable.c lib/usage.c lib/os_proc.c
 # (override: `make static` sets LDLIBS on the command line)
 $(BIN)/dltar: override LDLIBS += $(if $(filter isal,$(DLTAR_INFLATE)),-lisal) -lpthread
 CTESTS += tar_header safe_path ring

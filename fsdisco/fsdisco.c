@@ -6,6 +6,7 @@
 #include "os_cache.h"
 #include "os_fs.h"
 #include "printable.h"
+#include "usage.h"
 
 #include <errmsg.h>
 #include <errno.h>
@@ -38,10 +39,13 @@ static const char usage_text[] =
     "                  nothing is held open on DIR while it runs (it may remount)\n"
     "  --flush-arg ARG give PROG the argument ARG (once for each, in order)\n"
     "  --out DIR       per-offset latencies: DIR/<test>.tsv (offset, min, median, each iteration)\n"
-    "  --stats FILE    the figures as metric<TAB>value<TAB>unit lines\n"
+    "  --stats FILE    the figures as metric<TAB>value<TAB>unit lines (- : stdout)\n"
     "  --min-res NS    refuse a clock coarser than NS nanoseconds (1000)\n"
     "  -q              no report on stdout\n"
-    "  -h, --version\n";
+    "  -h, --help      this text\n"
+    "  --version       print the version\n";
+
+static const struct tool fsdisco_tool = {"fsdisco", usage_text, NULL};
 
 enum { T_CLOCK = 1, T_BLOCK = 2, T_POINTERS = 4, T_READAHEAD = 8, T_CACHE = 16 };
 
@@ -70,18 +74,12 @@ int main(int argc, char **argv) {
   for (i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     uint64_t u = 0;
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      fputs(usage_text, stdout);
-      return 0;
-    } else if (!strcmp(a, "--version")) {
-      print_version("fsdisco");
-      return 0;
-    } else if (!strcmp(a, "--buffered")) {
+    if (!strcmp(a, "--buffered")) {
       o.osync = 0;
     } else if (!strcmp(a, "-q")) {
       o.quiet = 1;
-    } else if (a[0] == '-' && strchr("iswmID", a[1]) && a[2] == '\0') {
-      if (v == NULL) die(2, "option ", ESC(a), " needs a value");
+    } else if (a[0] == '-' && a[1] != '\0' && strchr("iswmID", a[1]) && a[2] == '\0') {
+      if (v == NULL) die(2, "option ", ESC(a), " needs a value (fsdisco -h lists them)");
       double d;
       if (a[1] == 'D' ? parse_seconds(v, &d) != 0 : parse_size(v, &u) != 0 || u == 0)
         die(2, "option ", ESC(a), ": not a positive number: ", ESC(v));
@@ -94,7 +92,7 @@ int main(int argc, char **argv) {
       i++;
     } else if (!strcmp(a, "--flush") || !strcmp(a, "--flush-cmd") || !strcmp(a, "--flush-arg") ||
                !strcmp(a, "--out") || !strcmp(a, "--stats") || !strcmp(a, "--min-res")) {
-      if (v == NULL) die(2, "option ", ESC(a), " needs a value");
+      if (v == NULL) die(2, "option ", ESC(a), " needs a value (fsdisco -h lists them)");
       i++;
       if (!strcmp(a, "--flush-cmd")) {
         if (v[0] == '\0') die(2, "--flush-cmd: want a program");
@@ -115,7 +113,7 @@ int main(int argc, char **argv) {
         die(2, "--flush: want drop, fadvise or none, got ", ESC(v));
       }
     } else if (a[0] == '-') {
-      die(2, "unknown option ", ESC(a), " (see -h)");
+      usage_common(&fsdisco_tool, a); /* -h, --help, --version; else unknown */
     } else {
       break;
     }
@@ -128,7 +126,7 @@ int main(int argc, char **argv) {
     if (bit == 0) die(2, "unknown test ", ESC(t), " (want clock, block, pointers, readahead, cache or all)");
     tests |= bit;
   }
-  if (i != argc - 1 || tests == 0) die(2, "want TEST... DIR (see -h)");
+  if (i != argc - 1 || tests == 0) die(2, "want TEST... DIR (fsdisco -h lists the options)");
   if (o.flush_argc > 0 && o.flush != FLUSH_CMD) die(2, "--flush-arg: only with --flush-cmd PROG");
   o.dir = argv[i];
   struct stat sd;

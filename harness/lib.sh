@@ -18,6 +18,8 @@ RESULTS=${RESULTS:-$SHOOTOUT_ROOT/results}
 case $RESULTS in /*) ;; *) RESULTS=$PWD/$RESULTS ;; esac
 HOST=${HOST:-$(hostname -s 2>/dev/null || echo localhost)}
 VARIANT=${VARIANT:-default}
+# shellcheck source=SCRIPTDIR/human.sh
+. "$SHOOTOUT_ROOT/harness/human.sh"
 
 # harness_die MESSAGE : the one error exit of the harness (status 1).  In a
 # phase's frame (phase_begin has run: PHASE_FRAME=1) the frame reports
@@ -58,6 +60,12 @@ lib_name_or_die() {
 harness_say() {
   [ -t 2 ] && printf '%s: %s\n' "${CUR_PHASE:-harness}" "$*" >&2
   return 0
+}
+
+# harness_tell LABEL MESSAGE : "LABEL: MESSAGE" on stdout, terminal or not
+# (CI, Ansible, | tee): a phase's start and end, the end of a run.
+harness_tell() {
+  printf '%s: %s\n' "$1" "$2"
 }
 
 # new_run : start a new run: a fresh id (UTC time + host; "-2", "-3", ...

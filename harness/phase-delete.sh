@@ -42,5 +42,6 @@ record_stats delete "$CUR_TRIAL" "$stats.ds"
 time_rates delete "$stats.ds"
 record delete "$CUR_TRIAL" sync_s "$sync_s" s
 record delete "$CUR_TRIAL" total_s "$(harness_calc "$(stat_value "$stats" wall_s) + $sync_s")" s
+files=$(stat_value "$stats.ds" files) wall=$(stat_value "$stats" wall_s)
+PHASE_FIGURE="$files files in $(human_s "$wall") + sync $(human_s "$sync_s"), $(human_rate "$files" "$(human_ms_of "$wall")" files)"
 phase_end delete
-harness_say "done: $(stat_value "$stats.ds" files) files in $(stat_value "$stats" wall_s) s + sync $sync_s s"

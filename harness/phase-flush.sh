@@ -35,4 +35,5 @@ after=${after:--1}
 [ "$before" -lt 0 ] || record flush "$CUR_TRIAL" cached_kb_before "$before" KB
 [ "$after" -lt 0 ] || record flush "$CUR_TRIAL" cached_kb_after "$after" KB
 [ "$FLUSH" != reboot ] || record flush "$CUR_TRIAL" rebooted 1 bool
+PHASE_FIGURE="FLUSH=$FLUSH in $(human_s "$wall")"
 phase_end flush

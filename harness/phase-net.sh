@@ -78,9 +78,10 @@ for p in $NET_PROCS; do
     replay_verdict "$CUR_PHASE"
     record "$CUR_PHASE" "$CUR_TRIAL" status 0 exit
     harness_say "$(stat_value "$WORK/$CUR_PHASE.stats" mbps) MB/s, $(stat_value "$WORK/$CUR_PHASE.stats" rps) req/s"
+    rps=$(stat_value "$WORK/$CUR_PHASE.stats" rps)
+    phase_figure "$CUR_PHASE ${rps%%.*} req/s"
   done
 done
 PHASE_CLEANUP=''
 net_cleanup
-phase_note_boot_id
-PHASE_DONE=1
+phase_finish

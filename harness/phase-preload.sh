@@ -56,5 +56,6 @@ proc_stop "$HTTPD_GROUP"
 record_stats "$serve" "$CUR_TRIAL" "$WORK/$serve.stats"
 record "$serve" "$CUR_TRIAL" conc "$conc" count
 replay_verdict "$serve"
+rps=$(stat_value "$WORK/$serve.stats" rps)
+PHASE_FIGURE="$(wc -l <"$WORK/dirs" | tr -d ' ') directories walked in $(human_s "$wall"), then ${rps%%.*} req/s"
 phase_end "$serve"
-harness_say "$(stat_value "$WORK/$serve.stats" rps) req/s, $(stat_value "$WORK/$serve.stats" failed) failed"

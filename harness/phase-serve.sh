@@ -68,7 +68,7 @@ method=$FLUSH
 for p in $SERVE_MODES; do
   for c in "${concs[@]}"; do
     sfx=$(serve_suffix "$c")
-    CUR_PHASE=serve-cold-$p$sfx
+    phase_move "serve-cold-$p$sfx"
     if [ "$p" = fork ] && [ -n "$fork_skip" ]; then
       for kind in cold warm; do
         record "serve-$kind-$p$sfx" "$CUR_TRIAL" status skipped exit
@@ -83,7 +83,7 @@ for p in $SERVE_MODES; do
     proof_cold "$method"
     [ "$method" != reboot ] || method=drop
     for kind in cold warm; do
-      CUR_PHASE=serve-$kind-$p$sfx
+      phase_move "serve-$kind-$p$sfx"
       serve_httpd "$DATA" "$p" "$BIND_ADDR"
       harness_say "replay $SAMPLER_TOTAL requests, $c connections, $REPLAY_KEEPALIVE per connection ($kind)"
       replay_run "$CUR_PHASE" "$CONNECT_ADDR:$HTTPD_PORT" -c "$c" -k "$REPLAY_KEEPALIVE" "${REPLAY_ARGS[@]}"
@@ -92,9 +92,10 @@ for p in $SERVE_MODES; do
       replay_verdict "$CUR_PHASE"
       record "$CUR_PHASE" "$CUR_TRIAL" status 0 exit
       harness_say "$(stat_value "$WORK/$CUR_PHASE.stats" rps) req/s, $(stat_value "$WORK/$CUR_PHASE.stats" failed) failed"
+      rps=$(stat_value "$WORK/$CUR_PHASE.stats" rps)
+      phase_figure "$kind-$p$sfx ${rps%%.*} req/s"
       proc_stop "$HTTPD_GROUP"
     done
   done
 done
-phase_note_boot_id
-PHASE_DONE=1
+phase_finish

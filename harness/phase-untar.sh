@@ -19,6 +19,7 @@ case $name in
   untar2) tarball=update.tar.gz ;;
   *) harness_die "usage: phase-untar.sh [untar|untar2]" ;;
 esac
+PHASE_LABEL=$name
 phase_begin "$name"
 data_ensure
 if [ "$name" = untar ]; then
@@ -59,5 +60,6 @@ record_stats "$name" "$CUR_TRIAL" "$stats"
 time_rates "$name" "$stats"
 record "$name" "$CUR_TRIAL" sync_s "$sync_s" s
 record "$name" "$CUR_TRIAL" total_s "$(harness_calc "$(stat_value "$stats" wall_s) + $sync_s")" s
+files=$(stat_value "$stats" files) wall=$(stat_value "$stats" wall_s)
+PHASE_FIGURE="$files files, $(human_bytes "$(stat_value "$stats" bytes)") in $(human_s "$wall") + sync $(human_s "$sync_s"), $(human_rate "$files" "$(human_ms_of "$wall")" files)"
 phase_end "$name"
-harness_say "done: $(stat_value "$stats" files) files, $(stat_value "$stats" wall_s) s + sync $sync_s s"

@@ -37,6 +37,8 @@ usage() {
 SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=harness/os.sh
 . "$SHOOTOUT_ROOT/harness/os.sh"
+# shellcheck source=harness/human.sh
+. "$SHOOTOUT_ROOT/harness/human.sh"
 
 # disk_of TARGET : the name of the disk holding TARGET, or none.
 disk_of() {
@@ -148,22 +150,25 @@ emit() {
   printf '%s\t%s\t%s\n' "$T_S" "$1" "$2" >&3
 }
 
+# progress_line : "untar: 12000/20400 files (58%), 610.2 MB, 6102 files/s,
+# 1.9 s, ETA 1.3 s" redrawn on stderr (harness/human.sh's units).
 progress_line() {
-  local el=$(((NOW_MS - T0) / 1000)) done=0 total=0 what rate eta='' mb
+  local el=$((NOW_MS - T0)) done=0 total=0 what per=1 shown eta='' pct=''
   if [ "$total_reqs" -gt 0 ]; then
     done=$P_REQS total=$total_reqs what=requests
   elif [ "$total_files" -gt 0 ]; then
     done=$P_FILES total=$total_files what=files
   else
-    done=$((P_BYTES / 1000000)) total=$((total_bytes / 1000000)) what=MB
+    done=$P_BYTES total=$total_bytes what=MB per=1000000
   fi
   [ "$done" -ge 0 ] || done=0
-  mb=$((P_BYTES > 0 ? P_BYTES / 1000000 : 0))
-  rate=$((el > 0 ? done / el : 0))
+  shown="$((done / per))/$((total / per)) $what"
+  [ "$total" -le 0 ] || pct=" ($((done * 100 / total))%)"
   if [ "$done" -gt 0 ] && [ "$done" -lt "$total" ]; then
-    eta=" ETA $((el * (total - done) / done))s"
+    eta=", ETA $(human_ms $((el * (total - done) / done)))"
   fi
-  printf '\r%s: %d/%d %s, %d MB, %d %s/s, %ds%s   ' "$label" "$done" "$total" "$what" "$mb" "$rate" "$what" "$el" "$eta" >&2
+  printf '\r%s: %s%s, %s, %s, %s%s   ' "$label" "$shown" "$pct" "$(human_bytes $((P_BYTES > 0 ? P_BYTES : 0)))" \
+    "$(human_rate "$done" "$el" "$what" "$per")" "$(human_ms "$el")" "$eta" >&2
 }
 
 sample() {

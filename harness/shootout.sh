@@ -62,8 +62,6 @@ for trial in $(seq 1 "$TRIALS"); do
     [ "$rc" -eq 0 ] || harness_die "phase $phase failed (exit $rc): see $(run_dir)/failures.tsv"
   done
 done
-printf 'shootout: run %s done in %s s: %s\n' "$RUN_ID" \
-  "$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')" "$(run_dir)"
 # The run's figures for other tools (docs/formats.md#exports): results.csv,
 # results.json and composite.xml beside its hosts, of every host and variant
 # it has here so far.  Python's standard library only; the measurements are
@@ -76,3 +74,8 @@ if [ -f "$export_py" ] && command -v python3 >/dev/null 2>&1; then
 else
   printf 'shootout: warning: no python3 or plots/ here: no results.csv, results.json, composite.xml for run %s\n' "$RUN_ID" >&2
 fi
+# The last line: where the results are, and how to draw them.
+draw="make report RUN=$RUN_ID"
+[ "$RESULTS" = "$SHOOTOUT_ROOT/results" ] || draw="$draw RESULTS=$RESULTS"
+printf 'shootout: run %s done in %s: results in %s; draw them with %s\n' "$RUN_ID" \
+  "$(human_s "$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')")" "$(run_dir)" "$draw"

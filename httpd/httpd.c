@@ -5,7 +5,6 @@
 #include <errmsg.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -19,6 +18,7 @@
 #include "compat.h"
 #include "os_sendfile.h"
 #include "printable.h"
+#include "usage.h"
 
 /* An argument as a message shows it: escaped, one line (printable.h). */
 #define SHOWN(buf, x) (printable((buf), sizeof(buf), (x)), (buf))
@@ -47,7 +47,12 @@ static const char usage_text[] =
     "  -L         follow symlinks that point out of ROOT\n"
     "  --stats FILE  write the counters as metric/value/unit lines at exit\n"
     "             (accept(2)'s errors by errno among them; with -N, each child's)\n"
-    "  -h, --version\n";
+    "  -h, --help this text\n"
+    "  --version  print the version\n"
+    "Exit status: 0 after SIGTERM or SIGINT; 1 ROOT not opened, a socket not\n"
+    "bound or -u failed; 2 usage error (a missing -r, a bad option or value).\n";
+
+static const struct tool httpd_tool = {"httpd", usage_text, NULL};
 
 static void drop_privileges(const char *user) {
   char e[256];
@@ -77,11 +82,8 @@ static size_t raise_nofile(int nlisten) {
 
 int main(int argc, char **argv) {
   errmsg_iam("httpd");
-  static const struct option longopts[] = {{"version", no_argument, NULL, 'V'},
-                                           {"help", no_argument, NULL, 'h'},
-                                           {"stats", required_argument, NULL, 'S'},
-                                           {"reuseport", no_argument, NULL, 'R'},
-                                           {NULL, 0, NULL, 0}};
+  static const struct option longopts[] = {{"stats", required_argument, NULL, 'S'},
+                                           {"reuseport", no_argument, NULL, 'R'}, USAGE_LONGOPTS};
   const char *root = NULL, *user = NULL, *stats = NULL, *addrs[HTTPD_MAX_LISTEN];
   int naddr = 0, opt, one = 0, listen_opt = 0, reuseport = 0;
   char e[256];
@@ -91,55 +93,55 @@ int main(int argc, char **argv) {
   s.pwatch = -1;
   s.timeout = 30;
   s.use_mmap = !OS_HAS_SENDFILE;
-  while ((opt = getopt_long(argc, argv, "1r:i:p:N:m:qt:k:u:Lh", longopts, NULL)) != -1) {
+  while ((opt = usage_getopt(&httpd_tool, argc, argv, "1r:i:p:N:m:qt:k:u:L", longopts)) != -1) {
     switch (opt) {
     case '1': one = 1; break;
     case 'r': root = optarg; break;
     case 'i':
-      if (naddr == HTTPD_MAX_LISTEN) die(1, "-i: at most 8 addresses");
+      if (naddr == HTTPD_MAX_LISTEN) die(2, "-i: at most 8 addresses");
       addrs[naddr++] = optarg;
       break;
     case 'p':
       listen_opt = 1;
-      if (parse_u64(optarg, 65535, &port) != 0) die(1, "-p: not a port number: ", SHOWN(e, optarg));
+      if (parse_u64(optarg, 65535, &port) != 0) die(2, "-p: not a port number: ", SHOWN(e, optarg));
       break;
     case 'N':
       listen_opt = 1;
       if (parse_u64(optarg, 4096, &procs) != 0 || procs == 0)
-        die(1, "-N: not a process count (1..4096): ", SHOWN(e, optarg));
+        die(2, "-N: not a process count (1..4096): ", SHOWN(e, optarg));
       break;
     case 'm':
       if (strcmp(optarg, "mmap") == 0) s.use_mmap = 1;
       else if (strcmp(optarg, "sendfile") == 0 && !OS_HAS_SENDFILE)
-        die(1, "-m sendfile: this system has no sendfile(2), only -m mmap");
+        die(2, "-m sendfile: this system has no sendfile(2), only -m mmap");
       else if (strcmp(optarg, "sendfile") == 0) s.use_mmap = 0;
-      else die(1, "-m: expected sendfile or mmap, not ", SHOWN(e, optarg));
+      else die(2, "-m: expected sendfile or mmap, not ", SHOWN(e, optarg));
       break;
     case 'q': s.quiet = 1; break;
     case 't':
       if (parse_seconds(optarg, &s.timeout) != 0 || s.timeout <= 0)
-        die(1, "-t: not a positive number of seconds: ", SHOWN(e, optarg));
+        die(2, "-t: not a positive number of seconds: ", SHOWN(e, optarg));
       break;
     case 'k':
-      if (parse_u64(optarg, 1u << 30, &reqs) != 0) die(1, "-k: not a request count: ", SHOWN(e, optarg));
+      if (parse_u64(optarg, 1u << 30, &reqs) != 0) die(2, "-k: not a request count: ", SHOWN(e, optarg));
       break;
     case 'u': user = optarg; break;
     case 'L': s.follow = 1; break;
     case 'S': stats = optarg; break;
     case 'R': reuseport = 1, listen_opt = 1; break;
-    case 'V': print_version("httpd"); return 0;
-    case 'h': fputs(usage_text, stdout); return 0;
-    default: return 2; /* getopt said what is wrong, on one line */
+    default: break; /* usage_getopt answered the rest */
     }
   }
-  if (optind < argc) die(1, "unexpected argument: ", SHOWN(e, argv[optind]));
-  if (root == NULL) die(1, "-r ROOT is required (see -h)");
+  if (optind < argc) die(2, "unexpected argument: ", SHOWN(e, argv[optind]));
+  if (root == NULL) die(2, "-r ROOT is required (httpd -h lists the options)");
   s.max_requests = (unsigned)reqs;
   s.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (s.rootfd < 0) diesys(1, "ROOT ", SHOWN(e, root));
   if (one) { /* oneconn.c: no sockets of our own */
     if (naddr > 0 || listen_opt)
-      die(1, "-1 serves the connection on fd 0 and 1: no -i, -p, -N or --reuseport");
+      die(2, "-1 serves the connection on fd 0 and 1: no -i, -p, -N or --reuseport");
+    if (stats != NULL && strcmp(stats, "-") == 0)
+      die(2, "--stats -: with -1, standard output is the connection (give a file)");
     outfd_open(&s.err, 2);
     if (user != NULL) drop_privileges(user);
     int rc = oneconn_run(&s, stats);

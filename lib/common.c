@@ -73,6 +73,10 @@ int parse_seconds(const char *s, double *out) {
 
 int stats_open(struct stats_file *s, const char *path) {
   memset(s, 0, sizeof *s);
+  if (strcmp(path, "-") == 0) { /* standard output: no path, nothing renamed */
+    s->f = stdout;
+    return 0;
+  }
   size_t n = strlen(path);
   s->path = strdup(path);
   s->tmp = malloc(n + 5);
@@ -102,6 +106,10 @@ void stats_f(struct stats_file *s, const char *metric, double v, const char *uni
 int stats_close(struct stats_file *s) {
   int rc = 0;
   if (s->f == NULL) return 0;
+  if (s->path == NULL) { /* "-": standard output stays open */
+    s->f = NULL;
+    return fflush(stdout) == 0 ? 0 : -1;
+  }
   if (fflush(s->f) != 0 || fsync(fileno(s->f)) != 0) rc = -1;
   if (fclose(s->f) != 0) rc = -1;
   s->f = NULL;

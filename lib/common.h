@@ -27,7 +27,8 @@ int parse_size(const char *s, uint64_t *out);
 int parse_seconds(const char *s, double *out);
 
 /* --stats FILE: tab-separated "metric value unit" lines.  The file is written
- * to FILE.tmp and renamed on close, so a crashed tool leaves no half file. */
+ * to FILE.tmp and renamed on close, so a crashed tool leaves no half file;
+ * FILE "-" is standard output. */
 struct stats_file {
   FILE *f;
   char *path;

@@ -1,6 +1,7 @@
 /* Address parsers (see url.h). */
 #include "url.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,6 +60,16 @@ int hostport_parse(const char *s, size_t len, const char *default_port, struct h
   if (parse_u64(tmp, 65535, &port) != 0 || port == 0) return refuse(why, "bad port");
   snprintf(hp->port, sizeof hp->port, "%u", (unsigned)port);
   return 0;
+}
+
+int url_scheme(const char *s, char *buf, size_t cap) {
+  size_t n = 0;
+  if (!isalpha((unsigned char)s[0])) return 0;
+  while (isalnum((unsigned char)s[n]) || (s[n] != '\0' && strchr("+-.", s[n]) != NULL)) n++;
+  if (strncmp(s + n, "://", 3) != 0 || n >= cap) return 0;
+  memcpy(buf, s, n);
+  buf[n] = '\0';
+  return 1;
 }
 
 int url_parse(const char *s, struct url *u, const char **why) {

@@ -23,6 +23,11 @@ struct url {
   char path[4096]; /* starts with '/' */
 };
 
+/* The SCHEME of "SCHEME://..." (RFC 3986: a letter, then letters, digits,
+ * + - or .) into buf, which then holds only those characters.  Returns 1,
+ * or 0 when s does not begin so or the scheme does not fit. */
+int url_scheme(const char *s, char *buf, size_t cap);
+
 /* Parse http://host[:port][/path][?query] (a #fragment is dropped).  Returns
  * 0, or -1 with *why set. */
 int url_parse(const char *s, struct url *u, const char **why);

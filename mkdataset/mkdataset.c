@@ -1,7 +1,6 @@
 /* mkdataset: a deterministic synthetic dataset (tarballs, manifest, request
  * list) from a profile and a seed, or from a real capture.  See docs/mkdataset.1. */
 #include <errmsg.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +12,10 @@
 #include "os_fs.h"
 #include "os_proc.h"
 #include "printable.h"
+#include "usage.h"
 
-static void usage(FILE *f) {
-  fputs("usage: mkdataset -p PROFILE [-s SEED] -o DIR [--stats FILE]\n"
+static const char usage_text[] =
+    "usage: mkdataset -p PROFILE [-s SEED] -o DIR [--stats FILE]\n"
         "       mkdataset -c LIST -a ACCESSLOG [-u SHARE] [-s SEED] -o DIR [--stats FILE]\n"
         "  -p PROFILE   a profile name (datasets/NAME.profile) or a profile file\n"
         "  -s SEED      the seed (default 1): same profile and seed, same bytes\n"
@@ -24,10 +24,11 @@ static void usage(FILE *f) {
         "  -c LIST      real capture: 'path size' lines, in layout order\n"
         "  -a ACCESSLOG real capture: access log in Common/Combined Log Format\n"
         "  -u SHARE     capture: share of the files the update replaces (default 0.01)\n"
-        "  --stats FILE write figures as 'metric value unit' lines\n"
-        "  -h, --version\n",
-        f);
-}
+        "  --stats FILE write figures as 'metric value unit' lines (- : standard output)\n"
+        "  -h, --help   this text\n"
+        "  --version    print the version\n";
+
+static const struct tool mkdataset_tool = {"mkdataset", usage_text, NULL};
 
 /* s escaped for a one-line message (printable.h): file names and profile
  * lines may hold a newline or ESC.  Returns buf. */
@@ -108,17 +109,13 @@ int main(int argc, char **argv) {
   const char *profile = NULL, *out = NULL, *list = NULL, *log = NULL, *stats = NULL;
   uint64_t seed = 1, share = MICRO / 100;
   static const struct option longopts[] = {
-      {"help", no_argument, NULL, 'h'},
-      {"version", no_argument, NULL, 'V'},
       {"stats", required_argument, NULL, 'S'},
-      {NULL, 0, NULL, 0},
+      USAGE_LONGOPTS,
   };
   errmsg_iam("mkdataset");
   int c;
-  while ((c = getopt_long(argc, argv, "hp:s:o:c:a:u:", longopts, NULL)) != -1) {
+  while ((c = usage_getopt(&mkdataset_tool, argc, argv, "p:s:o:c:a:u:", longopts)) != -1) {
     switch (c) {
-      case 'h': usage(stdout); return 0;
-      case 'V': print_version("mkdataset"); return 0;
       case 'p': profile = optarg; break;
       case 'o': out = optarg; break;
       case 'c': list = optarg; break;
@@ -130,13 +127,15 @@ int main(int argc, char **argv) {
       case 'u':
         if (parse_micro(optarg, MICRO, &share) != 0) die(2, "-u: want a share from 0 to 1: ", ESC(optarg));
         break;
-      default: usage(stderr); return 2;
+      default: break; /* usage_getopt answered the rest */
     }
   }
-  if (optind < argc) die(2, "unexpected argument: ", ESC(argv[optind]), " (see -h)");
-  if (out == NULL) die(2, "missing -o DIR (see -h)");
-  if (profile && (list || log)) die(2, "-p and -c/-a exclude each other (see -h)");
-  if (!profile && !(list && log)) die(2, "need -p PROFILE, or -c LIST with -a ACCESSLOG (see -h)");
+  if (optind < argc)
+    die(2, "unexpected argument: ", ESC(argv[optind]), " (mkdataset -h lists the options)");
+  if (out == NULL) die(2, "missing -o DIR (mkdataset -h lists the options)");
+  if (profile && (list || log)) die(2, "-p and -c/-a exclude each other (mkdataset -h lists the options)");
+  if (!profile && !(list && log))
+    die(2, "need -p PROFILE, or -c LIST with -a ACCESSLOG (mkdataset -h lists the options)");
 
   struct profile prof;
   if (profile) {

@@ -5,19 +5,20 @@
 #include "url.h"
 
 #include "printable.h"
+#include "usage.h"
 
 #include <errmsg.h>
-#include <getopt.h>
 #include <netdb.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-static void usage(FILE *f) {
-  fputs("usage: replay [-c CONC] [-k PER_CONN] [-P DEPTH] [-r RETRIES] [-t SECS] [-T SECS]\n"
+static const char usage_text[] =
+    "usage: replay [-c CONC] [-k PER_CONN] [-P DEPTH] [-r RETRIES] [-t SECS] [-T SECS]\n"
         "              [-M manifest.tsv] [-u URLFILE [-n COUNT] | -U PATH -n COUNT]\n"
-        "              [--stats FILE] [--series FILE] HOST:PORT\n"
+        "              [--stats FILE] [--series FILE] HOST:PORT | http://HOST[:PORT]/\n"
         "  -c CONC       connections in parallel (default 100)\n"
         "  -k PER_CONN   requests per keep-alive connection (default 10; 1 = no keep-alive)\n"
         "  -P DEPTH      requests in flight per connection, pipelined (default 1)\n"
@@ -33,18 +34,21 @@ static void usage(FILE *f) {
         "  -U PATH -n N  request PATH N times instead\n"
         "                (-n: N at least 1, with -u as with -U)\n"
         "  --stats FILE  write the figures as metric<TAB>value<TAB>unit lines\n"
+        "                (- : on standard output, after the summary)\n"
         "  --series FILE write per-second requests, bytes and errors\n"
         "  -h, --help    this text\n"
         "  --version     print the version\n"
-        "HOST is a name, an IPv4 address or [IPv6]; it is resolved once.\n"
+        "HOST is a name, an IPv4 address or [IPv6]; it is resolved once.  As a URL\n"
+        "(as wrk and ab take it) the port is 80 unless given, and the path is /:\n"
+        "the paths requested come from -u or -U.\n"
         "Every failed request counts once, with one reason: the summary's 'failed',\n"
         "--stats' failed (the sum of its failed_* lines) and the exit status agree.\n"
         "The first failure of each reason is described on stderr.\n"
         "Exit status: 0 every request succeeded; 1 at least one request failed\n"
         "(the figures are written), or the server could not be reached at all\n"
-        "(nothing is written); 2 usage error or bad input.\n",
-        f);
-}
+        "(nothing is written); 2 usage error or bad input.\n";
+
+static const struct tool replay_tool = {"replay", usage_text, NULL};
 
 struct opts {
   const char *urlfile, *path, *manifest, *stats, *series, *target;
@@ -74,8 +78,7 @@ static void parse_args(int argc, char **argv, struct run *r, struct opts *o) {
   static const struct option longopts[] = {
       {"stats", required_argument, 0, 'S'}, {"series", required_argument, 0, 'E'},
       {"request-timeout", required_argument, 0, 'T'},
-      {"help", no_argument, 0, 'h'},        {"version", no_argument, 0, 'V'},
-      {0, 0, 0, 0}};
+      USAGE_LONGOPTS};
   int ch;
   char e[PRINTABLE_SIZE(200)];
   r->conc = 100;
@@ -84,7 +87,7 @@ static void parse_args(int argc, char **argv, struct run *r, struct opts *o) {
   r->retries = 3;
   r->timeout = 30;
   r->deadline = 120;
-  while ((ch = getopt_long(argc, argv, ":c:k:P:r:t:T:M:u:U:n:h", longopts, NULL)) != -1) {
+  while ((ch = usage_getopt(&replay_tool, argc, argv, "c:k:P:r:t:T:M:u:U:n:", longopts)) != -1) {
     switch (ch) {
     case 'c': r->conc = num("-c", optarg, 1, 100000); break;
     case 'k': r->per_conn = num("-k", optarg, 1, UINT32_MAX); break;
@@ -103,31 +106,37 @@ static void parse_args(int argc, char **argv, struct run *r, struct opts *o) {
       break;
     case 'S': o->stats = optarg; break;
     case 'E': o->series = optarg; break;
-    case 'h': usage(stdout); exit(0);
-    case 'V': print_version("replay"); exit(0);
-    case ':': /* getopt's own messages would print the option raw */
-    default:
-      if (ch == '?' && optopt && strncmp(argv[optind - 1], "--", 2) != 0) {
-        char o1[2] = {(char)optopt, '\0'};
-        die(2, "unknown option: -", ESC(e, o1), " (see -h)");
-      }
-      die(2, ch == ':' ? "option needs a value: " : "bad option: ", ESC(e, argv[optind - 1]), " (see -h)");
+    default: break; /* usage_getopt answered the rest */
     }
   }
-  if (optind != argc - 1) die(2, optind >= argc ? "missing HOST:PORT (see -h)" : "too many arguments (see -h)");
+  if (optind != argc - 1)
+    die(2, optind >= argc ? "missing HOST:PORT" : "too many arguments", " (replay -h lists the options)");
   o->target = argv[optind];
-  if (!!o->urlfile == !!o->path) die(2, "give either -u URLFILE or -U PATH -n COUNT (see -h)");
+  if (!!o->urlfile == !!o->path) die(2, "give either -u URLFILE or -U PATH -n COUNT (replay -h lists the options)");
   if (o->path && !o->have_count) die(2, "-U PATH needs -n COUNT");
   if (o->path && !url_path_ok(o->path, strlen(o->path)))
     die(2, "-U: not a URL path (must start with '/', no blanks): ", ESC(e, o->path));
 }
 
-/* HOST:PORT or [V6]:PORT -> r->addr (resolved once) and the Host header. */
+/* HOST:PORT, [V6]:PORT or http://HOST[:PORT][/] -> r->addr (resolved
+ * once) and the Host header (HOST:PORT as given). */
 static void resolve(struct run *r, const char *target) {
-  char e[PRINTABLE_SIZE(300)];
+  char e[PRINTABLE_SIZE(300)], scheme[16];
   struct hostport hp;
-  const char *why;
-  if (hostport_parse(target, strlen(target), NULL, &hp, &why) != 0) die(2, why, ": ", ESC(e, target));
+  struct url u;
+  const char *why, *authority = target;
+  if (url_scheme(target, scheme, sizeof scheme)) {
+    if (strcasecmp(scheme, "http") != 0) die(2, "unsupported URL scheme ", scheme, " (replay speaks http://)");
+    if (url_parse(target, &u, &why) != 0) die(2, why, ": ", ESC(e, target));
+    if (strcmp(u.path, "/") != 0)
+      die(2, "a path in the target: ", ESC(e, target), " (the paths come from -u or -U; give http://HOST:PORT/)");
+    hp = u.hp;
+    authority = target + strlen(scheme) + 3;
+    snprintf(r->host, sizeof r->host, "%.*s", (int)strcspn(authority, "/?#"), authority);
+  } else {
+    if (hostport_parse(target, strlen(target), NULL, &hp, &why) != 0) die(2, why, ": ", ESC(e, target));
+    snprintf(r->host, sizeof r->host, "%s", target);
+  }
   struct addrinfo hints, *res;
   memset(&hints, 0, sizeof hints);
   hints.ai_family = AF_UNSPEC;
@@ -139,7 +148,6 @@ static void resolve(struct run *r, const char *target) {
   r->addrlen = res->ai_addrlen;
   freeaddrinfo(res);
   r->target = target;
-  snprintf(r->host, sizeof r->host, "%s", target);
 }
 
 int main(int argc, char **argv) {

@@ -18,6 +18,7 @@
 #include "common.h"
 #include "printable.h"
 #include "prng.h"
+#include "usage.h"
 
 /* mincore's vector: unsigned char on Linux, char on the BSDs and macOS.
  * OpenBSD removed mincore: there resident says so and exits 3. */
@@ -49,8 +50,8 @@ struct counts {
   uint64_t files, pages, resident, errors;
 };
 
-static void usage(FILE *f) {
-  fputs("usage: resident [-n N] [-s SEED] [DIR]\n"
+static const char usage_text[] =
+    "usage: resident [-n N] [-s SEED] [DIR]\n"
         "  Maps a seeded sample of N regular files (default 1000) and counts with\n"
         "  mincore how many of their pages are in the page cache; nothing is read.\n"
         "  DIR: the files below DIR (names starting with '.' skipped); without DIR,\n"
@@ -60,9 +61,10 @@ static void usage(FILE *f) {
         "  Prints metric<TAB>value<TAB>unit lines: files pages resident_pages\n"
         "  resident_pct errors.  Exit 0; 1 when no file could be looked at; 3 where\n"
         "  the system has no mincore (OpenBSD).\n"
-        "  -h, --version\n",
-        f);
-}
+        "  -h, --help  this text\n"
+        "  --version   print the version\n";
+
+static const struct tool resident_tool = {"resident", usage_text, NULL};
 
 /* Offer one path to the reservoir (copied).  Returns -1 when out of memory. */
 static int offer(struct sample *s, const char *path) {
@@ -206,12 +208,6 @@ int main(int argc, char **argv) {
     if (!strcmp(a, "--")) {
       i++;
       break;
-    } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      usage(stdout);
-      return 0;
-    } else if (!strcmp(a, "--version")) {
-      print_version("resident");
-      return 0;
     } else if ((!strcmp(a, "-n") || !strcmp(a, "-s")) && i + 1 < argc) {
       uint64_t *v = a[1] == 'n' ? &n : &seed;
       if (parse_u64(argv[i + 1], a[1] == 'n' ? 100000000 : UINT64_MAX, v) != 0 || (a[1] == 'n' && *v == 0)) {
@@ -221,14 +217,15 @@ int main(int argc, char **argv) {
         return 2;
       }
       i++;
-    } else {
-      char shown[128];
-      fprintf(stderr, "resident: unknown option '%s' (-h for usage)\n", SHOWN(shown, a));
+    } else if ((!strcmp(a, "-n") || !strcmp(a, "-s")) && i + 1 == argc) {
+      fprintf(stderr, "resident: option %s needs a value (resident -h lists them)\n", a);
       return 2;
+    } else {
+      usage_common(&resident_tool, a); /* -h, --help, --version; else unknown */
     }
   }
   if (argc - i > 1) {
-    fputs("resident: one DIR at most (-h for usage)\n", stderr);
+    fputs("resident: one DIR at most (resident -h lists the options)\n", stderr);
     return 2;
   }
   const char *dir = i < argc && strcmp(argv[i], "-") != 0 ? argv[i] : NULL;

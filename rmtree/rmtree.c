@@ -6,28 +6,28 @@
 #include "delete.h"
 #include "os_proc.h"
 #include "printable.h"
+#include "usage.h"
 
 #include <errmsg.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(FILE *f) {
-  fputs("usage: rmtree [-x | --one-file-system | --cross-mounts] [--stats FILE] [--series FILE] DIR\n"
+static const char usage_text[] =
+    "usage: rmtree [-x | --one-file-system | --cross-mounts] [--stats FILE] [--series FILE] DIR\n"
         "  Removes DIR and everything below it, depth-first, never following\n"
         "  symbolic links.  Other filesystems mounted below DIR are left alone\n"
         "  (-x, --one-file-system: the default) unless --cross-mounts is given.\n"
         "  Refuses / and the current root.\n"
         "  --stats FILE   write files, dirs, errors, wall_s, user_s, sys_s, maxrss_kb as\n"
-        "                 metric<TAB>value<TAB>unit lines\n"
+        "                 metric<TAB>value<TAB>unit lines (- : standard output)\n"
         "  --series FILE  write the files removed per second\n"
         "  -h, --help     this text\n"
         "  --version      print the version\n"
         "Exit status: 0 DIR is gone, 1 something was left (errors are reported),\n"
-        "2 usage error or DIR refused or not opened.\n",
-        f);
-}
+        "2 usage error or DIR refused or not opened.\n";
+
+static const struct tool rmtree_tool = {"rmtree", usage_text, NULL};
 
 /* A file name from the command line, escaped for a one-line message. */
 static void cannot_write(int code, const char *path) {
@@ -53,8 +53,7 @@ int main(int argc, char **argv) {
   static const struct option longopts[] = {
       {"stats", required_argument, 0, 'S'},     {"series", required_argument, 0, 'E'},
       {"one-file-system", no_argument, 0, 'x'}, {"cross-mounts", no_argument, 0, 'C'},
-      {"help", no_argument, 0, 'h'},            {"version", no_argument, 0, 'V'},
-      {0, 0, 0, 0}};
+      USAGE_LONGOPTS};
   const char *stats = NULL, *series = NULL;
   struct rm_opts o;
   struct rm_counts c;
@@ -65,18 +64,17 @@ int main(int argc, char **argv) {
   memset(&o, 0, sizeof o);
   memset(&c, 0, sizeof c);
   memset(&t, 0, sizeof t);
-  while ((ch = getopt_long(argc, argv, "xh", longopts, NULL)) != -1) {
+  while ((ch = usage_getopt(&rmtree_tool, argc, argv, "x", longopts)) != -1) {
     switch (ch) {
     case 'x': o.cross_mounts = 0; break;
     case 'C': o.cross_mounts = 1; break;
     case 'S': stats = optarg; break;
     case 'E': series = optarg; break;
-    case 'h': usage(stdout); return 0;
-    case 'V': print_version("rmtree"); return 0;
-    default: usage(stderr); return 2;
+    default: break; /* usage_getopt answered the rest */
     }
   }
-  if (optind != argc - 1) die(2, optind >= argc ? "missing DIR (see -h)" : "one DIR at a time (see -h)");
+  if (optind != argc - 1)
+    die(2, optind >= argc ? "missing DIR" : "one DIR at a time", " (rmtree -h lists the options)");
   const char *dir = argv[optind];
   double t0 = now_mono();
   if (series) {

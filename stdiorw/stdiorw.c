@@ -13,6 +13,7 @@
 #include "children.h"
 #include "common.h"
 #include "printable.h"
+#include "usage.h"
 
 #include <errmsg.h>
 #include <errno.h>
@@ -37,9 +38,13 @@ static const char usage_text[] =
     "              them together, and its rate is the sum of theirs\n"
     "  -n CELL     the middle of the metric names (default fs<SIZE in KiB>k.rs<RECSIZE>k,\n"
     "              with -t t<N>.fs<SIZE in KiB>k.rs<RECSIZE>k)\n"
-    "  -h, --version\n"
+    "  -h, --help  this text\n"
+    "  --version   print the version\n"
     "Prints TEST.CELL.kBps<TAB>rate<TAB>kB/s a test (kB: 1024 bytes).  Exit\n"
     "status: 0 done, 1 an I/O error or a short file, 2 usage.\n";
+
+static const struct tool stdiorw_tool = {"stdiorw", usage_text, NULL};
+static const struct option stdiorw_longopts[] = {USAGE_LONGOPTS};
 
 struct job {
   const char *path;  /* FILE, escaped for messages */
@@ -165,17 +170,13 @@ static void run_children(struct job *j, int n, const char *cell) {
 
 int main(int argc, char **argv) {
   errmsg_iam("stdiorw");
-  if (argc == 2 && strcmp(argv[1], "--version") == 0) {
-    print_version("stdiorw");
-    return 0;
-  }
   struct job j;
   memset(&j, 0, sizeof j);
   const char *cell = NULL;
   uint64_t size = 0, rec = 0;
   int c, nchildren = 0;
   char *end;
-  while ((c = getopt(argc, argv, "es:r:n:t:h")) != -1) {
+  while ((c = usage_getopt(&stdiorw_tool, argc, argv, "es:r:n:t:", stdiorw_longopts)) != -1) {
     switch (c) {
     case 'e': j.flush = 1; break;
     case 's':
@@ -192,14 +193,11 @@ int main(int argc, char **argv) {
       nchildren = (int)t;
       break;
     }
-    case 'h': fputs(usage_text, stdout); return 0;
-    default: fputs(usage_text, stderr); return 2;
+    default: break; /* usage_getopt answered the rest */
     }
   }
-  if (size == 0 || rec == 0 || argc - optind < 2) {
-    fputs(usage_text, stderr);
-    return 2;
-  }
+  if (size == 0 || rec == 0) die(2, "missing -s SIZE or -r RECSIZE (stdiorw -h lists the options)");
+  if (argc - optind < 2) die(2, "want FILE TEST... (stdiorw -h lists the options)");
   if (rec > size) die(2, "-r is larger than -s: not one whole record");
   for (int i = optind + 1; i < argc; i++) {
     const char *t = argv[i];

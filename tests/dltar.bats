@@ -293,8 +293,8 @@ mkcases() {
   [ "${#lines[@]}" -eq 1 ]
   [[ "$output" == *"cannot connect to 127.0.0.1 port $port: Connection refused"* ]]
   run "$BIN/dltar" -C "$T" "https://127.0.0.1/x.tgz"
-  [ "$status" -ne 0 ]
-  [[ "$output" == *"https is not supported"* ]]
+  [ "$status" -eq 2 ]
+  [ "$output" = "dltar: unsupported URL scheme https (dltar fetches http:// only)" ]
   port=$(free_port)
   start "$ROOT/tests/fixtures/chunked_server.py" "$port" "$BATS_FILE_TMPDIR/plain.tar" stall
   wait_for_port "$port"

@@ -91,6 +91,26 @@ the_run() {
   [ "$(wc -l <"$f")" -eq 3 ]
 }
 
+@test "lib: human.sh's durations, rates and sizes (the progress and end lines)" {
+  # shellcheck source=harness/human.sh
+  . "$ROOT/harness/human.sh"
+  [ "$(human_ms 999)" = "999 ms" ]
+  [ "$(human_ms 1000)" = "1.0 s" ]
+  [ "$(human_ms 59999)" = "59.9 s" ]
+  [ "$(human_ms 65000)" = "1 min 05 s" ]
+  [ "$(human_ms 7620000)" = "2 h 07 min" ]
+  [ "$(human_s 0.0324393)" = "32 ms" ]
+  [ "$(human_s 1.25e1)" = "12.5 s" ]
+  [ "$(human_rate 300 850 files)" = "352 files/s" ]
+  [ "$(human_rate 3 850 files)" = "3.5 files/s" ]
+  [ "$(human_rate 0 0 files)" = "- files/s" ]
+  [ "$(human_rate 1000000000 3200 MB 1000000)" = "312 MB/s" ]
+  [ "$(human_bytes 999)" = "999 B" ]
+  [ "$(human_bytes 40960)" = "40 kB" ]
+  [ "$(human_bytes 1500000)" = "1.5 MB" ]
+  [ "$(human_bytes 3400000000)" = "3.4 GB" ]
+}
+
 @test "lib: next_trial counts per phase and over several record names" {
   export RUN_ID=r1
   [ "$(lib next_trial untar)" -eq 1 ]
@@ -168,7 +188,7 @@ the_run() {
 
 # ---- the harness's writes and TARGET ------------------------------------------
 
-@test "meta.json: RESULTS and the dataset on TARGET's filesystem: recorded, a WARNING each phase, OFF_TARGET=1 refuses" {
+@test "meta.json: RESULTS and the dataset on TARGET's filesystem: recorded, a WARNING once a run (every phase's log), OFF_TARGET=1 refuses" {
   require_cmd jq
   mkdir -p "$T/target"
   run make -C "$ROOT" -s phase-flush TARGET="$T/target" ALLOW_NONMOUNT=1 FLUSH=none RUN_ID=r1 DATASETS_OUT="$T/ds"
@@ -178,6 +198,13 @@ the_run() {
   m=$RESULTS/r1/$HOST/$VARIANT/meta.json
   [ "$(jq -c '[.results_on_target, .results_shares, .dataset_on_target, .dataset_shares]' "$m")" = '[true,"filesystem",true,"filesystem"]' ]
   grep -q "WARNING: RESULTS" "$RESULTS/r1/$HOST/$VARIANT/logs/flush-1.log"
+  # the next phase of the run: in its log and warnings.log, not on stderr again
+  run make -C "$ROOT" -s phase-flush TARGET="$T/target" ALLOW_NONMOUNT=1 FLUSH=none RUN_ID=r1 DATASETS_OUT="$T/ds"
+  [ "$status" -eq 0 ]
+  [[ $output != *WARNING* ]]
+  [[ $output == *"flush: start: run r1, trial 2"* ]]
+  grep -q "WARNING: RESULTS" "$RESULTS/r1/$HOST/$VARIANT/logs/flush-2.log"
+  [ "$(grep -c "WARNING: RESULTS" "$RESULTS/r1/$HOST/$VARIANT/logs/warnings.log")" -eq 1 ]
   run make -C "$ROOT" -s phase-flush TARGET="$T/target" ALLOW_NONMOUNT=1 FLUSH=none RUN_ID=r2 DATASETS_OUT="$T/ds" OFF_TARGET=1
   [ "$status" -ne 0 ]
   [[ $output == *"on TARGET's device"*"OFF_TARGET=1 refuses this"* ]]
@@ -258,6 +285,21 @@ has_16mb() {
   wait_for_exit "$pid" 5
   grep -q "$(printf '\tdirty_kb\t')" "$T/s.tsv"
   [ "$(grep -c sectors_ "$T/s.tsv")" -eq 0 ]
+}
+
+@test "sampler: on a terminal, progress in units people read: done/total, percent, rate, time, ETA" {
+  require_cmd script
+  mkdir -p "$T/d"
+  # script(1) gives the sampler a terminal; the tool's series says 7 files
+  # and 7 MB moved, of 1000 files; the sampler stops when the sleep ends
+  printf '0.100\ttool_files\t7\n0.100\ttool_bytes\t7000000\n' >"$T/tool.tsv"
+  sleep 1.2 3>&- &
+  watched=$!
+  timeout 20 script -qec "SHOOTOUT_ROOT='$ROOT' '$ROOT/harness/sampler.sh' -o '$T/s.tsv' -t '$T/d' -s '$T/tool.tsv' -F 1000 -i 0.2 -p $watched" \
+    "$T/tty" </dev/null >/dev/null 3>&-
+  line=$(tr '\r' '\n' <"$T/tty" | grep -a '7/1000 files' | tail -n 1)
+  echo "$line"
+  [[ $line =~ ^sampler:\ 7/1000\ files\ \(0%\),\ 7\.0\ MB,\ [0-9]+(\.[0-9])?\ files/s,\ [0-9.]+\ (ms|s),\ ETA\ [0-9]+(\.[0-9])?\ (ms|s|min\ [0-9]{2}\ s|h\ [0-9]{2}\ min)\ *$ ]]
 }
 
 @test "sampler: stops by itself when the phase it watches is gone" {
@@ -637,6 +679,26 @@ tiny_shootout() {
   local serves
   read -r -d '' -a serves <<<"${SERVES:-}" || true
   check_shootout "$d" "${serves[@]}"
+  check_lines "$d"
+}
+
+# check_lines DIR : what make shootout printed ($output, no terminal): a
+# start and an end line for each phase, no raw float of seconds, the
+# results-on-target warning once at most, and a last line saying where the
+# results are and how to draw them.
+check_lines() {
+  local p run
+  run=$(cat "$RESULTS/.current")
+  for p in untar untar2 flush serve net delete; do
+    [ "$(grep -c "^$p: start: run $run, trial 1$" <<<"$output")" -eq 1 ]
+    [ "$(grep -c "^$p: done in [0-9]" <<<"$output")" -eq 1 ]
+  done
+  grep -qE '^untar: done in .*: [0-9]+ files, [0-9.]+ [kMG]?B in .* \+ sync .*, [0-9.]+ files/s$' <<<"$output"
+  grep -qE '^serve: done in .*: cold-1 [0-9]+ req/s, warm-1 [0-9]+ req/s' <<<"$output"
+  [ "$(grep -cE '[0-9]\.[0-9]{4,} ?s\b' <<<"$output")" -eq 0 ]
+  [ "$(grep -c 'WARNING: RESULTS' <<<"$output")" -le 1 ]
+  [ "${lines[-1]}" = "shootout: run $run done in ${lines[-1]#*done in }" ]
+  [[ ${lines[-1]} == *": results in $1; draw them with make report RUN=$run RESULTS=$RESULTS" ]]
 }
 
 @test "make shootout DATASET=tiny on a loop-mounted ext4: every record of every phase" {
@@ -871,7 +933,10 @@ resident() {
   # allowed, the same replay is a figure, its allowance recorded
   run make -C "$ROOT" -s phase-serve TARGET="$MNT" DATASET=tiny FLUSH=none SERVE_MODES=1 REPLAY_MAX_FAILED="$n"
   [ "$status" -eq 0 ]
-  [[ $output == *"serve-cold-1: warning: $n of 2000 requests failed, allowed by REPLAY_MAX_FAILED=$n"* ]]
+  [[ $output == *"serve-cold-1: warning: $n of 2000 requests failed, allowed by REPLAY_MAX_FAILED=$n (see $d/logs/serve-cold-1-3.log)"* ]]
+  # each mode's warning names its own log, which holds its commands
+  [[ $output == *"serve-warm-1: warning: $n of 2000 requests failed, allowed by REPLAY_MAX_FAILED=$n (see $d/logs/serve-warm-1-3.log)"* ]]
+  grep -q '^\$ .*replay' "$d/logs/serve-warm-1-3.log"
   [ "$(records_of "$d" serve-warm-1 failed_allowed)" = "$n" ]
   make -C "$ROOT" -s phase-delete TARGET="$MNT"
 

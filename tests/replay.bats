@@ -364,7 +364,7 @@ metric() { # metric NAME FILE
   [[ "$output" == *'/a\x0areplay: forged\x1b[0m'* ]]
   run "$BIN/replay" "$(printf -- '-\033')" -U / -n 1 "127.0.0.1:$PORT"
   [ "$status" -eq 2 ]
-  [ "$output" = 'replay: unknown option: -\x1b (see -h)' ]
+  [ "$output" = 'replay: unknown option -\x1b (replay -h lists them)' ]
   run "$BIN/replay" -U / -n 1 "$(printf '127.0.0.1:1\033]0;x\007')"
   [ "$status" -eq 2 ]
   [ "${#lines[@]}" -eq 1 ]

@@ -119,7 +119,7 @@ sha() {
   for o in "-p 8000" "-N 2" "--reuseport" "-i 127.0.0.1"; do
     # shellcheck disable=SC2086 # option and value as two words
     run "$BIN/httpd" -1 -r "$T/root" $o
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
     [ "$output" = "httpd: -1 serves the connection on fd 0 and 1: no -i, -p, -N or --reuseport" ]
   done
 }

@@ -127,14 +127,45 @@ phase_begin() {
   [ -s "$RUN_DIR/meta.json" ] || "$HARNESS/meta.sh" "$RUN_DIR/meta.json" >>"$PHASE_LOG" 2>&1 ||
     harness_die "cannot write $RUN_DIR/meta.json: see $PHASE_LOG"
   phase_warn_on_target
-  harness_say "run $(run_id), trial $CUR_TRIAL"
+  phase_start_line
+}
+
+# phase_figure TEXT : add TEXT to the end line's figures (serve: a mode's).
+phase_figure() {
+  [ -z "$PHASE_FIGURE" ] || PHASE_FIGURE+=', '
+  PHASE_FIGURE+=$1
+}
+
+# phase_move NAME : the phase goes on under the record name NAME (serve's
+# modes): a failure is filed under it, and its commands, their output and
+# warnings go to its own log, logs/NAME-TRIAL.log.
+phase_move() {
+  CUR_PHASE=$1 PHASE_LOG=$RUN_DIR/logs/$1-$CUR_TRIAL.log
+}
+
+# phase_start_line / phase_end_line : one line each on stdout, terminal or
+# not: "serve: start: run ID, trial N" and "serve: done in 42.1 s: FIGURE"
+# (PHASE_FIGURE, which the phase sets: its main figures).  The label is the
+# script's name without phase- (PHASE_LABEL when set: untar2).
+phase_start_line() {
+  PHASE_T0=${EPOCHREALTIME/[.,]/} PHASE_FIGURE=''
+  [ -n "${PHASE_LABEL-}" ] || PHASE_LABEL=$(basename "$0" .sh)
+  PHASE_LABEL=${PHASE_LABEL#phase-}
+  harness_tell "$PHASE_LABEL" "start: run $(run_id), trial $CUR_TRIAL"
+}
+phase_end_line() {
+  local line
+  line="done in $(human_ms $(((${EPOCHREALTIME/[.,]/} - PHASE_T0) / 1000)))"
+  [ -z "$PHASE_FIGURE" ] || line+=": $PHASE_FIGURE"
+  harness_tell "$PHASE_LABEL" "$line"
 }
 
 # phase_warn_on_target : the harness's own writes (RESULTS: records, logs,
 # series) or the dataset on TARGET's filesystem or disk (meta.json's
 # results_on_target, dataset_on_target) disturb what is measured there, a
-# read-only phase's above all: a warning on stderr and in the phase's log
-# every phase, or a refusal with OFF_TARGET=1.
+# read-only phase's above all: a warning in every phase's log, on stderr
+# once a run (the first phase that finds it; logs/warnings.log keeps it), or
+# a refusal with OFF_TARGET=1.
 phase_warn_on_target() {
   local w m
   w=$(jq -r '[(if .results_on_target then "RESULTS (\(.results_shares))" else empty end),
@@ -143,7 +174,9 @@ phase_warn_on_target() {
   [ -n "$w" ] || return 0
   m="$w on TARGET's device: the harness's writes land where $TARGET is measured (put RESULTS and DATASETS_OUT on another disk)"
   [ "${OFF_TARGET:-0}" != 1 ] || phase_refuse "$m; OFF_TARGET=1 refuses this"
-  printf 'WARNING: %s\n' "$m" | tee -a "$PHASE_LOG" >&2
+  printf 'WARNING: %s\n' "$m" >>"$PHASE_LOG"
+  ! grep -qxF "WARNING: $m" "$RUN_DIR/logs/warnings.log" 2>/dev/null || return 0
+  printf 'WARNING: %s\n' "$m" | tee -a "$RUN_DIR/logs/warnings.log" >&2
 }
 
 # phase_warn_atime : a read-only phase on a TARGET mounted without noatime
@@ -158,12 +191,17 @@ phase_warn_atime() {
   printf 'WARNING: %s\n' "$m" | tee -a "$PHASE_LOG" >&2
 }
 
-# phase_end [RECORD-NAME] : the phase succeeded; note the boot id (for the
-# reboot check of a later FLUSH=reboot).
+# phase_end [RECORD-NAME] : the phase succeeded: its status record, then
+# phase_finish.  phase_finish : note the boot id (for the reboot check of a
+# later FLUSH=reboot), the phase is done, its end line.
 phase_end() {
   record "${1:-$CUR_PHASE}" "$CUR_TRIAL" status 0 exit
+  phase_finish
+}
+phase_finish() {
   phase_note_boot_id
   PHASE_DONE=1
+  phase_end_line
 }
 
 # phase_note_boot_id : append "phase trial boot_id" to the run's boot_ids.tsv.

@@ -63,24 +63,7 @@ settings_check() {
 # ordinary).  Only upper-case names are looked at.
 settings_unknown() {
   local bad
-  bad=$(awk -F '\t' -v want="$1" '
-    # dist A B : the edit distance (insert, delete, replace one letter, or
-    # swap two neighbours: CONUT is 1 from COUNT).
-    function dist(a, b,   la, lb, i, j, c, m) {
-      la = length(a); lb = length(b)
-      for (i = 0; i <= la; i++) m[i, 0] = i
-      for (j = 0; j <= lb; j++) m[0, j] = j
-      for (i = 1; i <= la; i++)
-        for (j = 1; j <= lb; j++) {
-          c = m[i - 1, j - 1] + (substr(a, i, 1) != substr(b, j, 1))
-          if (m[i - 1, j] + 1 < c) c = m[i - 1, j] + 1
-          if (m[i, j - 1] + 1 < c) c = m[i, j - 1] + 1
-          if (i > 1 && j > 1 && substr(a, i, 1) == substr(b, j - 1, 1) &&
-            substr(a, i - 1, 1) == substr(b, j, 1) && m[i - 2, j - 2] + 1 < c) c = m[i - 2, j - 2] + 1
-          m[i, j] = c
-        }
-      return m[la, lb]
-    }
+  bad=$(awk -F '\t' -v want="$1" "$(cat "$SHOOTOUT_ROOT/harness/common/dist.awk")"'
     $1 ~ /^[A-Z]/ {
       all[$1] = 1
       n = split($3, g, ",")

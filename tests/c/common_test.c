@@ -1,6 +1,8 @@
 #include "check.h"
 #include "common.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,6 +47,27 @@ int main(void) {
 
   struct stats_file bad;
   CHECK(stats_open(&bad, "/nonexistent/dir/x.tsv") == -1, "stats_open reports an unwritable path");
+
+  /* "-": standard output, left open after stats_close; nothing renamed */
+  snprintf(path, sizeof path, "%s/stdout.tsv", dir);
+  fflush(stdout);
+  int saved = dup(1), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  int moved = saved >= 0 && fd >= 0 && dup2(fd, 1) == 1; /* no CHECK until it is back */
+  struct stats_file out;
+  int opened = moved && stats_open(&out, "-") == 0;
+  if (opened) stats_u64(&out, "files", 7, "files");
+  int closed = opened && stats_close(&out) == 0;
+  int still = printf("after\n") > 0 && fflush(stdout) == 0;
+  int back = saved >= 0 && dup2(saved, 1) == 1 && close(saved) == 0 && fd >= 0 && close(fd) == 0;
+  CHECK(moved && back, "stdout into a file and back");
+  CHECK(opened && closed && still, "stats_open -, stats_close - leaves stdout open");
+  f = fopen(path, "r");
+  n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+  if (f) fclose(f);
+  buf[n] = 0;
+  CHECK(strcmp(buf, "files\t7\tfiles\nafter\n") == 0, "stats - writes on standard output");
+  CHECK(access("-", F_OK) != 0 && access("-.tmp", F_OK) != 0, "no file named - or -.tmp");
+  unlink(path);
 
   struct series_file ser;
   snprintf(path, sizeof path, "%s/series.tsv", dir);

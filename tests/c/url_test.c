@@ -27,6 +27,14 @@ int main(void) {
   CHECK(url_parse("http://h?q#f", &u, &why) == 0 && strcmp(u.path, "/?q") == 0, "query without a path, fragment dropped");
   CHECK(url_parse("https://h/", &u, &why) == -1 && strstr(why, "https"), "https refused by name");
   CHECK(url_parse("ftp://h/", &u, &why) == -1, "other schemes refused");
+  char sch[8];
+  CHECK(url_scheme("htp://h/x", sch, sizeof sch) == 1 && strcmp(sch, "htp") == 0, "a scheme is named");
+  CHECK(url_scheme("svn+ssh://h", sch, sizeof sch) == 1 && strcmp(sch, "svn+ssh") == 0, "+ in a scheme");
+  CHECK(url_scheme("dir/x.tgz", sch, sizeof sch) == 0, "a file name has no scheme");
+  CHECK(url_scheme("a:/x", sch, sizeof sch) == 0 && url_scheme("1x://h", sch, sizeof sch) == 0,
+        "no :// or a digit first: no scheme");
+  CHECK(url_scheme("waytoolongscheme://h", sch, sizeof sch) == 0, "a scheme that does not fit is none");
+  CHECK(url_scheme("a b://h", sch, sizeof sch) == 0, "no space in a scheme");
   CHECK(url_parse("http://h:0/", &u, &why) == -1, "port 0 refused");
   CHECK(url_parse("http://h:65536/", &u, &why) == -1, "port above 65535 refused");
   CHECK(url_parse("http://h:/", &u, &why) == -1, "empty port refused");
