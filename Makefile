@@ -83,7 +83,7 @@ deps-check:
 
 # deps-GROUPS: `$(call deps,g1 g2)` in a recipe ensures those groups.
 deps = @harness/deps.sh ensure $(1)
-TEST_DEPS := build static fuzz cross test peers fs harness playbooks plots micro
+TEST_DEPS := build static fuzz cross test peers fs harness playbooks plots micro profile
 
 # Every suite: C unit tests, the same under ASan+UBSan, a few seconds of each
 # fuzz target, bats (with the tools built under ASan+UBSan), lint.

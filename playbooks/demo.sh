@@ -9,6 +9,7 @@
 #   DEMO_SIZE=4G             size of each sparse loop image (and of tmpfs)
 #   TRIALS=N                 trials of the whole cycle per variant (default 1)
 #   DEMO_REPEAT=serve:3,net:3  runs of those phases within each cycle
+#   PROFILE=0                no kernel profile of the phases (default 1)
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -31,6 +32,8 @@ fi
 dataset=${DATASET:-small}
 size=${DEMO_SIZE:-4G}
 trials=${TRIALS:-1}
+# The demo shows the why too: a kernel profile of every phase (PROFILE=1).
+profile=${PROFILE:-1}
 # DEMO_REPEAT (serve:3,net:3): those phases run 3 times in each cycle, so
 # their figures have a spread; untar, untar2 and delete change TARGET and
 # run once.
@@ -47,7 +50,9 @@ for r in ${repeat_items[@]+"${repeat_items[@]}"}; do
 done
 t0=$(date +%s)
 
-harness/deps.sh ensure build harness fs playbooks plots
+groups=(build harness fs playbooks plots)
+[ "$profile" = 0 ] || groups+=(profile)
+harness/deps.sh ensure "${groups[@]}"
 make --no-print-directory all
 if ! make --no-print-directory -n phase-untar >/dev/null 2>&1; then
   say "the harness's phase targets (make phase-untar ...) are not here yet; nothing to run"
@@ -84,6 +89,7 @@ vars=build/demo-vars.yml
   echo "shootout_dataset: $dataset"
   echo "shootout_trials: $trials"
   echo "shootout_repeat: {$repeat_yaml}"
+  echo "shootout_make_vars: {PROFILE: $profile}"
   echo "shootout_variants:"
   for fs in "${variants[@]}"; do
     if [ "$fs" = tmpfs ]; then

@@ -6,7 +6,7 @@
 # Where we are: the phase's name and trial, whether it is done and why it
 # failed; PHASE_FRAME=1 once phase_begin has installed the traps (then
 # harness_die leaves its message to phase_on_exit).
-CUR_PHASE='' CUR_TRIAL='' PHASE_DONE=0 FAIL_MSG='' PHASE_FRAME=0 WORK=''
+CUR_PHASE='' CUR_TRIAL='' PHASE_DONE=0 FAIL_MSG='' PHASE_FRAME=0 WORK='' PHASE_LOG=''
 # Names of functions phase_on_exit calls (after the children have stopped).
 PHASE_CLEANUP=''
 # What phase_begin made (phase_undo_begin removes it when the phase is refused).
@@ -69,11 +69,11 @@ phase_note_new() {
 # again, newest first.  Only those paths, and directories only when empty.
 phase_undo_begin() {
   local i p
-  [ -n "${PHASE_LOG:-}" ] && [ "${PHASE_LOG#"$WORK"/}" = "$PHASE_LOG" ] && rm -f "$PHASE_LOG"
+  [ -n "$PHASE_LOG" ] && [ "${PHASE_LOG#"$WORK"/}" = "$PHASE_LOG" ] && rm -f "$PHASE_LOG"
   for ((i = ${#PHASE_NEW[@]} - 1; i >= 0; i--)); do
     p=${PHASE_NEW[i]}
     if [ "$p" = "$RESULTS/.current" ]; then
-      [ "$(cat "$p" 2>/dev/null)" != "${PHASE_NEW_RUN:-}" ] || rm -f "$p"
+      [ "$(cat "$p" 2>/dev/null)" != "$PHASE_NEW_RUN" ] || rm -f "$p"
     elif [ -d "$p" ]; then
       rmdir "$p" 2>/dev/null || :
     elif [ "${p##*/}" != records.tsv ] || [ "$(wc -l <"$p")" -le 1 ]; then
