@@ -111,7 +111,8 @@ phase_begin() {
   fi
   phase_note_new "$RESULTS/$id" "$RESULTS/$id/$HOST" "$RESULTS/$id/$HOST/$VARIANT" \
     "$RESULTS/$id/$HOST/$VARIANT/series" "$RESULTS/$id/$HOST/$VARIANT/records.tsv" \
-    "$RESULTS/$id/$HOST/$VARIANT/logs" "$RESULTS/$id/$HOST/$VARIANT/meta.json"
+    "$RESULTS/$id/$HOST/$VARIANT/logs" "$RESULTS/$id/$HOST/$VARIANT/logs/warnings.log" \
+    "$RESULTS/$id/$HOST/$VARIANT/meta.json"
   [ ${#names[@]} -gt 0 ] || names=("$CUR_PHASE")
   if [ -n "${TRIAL:-}" ]; then
     case $TRIAL in '' | *[!0-9]*) harness_die "TRIAL=$TRIAL is not a number" ;; esac
