@@ -145,6 +145,21 @@ show_log() {
   grep -q "Linux version $(jq -r .kernel "$m13") " "$LAB_LOGS/$RUN_ID/debian13-1.console"
 }
 
+@test "make lab: both kernels were profiled (perf in the images) and make compare of the two OSes draws the profile page" {
+  local g v m
+  for g in "${GUESTS[@]}"; do
+    for v in "${VARIANTS[@]}"; do
+      m=$ROOT/results/$RUN_ID/$g/$v/meta.json
+      [[ $(jq -r .profile "$m") == perf* ]] || { echo "# $g/$v: profile $(jq -r .profile "$m")" >&3; false; }
+      ls "$ROOT/results/$RUN_ID/$g/$v/profiles/"serve-cold-1-*.folded >/dev/null
+    done
+  done
+  run make -C "$ROOT" --no-print-directory compare BASE="$RUN_ID:debian12-1" NEW="$RUN_ID:debian13-1" OUT="$BATS_FILE_TMPDIR/cmp"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  grep -q 'serve-cold-1' "$BATS_FILE_TMPDIR/cmp/profile.html"
+}
+
 @test "make lab: a freshly booted kernel before every cold phase (boot ids, guest console)" {
   local g v f
   for g in "${GUESTS[@]}"; do
