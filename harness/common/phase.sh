@@ -86,6 +86,7 @@ phase_begin() {
     harness_die "cannot write $RUN_DIR/meta.json: see $PHASE_LOG"
   phase_warn_on_target
   harness_say "run $(run_id), trial $CUR_TRIAL"
+  blklat_begin
 }
 
 # phase_warn_on_target : the harness's own writes (RESULTS: records, logs,

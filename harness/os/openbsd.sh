@@ -34,3 +34,13 @@ os_direct_ok() {
 os_virt() {
   echo unknown
 }
+
+# Block-device latency: btrace(8) has no io provider, no request start and
+# completion to time: absent, and said so (meta.json blklat_absent).
+os_blklat_probe() {
+  echo "OpenBSD: btrace has no block I/O probes"
+  return 1
+}
+os_blklat_run() {
+  return 1
+}
