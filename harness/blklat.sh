@@ -95,6 +95,7 @@ blklat_end() {
   [ -s "$f" ] && [ -n "$CUR_TRIAL" ] || return 0
   dir=$(run_dir) || return 0
   while IFS=$'\t' read -r rec tool stats; do
+    case $rec in serve-*) ;; *) continue ;; esac # the source httpd of untar is not measured
     if [ "$tool" != httpd ] || [ ! -s "$stats" ]; then continue; fi
     mkdir -p "$dir/latency"
     blklat_httpd <"$stats" >>"$dir/latency/$rec-$CUR_TRIAL.tsv"

@@ -4,6 +4,7 @@ import html
 import os
 
 import budget
+import latency
 import micro_report
 from resultslib import (NOISE_MIN, NOT_FLUSHABLE, SPREAD_MAX, cold_phase, fmt_value, memory_fs, os_key,
                         os_label, proof, proof_text, rss_text, run_oses, stats, trials_heading)
@@ -289,6 +290,7 @@ def write(runs, charts, out):
                  % (e(c["name"]), e(c["name"]), e(c["title"]), e(caption(c)), e(c["name"]), e(c["name"]), e(c["name"])))
         if c.get("table"):
             h.append(number_table(c, multi))
+    h += latency.html_section(runs, out)
     h.append("</body></html>")
     with open(os.path.join(out, "index.html"), "w", encoding="utf-8") as f:
         f.write("\n".join(h) + "\n")
