@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#ifndef LATHIST_OFF
 uint64_t lathist_now(void) {
   struct timespec ts;
   /* CLOCK_MONOTONIC cannot fail with a valid pointer on the systems we
@@ -12,15 +13,16 @@ uint64_t lathist_now(void) {
   return t == 0 ? 1 : t;
 }
 
+void lathist_add(struct lathist *h, uint64_t start, uint64_t end) {
+  h->n++;
+  h->b[lathist_bucket(end > start ? end - start : 0)]++;
+}
+#endif
+
 unsigned lathist_bucket(uint64_t t) {
   if (t < 2) return 0;
   unsigned k = 63u - (unsigned)__builtin_clzll(t);
   return k < LATHIST_NB ? k : LATHIST_NB - 1;
-}
-
-void lathist_add(struct lathist *h, uint64_t start, uint64_t end) {
-  h->n++;
-  h->b[lathist_bucket(end > start ? end - start : 0)]++;
 }
 
 void lathist_sum(struct lathist *sum, const struct lathist *h) {

@@ -19,13 +19,22 @@ struct lathist {
   uint64_t b[LATHIST_NB];
 };
 
+#ifdef LATHIST_OFF
+/* The bench's httpd without the histograms (make nolathist,
+ * tests/bench/latency.bench.sh): no clock read, nothing counted. */
+static inline uint64_t lathist_now(void) { return 1; }
+static inline void lathist_add(struct lathist *h, uint64_t start, uint64_t end) {
+  (void)h, (void)start, (void)end;
+}
+#else
 /* Monotonic nanoseconds since an arbitrary origin; never 0 (0 means "no
  * time taken" to the callers). */
 uint64_t lathist_now(void);
-/* The bucket of t ns. */
-unsigned lathist_bucket(uint64_t t);
 /* Counts one time, `end - start` ns (0 when the clock went back). */
 void lathist_add(struct lathist *h, uint64_t start, uint64_t end);
+#endif
+/* The bucket of t ns. */
+unsigned lathist_bucket(uint64_t t);
 /* sum += h. */
 void lathist_sum(struct lathist *sum, const struct lathist *h);
 /* "NAME.n N count", then "NAME.bK COUNT count" for every non-empty bucket. */
