@@ -10,7 +10,7 @@
 #   blklat_probe         BLKLAT_TOOL, BLKLAT_DEV or BLKLAT_WHY (why there is none)
 #   blklat_begin         at phase_begin: trace the phase (CUR_PHASE)
 #   blklat_switch NAME   a new record name within a phase (serve-cold -> serve-warm)
-#   blklat_end           at the phase's exit: the last trace, httpd's histograms
+#   blklat_end           at the phase's exit (phase_on_exit): the last trace, httpd's histograms
 #   blklat_parse [HIST]  tracer output on stdin -> "hist key lo count" lines
 
 # blklat_probe : whether the block tracer can run on TARGET: BLKLAT_TOOL and
@@ -27,12 +27,12 @@ blklat_probe() {
   fi
 }
 
-BLKLAT_PID='' BLKLAT_NAME='' BLKLAT_RAW=''
+BLKLAT_PID='' BLKLAT_NAME='' BLKLAT_RAW='' BLKLAT_ENDED=0
 
 # blklat_begin : from phase_begin; traces CUR_PHASE until the next
-# blklat_switch or blklat_end (a PHASE_CLEANUP).
+# blklat_switch or blklat_end (phase_on_exit, after the children stopped:
+# not a PHASE_CLEANUP, which a phase may empty).
 blklat_begin() {
-  PHASE_CLEANUP+=" blklat_end"
   blklat_probe
   [ -n "$BLKLAT_TOOL" ] || return 0
   blklat_start "$CUR_PHASE"
@@ -90,6 +90,8 @@ blklat_switch() {
 # blklat_end : the last trace, and the httpd histograms of every httpd the
 # phase started (WORK/tool-cpu.tsv: "record httpd stats-file").
 blklat_end() {
+  [ "$BLKLAT_ENDED" = 0 ] || return 0
+  BLKLAT_ENDED=1
   blklat_stop
   local f=$WORK/tool-cpu.tsv dir rec tool stats
   [ -s "$f" ] && [ -n "$CUR_TRIAL" ] || return 0

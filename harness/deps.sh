@@ -17,7 +17,7 @@ cross|make cross: zig comes from PyPI into build/venv|python3-venv
 test|make test and make lint: bats, linters (pyflakes for Python), groff for the man pages, and what the tests call|bats shellcheck yamllint ansible-lint pyflakes3 groff-base curl jq python3 git time file
 peers|the tools ours are compared with (make bench, tests): tar, bsdtar, pigz, igzip, nginx, wrk|tar libarchive-tools pigz gzip isal nginx-light wrk hyperfine
 fs|the filesystems a variant can make, loop devices, findmnt; sfdisk and dmsetup for tests/device-check.bats|e2fsprogs xfsprogs btrfs-progs f2fs-tools jfsutils util-linux fdisk dmsetup
-harness|the phases (make shootout): processes, network namespaces, tcpserver (ucspi-tcp) for the fork serve|procps iproute2 psmisc ucspi-tcp python3 jq curl
+harness|the phases (make shootout): processes, network namespaces, tcpserver (ucspi-tcp) for the fork serve, bpftrace for the block-latency histograms (docs/latency.md)|procps iproute2 psmisc ucspi-tcp python3 jq curl bpftrace
 playbooks|Ansible (community.general: doas for OpenBSD hosts) and SSH|ansible-core ansible openssh-client
 plots|make plots, report, compare (scipy: its t-test)|gnuplot-nox python3 python3-scipy
 micro|the micro-benchmark phases: Iometer-style (fio), PostMark|fio postmark

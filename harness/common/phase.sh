@@ -28,6 +28,7 @@ phase_on_exit() {
   set +e
   trap '' INT TERM HUP PIPE
   proc_stop_all
+  blklat_end
   for c in $PHASE_CLEANUP; do "$c"; done
   [ -z "$CUR_TRIAL" ] || proof_record_cpu
   if [ "$rc" -ne 0 ] && [ -n "$CUR_TRIAL" ] && [ "$PHASE_DONE" = 0 ]; then
