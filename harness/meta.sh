@@ -124,7 +124,7 @@ jq -n \
   --arg replay_keepalive "${REPLAY_KEEPALIVE:-10}" --arg preload "${PRELOAD:-}" \
   --arg serve_socket "$([ "${SERVE_REUSEPORT:-0}" = 1 ] && echo reuseport || echo shared)" \
   --arg results_shares "$results_shares" --arg dataset_shares "$dataset_shares" \
-  --arg blklat "${BLKLAT_TOOL:-off}" --arg blklat_absent "$BLKLAT_WHY" \
+  --arg blklat "$BLKLAT_TOOL" --arg blklat_absent "$BLKLAT_WHY" \
   '{run_id: $run_id, host: $host, os: $os, os_version: $os_version, os_name: $os_name,
     kernel: $kernel, kernel_version: $kernel_version, arch: $arch, cpu: $cpu, cpus: $cpus, mem_kb: $mem_kb, fs: $fs,
     mkfs_opts: $mkfs_opts, mount_opts: $mount_opts, device: $device, target: $target,
@@ -135,5 +135,5 @@ jq -n \
     serve_socket: $serve_socket,
     results_on_target: ($results_shares != ""), results_shares: $results_shares,
     dataset_on_target: ($dataset_shares != ""), dataset_shares: $dataset_shares,
-    blklat: $blklat, blklat_absent: $blklat_absent}' >"$tmp"
+    blklat: (if $blklat == "" then "off" else $blklat end), blklat_absent: $blklat_absent}' >"$tmp"
 mv -f "$tmp" "$out"

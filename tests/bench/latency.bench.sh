@@ -11,12 +11,14 @@
 #     ext4 on a loop device (root; skipped with the reason otherwise).  The
 #     setting's default is on only where the change stays under 3%.
 # Prints each figure's medians and the change; exit 1 when a run failed.
-#   env: RUNS (5) DUR (5s) CONNS (50) DATASET (tiny) LOOP_SIZE (512M)
+#   env: RUNS (5) DUR (5s) CONNS (50) DATASET (tiny) REPLAY_COUNT (0: all)
+#        LOOP_SIZE (512M; 3G for small) PARTS ("httpd blk")
 set -eu
 cd "$(dirname "$0")/../.."
 # shellcheck source=harness/poll.sh
 . harness/poll.sh
 RUNS=${RUNS:-5} DUR=${DUR:-5s} CONNS=${CONNS:-50} DATASET=${DATASET:-tiny} LOOP_SIZE=${LOOP_SIZE:-512M}
+REPLAY_COUNT=${REPLAY_COUNT:-0} PARTS=${PARTS:-httpd blk}
 command -v wrk >/dev/null 2>&1 || { echo "latency bench: needs wrk (make deps)" >&2; exit 2; }
 [ -x bin/httpd ] || { echo "latency bench: build bin/httpd first (make)" >&2; exit 2; }
 make -s nolathist
@@ -36,6 +38,8 @@ change() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%+.2f%%", 100 * (
 failed=0
 
 # ---- 1. httpd's histograms ------------------------------------------------
+part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+if part httpd; then
 mkdir -p "$tmp/root"
 head -c 3000 /dev/urandom >"$tmp/root/small.bin"
 httpd_rps() { # httpd_rps BINARY -> "req/s cpu_us_per_request" of one wrk run
@@ -76,10 +80,12 @@ printf '%-28s %12.3f %12.3f %9s\n' "httpd CPU us per request" "${con:-0}" "${cof
 printf '  runs on (req/s us/req):  %s\n  runs off (req/s us/req): %s\n' "$(tr '\n' ',' <"$tmp/on")" "$(tr '\n' ',' <"$tmp/off")"
 echo "(goal: the histograms cost under 1% of httpd's requests/s; where wrk and other loads share the CPUs the"
 echo " req/s spread is wider than that, and the CPU per request is the figure that shows the cost)"
+fi
+part blk || exit "$failed"
 
 # ---- 2. the block tracer ----------------------------------------------------
 echo
-echo "2. the block tracer (BLKLAT=1 against 0): untar, serve (httpd -N 1, the whole list), delete of DATASET=$DATASET on a loop ext4, median of $RUNS interleaved"
+echo "2. the block tracer (BLKLAT=1 against 0): untar, serve (httpd -N 1, REPLAY_COUNT=$REPLAY_COUNT), delete of DATASET=$DATASET on a loop ext4, median of $RUNS interleaved"
 why=''
 [ "$(id -u)" = 0 ] || why="not root (a loop device and mounts)"
 [ -n "$why" ] || command -v mkfs.ext4 >/dev/null 2>&1 || why="no mkfs.ext4"
@@ -105,8 +111,8 @@ for r in $(seq "$RUNS"); do
   order="1 0"
   [ $((r % 2)) = 1 ] || order="0 1"
   for b in $order; do
-    if ! make -s phase-untar phase-serve phase-delete TARGET="$mnt" DATASET="$DATASET" SERVE_MODES=1 \
-      REPLAY_COUNT=0 BLKLAT="$b" RUN_ID="bench-$r-$b" RESULTS="$tmp/results" HOST=bench VARIANT=ext4 \
+    if ! env -u PARTS -u LOOP_SIZE make -s phase-untar phase-serve phase-delete TARGET="$mnt" DATASET="$DATASET" SERVE_MODES=1 \
+      REPLAY_COUNT="$REPLAY_COUNT" BLKLAT="$b" RUN_ID="bench-$r-$b" RESULTS="$tmp/results" HOST=bench VARIANT=ext4 \
       >"$tmp/phase.log" 2>&1; then
       echo "latency bench: FAIL: BLKLAT=$b run $r:" >&2
       tail -5 "$tmp/phase.log" >&2
