@@ -18,7 +18,7 @@
 blklat_probe() {
   local out
   BLKLAT_TOOL='' BLKLAT_DEV='' BLKLAT_WHY=''
-  if [ "${BLKLAT:-1}" = 0 ]; then
+  if [ "${BLKLAT:-0}" != 1 ]; then
     BLKLAT_WHY="BLKLAT=0"
   elif out=$(os_blklat_probe "${TARGET:-/}" 2>/dev/null); then
     BLKLAT_TOOL=${out%% *} BLKLAT_DEV=${out#* }
@@ -46,8 +46,8 @@ blklat_start() {
   : >"$BLKLAT_RAW"
   (os_blklat_run "$BLKLAT_DEV" "$BLKLAT_RAW") >>"$PHASE_LOG" 2>&1 &
   BLKLAT_PID=$!
-  if ! poll_until 30 blklat_ready; then
-    harness_say "block tracer ($BLKLAT_TOOL) did not start: no block-latency histogram for $1 (see $PHASE_LOG)"
+  if ! poll_until 30 blklat_ready || ! grep -q '^blklat ready' "$BLKLAT_RAW"; then
+    harness_say "block tracer ($BLKLAT_TOOL) did not start or died: no block-latency histogram for $1 (see $PHASE_LOG)"
     blklat_kill
     BLKLAT_TOOL=''
   fi
@@ -65,14 +65,17 @@ blklat_kill() {
   BLKLAT_PID=''
 }
 
-# blklat_stop : SIGINT to the tracer (it prints its histograms and exits;
-# 20 s), its output parsed into the record's latency file.
+# blklat_stop : SIGTERM to the tracer (it prints its histograms and exits;
+# 20 s; not SIGINT, which a background job of a script ignores and DTrace
+# then leaves ignored), its output parsed into the record's latency file
+# (none for a refused phase: no trial).
 blklat_stop() {
   [ -n "$BLKLAT_PID" ] || return 0
-  kill -INT "$BLKLAT_PID" 2>/dev/null || true
+  kill -TERM "$BLKLAT_PID" 2>/dev/null || true
   poll_until 20 pid_gone "$BLKLAT_PID" || harness_say "block tracer did not stop in 20 s"
   blklat_kill
   local dir
+  [ -n "$CUR_TRIAL" ] || return 0
   dir=$(run_dir) || return 0
   mkdir -p "$dir/latency"
   blklat_parse blk_ns <"$BLKLAT_RAW" >>"$dir/latency/$BLKLAT_NAME-$CUR_TRIAL.tsv"

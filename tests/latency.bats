@@ -141,7 +141,7 @@ loop_ext4() {
   . "$ROOT/harness/os.sh"
   os_blklat_probe "$MNT" >/dev/null || skip "no block tracer here: $(os_blklat_probe "$MNT")"
   run make -C "$ROOT" -s phase-untar phase-serve TARGET="$MNT" DATASET=tiny SERVE_MODES=1 REPLAY_COUNT=100 \
-    RUN_ID=traced DATASETS_OUT="$T/ds"
+    RUN_ID=traced DATASETS_OUT="$T/ds" BLKLAT=1
   printf '%s\n' "$output"
   [ "$status" -eq 0 ]
   local d=$RESULTS/traced/$HOST/$VARIANT dev
@@ -161,18 +161,18 @@ loop_ext4() {
   no_process "bpftrace -B line"
 }
 
-@test "absent, not failed: BLKLAT=0 and a TARGET on no block device run the phase untraced, meta.json says why" {
+@test "absent, not failed: BLKLAT=0 (the default) and a TARGET on no block device run the phase untraced, meta.json says why" {
   require_root
   require_tools_tiny
   mkdir -p "$T/tmpfs"
   mount -t tmpfs -o size=64m tmpfs "$T/tmpfs"
   MNT=$T/tmpfs
-  run make -C "$ROOT" -s phase-untar TARGET="$MNT" DATASET=tiny RUN_ID=off BLKLAT=0 DATASETS_OUT="$T/ds"
+  run make -C "$ROOT" -s phase-untar TARGET="$MNT" DATASET=tiny RUN_ID=off DATASETS_OUT="$T/ds"
   [ "$status" -eq 0 ]
   [ "$(jq -r .blklat "$RESULTS/off/$HOST/$VARIANT/meta.json")" = off ]
   [ "$(jq -r .blklat_absent "$RESULTS/off/$HOST/$VARIANT/meta.json")" = BLKLAT=0 ]
   [ ! -e "$RESULTS/off/$HOST/$VARIANT/latency/untar-1.tsv" ]
-  run make -C "$ROOT" -s phase-delete TARGET="$MNT" DATASET=tiny RUN_ID=tmpfs DATASETS_OUT="$T/ds"
+  run make -C "$ROOT" -s phase-delete TARGET="$MNT" DATASET=tiny RUN_ID=tmpfs DATASETS_OUT="$T/ds" BLKLAT=1
   printf '%s\n' "$output"
   [ "$status" -eq 0 ]
   grep -q "^delete	1	status	0	exit" "$RESULTS/tmpfs/$HOST/$VARIANT/records.tsv"

@@ -210,7 +210,7 @@ os_blklat_probe() {
 }
 
 # os_blklat_run DEV OUT : the @blk_ns and @blk_qd quantize() aggregations,
-# each after a line "@NAME", written to OUT at SIGINT.
+# each after a line "@NAME", written to OUT at SIGTERM.
 os_blklat_run() {
   exec dtrace -q -n '
 BEGIN { printf("blklat ready\n"); }

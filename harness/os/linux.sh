@@ -324,7 +324,7 @@ os_blklat_probe() {
   echo "bpftrace $(cat "/sys/class/block/$_d/dev")"
 }
 
-# os_blklat_run MAJ:MIN OUT : runs the tracer until SIGINT, then writes to
+# os_blklat_run MAJ:MIN OUT : runs the tracer until SIGTERM, then writes to
 # OUT the log2 histograms @blk_ns (issue to completion, ns) and @blk_qd
 # (requests in flight at each issue) of that device, keyed by its dev_t.
 # Tracepoint fields as in Linux 5.x-6.x: dev (dev_t, MAJOR << 20 | MINOR),

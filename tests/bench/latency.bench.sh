@@ -130,6 +130,9 @@ for f in $figures; do
   on=$(median <"$tmp/blk-1-${f%%:*}") off=$(median <"$tmp/blk-0-${f%%:*}")
   printf '%-28s %12.4g %12.4g %9s\n' "${f%%:*} ${f#*:}" "${on:-0}" "${off:-0}" "$(change "${on:-0}" "${off:-0}")"
 done
+for f in $figures; do
+  printf '  %s runs BLKLAT=1: %s; BLKLAT=0: %s\n' "$f" "$(tr '\n' ' ' <"$tmp/blk-1-${f%%:*}")" "$(tr '\n' ' ' <"$tmp/blk-0-${f%%:*}")"
+done
 n=$(cat "$tmp"/results/bench-*-1/bench/ext4/latency/*.tsv 2>/dev/null | awk -F '\t' '$1 == "blk_ns" { s += $4 } END { print s + 0 }')
 echo "(block requests traced over the BLKLAT=1 runs: $n; wall_s lower is better, rps higher)"
 exit "$failed"
