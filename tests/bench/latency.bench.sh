@@ -40,46 +40,46 @@ failed=0
 # ---- 1. httpd's histograms ------------------------------------------------
 part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 if part httpd; then
-mkdir -p "$tmp/root"
-head -c 3000 /dev/urandom >"$tmp/root/small.bin"
-httpd_rps() { # httpd_rps BINARY -> "req/s cpu_us_per_request" of one wrk run
-  local port
-  port=$(free_port)
-  rm -f "$tmp/httpd.stats"
-  "$1" -q -N 1 -r "$tmp/root" -i 127.0.0.1 -p "$port" -t 30 --stats "$tmp/httpd.stats" >/dev/null 2>&1 &
-  pid=$!
-  poll_until 10 port_busy "$port" || { echo "latency bench: $1 did not listen" >&2; return 1; }
-  wrk -t1 -c"$CONNS" -d"$DUR" "http://127.0.0.1:$port/small.bin" >"$tmp/wrk.out" 2>&1 || true
-  kill -TERM "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-  pid=''
-  awk '/Non-2xx|Socket errors/ { bad = 1 } /^Requests\/sec:/ { r = $2 }
-    END { if (bad || r == "") exit 1; printf "%s ", r }' "$tmp/wrk.out" ||
-    { echo "latency bench: FAIL: wrk against $1:" >&2; cat "$tmp/wrk.out" >&2; return 1; }
-  # the server's own CPU per request (user + sys of all its processes): what
-  # the histograms add, less moved by the other loads of a shared machine
-  awk -F '\t' '{ v[$1] = $2 } END { printf "%.3f\n", (v["requests"] > 0) ? 1e6 * (v["user_s"] + v["sys_s"]) / v["requests"] : 0 }' \
-    "$tmp/httpd.stats"
-}
-echo "1. httpd's per-request histograms: httpd -N 1, wrk -t1 -c$CONNS -d$DUR on a 3000-byte file, median of $RUNS interleaved, $(nproc) CPUs (shared: noisy)"
-: >"$tmp/on" ; : >"$tmp/off"
-for r in $(seq "$RUNS"); do
-  order="on off"
-  [ $((r % 2)) = 1 ] || order="off on"
-  for w in $order; do
-    b=bin/httpd
-    [ "$w" = on ] || b=build/nolathist/bin/httpd
-    httpd_rps "$b" >>"$tmp/$w" || failed=1
+  mkdir -p "$tmp/root"
+  head -c 3000 /dev/urandom >"$tmp/root/small.bin"
+  httpd_rps() { # httpd_rps BINARY -> "req/s cpu_us_per_request" of one wrk run
+    local port
+    port=$(free_port)
+    rm -f "$tmp/httpd.stats"
+    "$1" -q -N 1 -r "$tmp/root" -i 127.0.0.1 -p "$port" -t 30 --stats "$tmp/httpd.stats" >/dev/null 2>&1 &
+    pid=$!
+    poll_until 10 port_busy "$port" || { echo "latency bench: $1 did not listen" >&2; return 1; }
+    wrk -t1 -c"$CONNS" -d"$DUR" "http://127.0.0.1:$port/small.bin" >"$tmp/wrk.out" 2>&1 || true
+    kill -TERM "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    pid=''
+    awk '/Non-2xx|Socket errors/ { bad = 1 } /^Requests\/sec:/ { r = $2 }
+      END { if (bad || r == "") exit 1; printf "%s ", r }' "$tmp/wrk.out" ||
+      { echo "latency bench: FAIL: wrk against $1:" >&2; cat "$tmp/wrk.out" >&2; return 1; }
+    # the server's own CPU per request (user + sys of all its processes): what
+    # the histograms add, less moved by the other loads of a shared machine
+    awk -F '\t' '{ v[$1] = $2 } END { printf "%.3f\n", (v["requests"] > 0) ? 1e6 * (v["user_s"] + v["sys_s"]) / v["requests"] : 0 }' \
+      "$tmp/httpd.stats"
+  }
+  echo "1. httpd's per-request histograms: httpd -N 1, wrk -t1 -c$CONNS -d$DUR on a 3000-byte file, median of $RUNS interleaved, $(nproc) CPUs (shared: noisy)"
+  : >"$tmp/on" ; : >"$tmp/off"
+  for r in $(seq "$RUNS"); do
+    order="on off"
+    [ $((r % 2)) = 1 ] || order="off on"
+    for w in $order; do
+      b=bin/httpd
+      [ "$w" = on ] || b=build/nolathist/bin/httpd
+      httpd_rps "$b" >>"$tmp/$w" || failed=1
+    done
   done
-done
-on=$(cut -d' ' -f1 "$tmp/on" | median) off=$(cut -d' ' -f1 "$tmp/off" | median)
-con=$(cut -d' ' -f2 "$tmp/on" | median) coff=$(cut -d' ' -f2 "$tmp/off" | median)
-printf '%-28s %12s %12s %9s\n' figure on off change
-printf '%-28s %12.0f %12.0f %9s\n' "httpd req/s" "${on:-0}" "${off:-0}" "$(change "${on:-0}" "${off:-0}")"
-printf '%-28s %12.3f %12.3f %9s\n' "httpd CPU us per request" "${con:-0}" "${coff:-0}" "$(change "${con:-0}" "${coff:-0}")"
-printf '  runs on (req/s us/req):  %s\n  runs off (req/s us/req): %s\n' "$(tr '\n' ',' <"$tmp/on")" "$(tr '\n' ',' <"$tmp/off")"
-echo "(goal: the histograms cost under 1% of httpd's requests/s; where wrk and other loads share the CPUs the"
-echo " req/s spread is wider than that, and the CPU per request is the figure that shows the cost)"
+  on=$(cut -d' ' -f1 "$tmp/on" | median) off=$(cut -d' ' -f1 "$tmp/off" | median)
+  con=$(cut -d' ' -f2 "$tmp/on" | median) coff=$(cut -d' ' -f2 "$tmp/off" | median)
+  printf '%-28s %12s %12s %9s\n' figure on off change
+  printf '%-28s %12.0f %12.0f %9s\n' "httpd req/s" "${on:-0}" "${off:-0}" "$(change "${on:-0}" "${off:-0}")"
+  printf '%-28s %12.3f %12.3f %9s\n' "httpd CPU us per request" "${con:-0}" "${coff:-0}" "$(change "${con:-0}" "${coff:-0}")"
+  printf '  runs on (req/s us/req):  %s\n  runs off (req/s us/req): %s\n' "$(tr '\n' ',' <"$tmp/on")" "$(tr '\n' ',' <"$tmp/off")"
+  echo "(goal: the histograms cost under 1% of httpd's requests/s; where wrk and other loads share the CPUs the"
+  echo " req/s spread is wider than that, and the CPU per request is the figure that shows the cost)"
 fi
 part blk || exit "$failed"
 
