@@ -43,6 +43,8 @@
 . "$SHOOTOUT_ROOT/harness/common/proc.sh"
 # shellcheck source=SCRIPTDIR/common/preflight.sh
 . "$SHOOTOUT_ROOT/harness/common/preflight.sh"
+# shellcheck source=SCRIPTDIR/blklat.sh
+. "$SHOOTOUT_ROOT/harness/blklat.sh"
 # shellcheck source=SCRIPTDIR/common/serve.sh
 . "$SHOOTOUT_ROOT/harness/common/serve.sh"
 # shellcheck source=SCRIPTDIR/common/sampler.sh

@@ -30,7 +30,7 @@ cross|make cross: zig comes from PyPI into build/venv|python3-venv
 test|make test and make lint: bats, linters (pyflakes for Python), groff for the man pages, chromium for the report screenshot test, and what the tests call (pandas and xmllint read the exports back)|bats shellcheck yamllint ansible-lint pyflakes3 groff-base curl jq python3 git time file chromium python3-pandas libxml2-utils
 peers|the tools ours are compared with (make bench, tests): tar, bsdtar, pigz, igzip, nginx, wrk|tar libarchive-tools pigz gzip isal nginx-light wrk hyperfine
 fs|the filesystems a variant can make, loop devices, findmnt; sfdisk and dmsetup for tests/device-check.bats|e2fsprogs xfsprogs btrfs-progs f2fs-tools jfsutils util-linux fdisk dmsetup
-harness|the phases (make shootout): processes, network namespaces, tcpserver (ucspi-tcp) for the fork serve|procps iproute2 psmisc ucspi-tcp python3 jq curl
+harness|the phases (make shootout): processes, network namespaces, tcpserver (ucspi-tcp) for the fork serve, bpftrace for the block-latency histograms (docs/latency.md)|procps iproute2 psmisc ucspi-tcp python3 jq curl bpftrace
 playbooks|Ansible (community.general: doas for OpenBSD hosts) and SSH|ansible-core ansible openssh-client
 plots|make plots, report, compare (scipy: the t-test; jinja2: the report HTML)|gnuplot-nox python3 python3-scipy python3-jinja2
 micro|the micro-benchmark phases: Iometer-style (fio), PostMark, IOzone (iozone3, from the non-free component)|fio postmark iozone3

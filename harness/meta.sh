@@ -62,6 +62,9 @@ virt=${VIRT:-}
 [ -n "$virt" ] || virt=$(os_virt)
 [ -n "$virt" ] || virt=none
 page_reporting=$(os_page_reporting 2>/dev/null) || page_reporting=none
+# shellcheck source=SCRIPTDIR/blklat.sh
+. "$SHOOTOUT_ROOT/harness/blklat.sh"
+blklat_probe
 
 git_commit=${GIT_COMMIT:-}
 [ -n "$git_commit" ] || git_commit=$(git -C "$SHOOTOUT_ROOT" describe --always --dirty --tags 2>/dev/null || echo unknown)
@@ -128,6 +131,7 @@ jq -n \
   --arg replay_keepalive "${REPLAY_KEEPALIVE:-10}" --arg preload "${PRELOAD:-}" \
   --arg serve_socket "$([ "${SERVE_REUSEPORT:-0}" = 1 ] && echo reuseport || echo shared)" \
   --arg results_shares "$results_shares" --arg dataset_shares "$dataset_shares" \
+  --arg blklat "$BLKLAT_TOOL" --arg blklat_absent "$BLKLAT_WHY" \
   '{run_id: $run_id, host: $host, os: $os, os_version: $os_version, os_name: $os_name,
     kernel: $kernel, kernel_version: $kernel_version, arch: $arch, cpu: $cpu, cpus: $cpus, mem_kb: $mem_kb, fs: $fs,
     mkfs_opts: $mkfs_opts, mount_opts: $mount_opts, device: $device, target: $target,
@@ -137,5 +141,6 @@ jq -n \
     replay_keepalive: ($replay_keepalive | tonumber? // $replay_keepalive), preload: $preload,
     serve_socket: $serve_socket,
     results_on_target: ($results_shares != ""), results_shares: $results_shares,
-    dataset_on_target: ($dataset_shares != ""), dataset_shares: $dataset_shares}' >"$tmp"
+    dataset_on_target: ($dataset_shares != ""), dataset_shares: $dataset_shares,
+    blklat: (if $blklat == "" then "off" else $blklat end), blklat_absent: $blklat_absent}' >"$tmp"
 mv -f "$tmp" "$out"

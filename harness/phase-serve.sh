@@ -84,6 +84,7 @@ for p in $SERVE_MODES; do
     [ "$method" != reboot ] || method=drop
     for kind in cold warm; do
       phase_move "serve-$kind-$p$sfx"
+      blklat_switch "$CUR_PHASE"
       serve_httpd "$DATA" "$p" "$BIND_ADDR"
       harness_say "replay $SAMPLER_TOTAL requests, $c connections, $REPLAY_KEEPALIVE per connection ($kind)"
       replay_run "$CUR_PHASE" "$CONNECT_ADDR:$HTTPD_PORT" -c "$c" -k "$REPLAY_KEEPALIVE" "${REPLAY_ARGS[@]}"

@@ -194,6 +194,7 @@ static int conn_send(struct server *s, struct conn *c) {
       return -1;
     }
     s->ctr->bytes += (uint64_t)n;
+    if (n > 0) serve_first_byte(s, c);
     size_t used = (size_t)n < head ? (size_t)n : head;
     c->out_pos += used;
     c->off += (uint64_t)n - used;

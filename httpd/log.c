@@ -118,6 +118,8 @@ void counters_add(struct counters *sum, const struct counters *c) {
   sum->timeouts += c->timeouts;
   sum->refused += c->refused;
   sum->log_dropped += c->log_dropped;
+  lathist_sum(&sum->lat_open, &c->lat_open);
+  lathist_sum(&sum->lat_ttfb, &c->lat_ttfb);
   accept_add(sum, c);
 }
 
@@ -150,6 +152,8 @@ int write_stats(const char *path, const struct counters *c, const struct counter
   stats_f(&f, "sys_s", sys_s, "s");
   /* -N: the largest of the parent and its children (RUSAGE_CHILDREN). */
   stats_u64(&f, "maxrss_kb", os_maxrss_kb(), "KiB");
+  lathist_stats(&f, "lat_open_ns", &c->lat_open);
+  lathist_stats(&f, "lat_ttfb_ns", &c->lat_ttfb);
   accept_stats(&f, c, kids, nkids);
   return stats_close(&f);
 }

@@ -62,6 +62,7 @@ static int put_iov(struct one *o, struct iovec *iov, int k) {
       return -1;
     }
     o->s->ctr->bytes += (uint64_t)n;
+    if (n > 0) serve_first_byte(o->s, o->c);
     while (k > 0 && (size_t)n >= iov->iov_len) n -= (ssize_t)iov->iov_len, iov++, k--;
     if (k > 0) iov->iov_base = (char *)iov->iov_base + n, iov->iov_len -= (size_t)n;
   }
@@ -107,6 +108,7 @@ static int send_answer(struct one *o) {
       }
       if (n <= 0) return -1;
       o->s->ctr->bytes += (uint64_t)n;
+      serve_first_byte(o->s, c);
       size_t used = (size_t)n < hlen ? (size_t)n : hlen;
       hlen -= used;
       c->off += (uint64_t)n - used;

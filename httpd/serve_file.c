@@ -100,6 +100,7 @@ static void respond_simple(struct server *s, struct conn *c, const struct http_r
 }
 
 void serve_error(struct server *s, struct conn *c, const struct http_req *r, int status) {
+  c->t_req = lathist_now();
   respond_simple(s, c, r, status, NULL);
 }
 
@@ -116,6 +117,7 @@ static void redirect_dir(struct server *s, struct conn *c, const struct http_req
 }
 
 void serve_request(struct server *s, struct conn *c, const struct http_req *r) {
+  c->t_req = lathist_now();
   c->close_after = !r->keep_alive || r->has_body ||
                    (s->max_requests && c->nreq >= s->max_requests);
   if (r->method == HTTP_OTHER) { respond_simple(s, c, r, 405, NULL); return; }
@@ -123,10 +125,17 @@ void serve_request(struct server *s, struct conn *c, const struct http_req *r) {
   int dir;
   int st = http_path_clean(r->target, r->target_len, path, sizeof path - 16, &dir);
   if (st != 0) { respond_simple(s, c, r, st, NULL); return; }
+  uint64_t t_open = lathist_now();
   int fd = http_path_open(s->rootfd, path, s->follow);
-  if (fd < 0) { respond_simple(s, c, r, -fd, NULL); return; }
+  if (fd < 0) {
+    lathist_add(&s->ctr->lat_open, t_open, lathist_now());
+    respond_simple(s, c, r, -fd, NULL);
+    return;
+  }
   struct stat sb;
-  if (fstat(fd, &sb) != 0) {
+  int fst = fstat(fd, &sb);
+  lathist_add(&s->ctr->lat_open, t_open, lathist_now());
+  if (fst != 0) {
     close(fd);
     { respond_simple(s, c, r, 500, NULL); return; }
   }

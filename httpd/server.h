@@ -11,6 +11,7 @@
 
 #include "http.h"
 #include "ioq.h"
+#include "lathist.h"
 
 #define HTTPD_IN_SIZE (HTTP_MAX_HEAD + 1024)
 #define HTTPD_OUT_SIZE 2048
@@ -33,6 +34,9 @@ struct counters {
   uint64_t accept_empty; /* listening-socket events whose first accept found nothing */
   uint64_t accept_err[ACCEPT_NERR];
   uint64_t listen_sockets; /* set in the summed counters only */
+  /* per request: resolving and opening the file (open + fstat), and from
+   * taking the request to its answer's first byte written (lib/lathist.h) */
+  struct lathist lat_open, lat_ttfb;
 };
 
 struct conn {
@@ -41,6 +45,7 @@ struct conn {
   int fd, file_fd;
   int in_ready, dead, close_after, want_w, drained;
   unsigned nreq;
+  uint64_t t_req;     /* lathist_now() when the request was taken; 0: answered */
   uint64_t off, end;  /* file bytes still to send */
   char *map;          /* -m mmap: the window [map_off, map_off + map_len) */
   size_t map_len;
@@ -136,6 +141,12 @@ int oneconn_run(struct server *s, const char *stats_path);
 void serve_request(struct server *s, struct conn *c, const struct http_req *r);
 void serve_error(struct server *s, struct conn *c, const struct http_req *r, int status);
 void serve_file_done(struct conn *c);
+/* After n > 0 bytes of an answer went out: its first byte, timed. */
+static inline void serve_first_byte(struct server *s, struct conn *c) {
+  if (c->t_req == 0) return;
+  lathist_add(&s->ctr->lat_ttfb, c->t_req, lathist_now());
+  c->t_req = 0;
+}
 /* outfd.c */
 void outfd_open(struct outfd *o, int fd);
 void outfd_close(struct outfd *o);

@@ -18,6 +18,15 @@ os_sendfile_test_SRCS := tests/c/os_sendfile_test.c lib/os_sendfile.c
 # Closing descriptors of libowfat's event layer (lib/ioq.c), httpd's and replay's.
 CTESTS += ioq
 ioq_test_SRCS := tests/c/ioq_test.c lib/ioq.c
+# httpd's per-request latency histograms (lib/lathist.c).
+CTESTS += lathist
+lathist_test_SRCS := tests/c/lathist_test.c lib/lathist.c lib/common.c
+# httpd without its per-request histograms (-DLATHIST_OFF: lib/lathist.h),
+# for the cost make bench measures (tests/bench/latency.bench.sh).
+.PHONY: nolathist
+nolathist:
+	$(MAKE) --no-print-directory B=build/nolathist BIN=build/nolathist/bin \
+	  CPPFLAGS="$(CPPFLAGS) -DLATHIST_OFF" build/nolathist/bin/httpd
 # httpd and dltar with the paths the BSDs take, on Linux (tests/httpd.bats,
 # tests/dltar.bats): -DOS_BENEATH_WALK (os_beneath.h: the walk, no
 # openat2), -DOS_PDEATH_PIPE (os_child.h: the parent-death pipe alone, no

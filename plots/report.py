@@ -9,6 +9,7 @@ import os
 
 import budget
 import charts
+import latency
 import micro_report
 import kprofile
 import ranking
@@ -399,7 +400,8 @@ def charts_html(runs, figs):
 def sections(runs, figs, out):
     """The page after its first screen: each item one section's HTML lines."""
     return [summary_html(runs), ["<p>%s</p>" % e(HOW_TO_READ)], os_table_html(runs), replay_table_html(runs),
-            micro_report.html_sections(runs), kprofile.report_section(runs, out), failures_html(runs),
+            micro_report.html_sections(runs), kprofile.report_section(runs, out),
+            latency.html_section(runs, out), failures_html(runs),
             charts_html(runs, figs)]
 
 

@@ -30,6 +30,7 @@ phase_on_exit() {
   set +e
   trap '' INT TERM HUP PIPE
   proc_stop_all
+  blklat_end
   for c in $PHASE_CLEANUP; do "$c"; done
   [ -z "$CUR_TRIAL" ] || proof_record_cpu
   if [ "$rc" -ne 0 ] && [ -n "$CUR_TRIAL" ] && [ "$PHASE_DONE" = 0 ]; then
@@ -129,6 +130,7 @@ phase_begin() {
     harness_die "cannot write $RUN_DIR/meta.json: see $PHASE_LOG"
   phase_warn_on_target
   phase_start_line
+  blklat_begin
 }
 
 # phase_figure TEXT : add TEXT to the end line's figures (serve: a mode's).

@@ -366,3 +366,28 @@ os_parse_profile_dtrace() {
     }
     END { for (s in c) print s, c[s] }' | LC_ALL=C sort
 }
+
+# ---- block-device latency (harness/blklat.sh, docs/latency.md) ------------
+# FreeBSD and NetBSD: DTrace's io provider (io:::start, io:::done), every
+# disk, keyed by the request's buffer (arg0); the device is not filtered
+# (the key names it).  OpenBSD overrides these (openbsd.sh).
+
+os_blklat_probe() {
+  command -v dtrace >/dev/null 2>&1 || { echo "no dtrace"; return 1; }
+  [ "$(id -u)" = 0 ] || { echo "not root (dtrace needs root)"; return 1; }
+  dtrace -l -n 'io:::start' >/dev/null 2>&1 || { echo "no DTrace io provider (kldload dtraceall)"; return 1; }
+  echo "dtrace all"
+}
+
+# os_blklat_run DEV OUT : the @blk_ns and @blk_qd quantize() aggregations,
+# each after a line "@NAME", written to OUT at SIGTERM.
+os_blklat_run() {
+  exec dtrace -q -n '
+BEGIN { printf("blklat ready\n"); }
+io:::start { blk_t[arg0] = timestamp; blk_n++; @blk_qd["all"] = quantize(blk_n); }
+io:::done /blk_t[arg0]/ {
+  @blk_ns["all"] = quantize(timestamp - blk_t[arg0]);
+  blk_t[arg0] = 0; blk_n--;
+}
+END { printf("@blk_ns\n"); printa(@blk_ns); printf("@blk_qd\n"); printa(@blk_qd); }' >"$2"
+}

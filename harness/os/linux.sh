@@ -392,4 +392,47 @@ os_parse_profile_perf() {
       f[++n] = l
     }
     END { flush(); for (s in c) print s, c[s] }' | LC_ALL=C sort
+# ---- block-device latency (harness/blklat.sh, docs/latency.md) ------------
+
+# os_blklat_probe DIR : "TOOL MAJ:MIN" (bpftrace and the device of DIR's
+# disk) when the block tracer can run; else one line why not, status 1.
+# The tracepoints need tracefs: mounted at /sys/kernel/tracing when it is
+# not (root only; bpftrace 0.17 reads the events from there).
+os_blklat_probe() {
+  command -v bpftrace >/dev/null 2>&1 || { echo "no bpftrace (Debian: apt-get install bpftrace)"; return 1; }
+  [ "$(id -u)" = 0 ] || { echo "not root (bpftrace needs root)"; return 1; }
+  [ -e /proc/sys/kernel/bpf_stats_enabled ] || { echo "a kernel without BPF (no /proc/sys/kernel/bpf_stats_enabled)"; return 1; }
+  if [ ! -d /sys/kernel/tracing/events/block ]; then
+    mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
+    [ -d /sys/kernel/tracing/events/block ] || { echo "no block tracepoints (/sys/kernel/tracing/events/block)"; return 1; }
+  fi
+  _d=$(os_disk_of "$1")
+  if [ "$_d" = none ] || [ ! -r "/sys/class/block/$_d/dev" ]; then
+    echo "TARGET is on no block device"
+    return 1
+  fi
+  echo "bpftrace $(cat "/sys/class/block/$_d/dev")"
+}
+
+# os_blklat_run MAJ:MIN OUT : runs the tracer until SIGTERM, then writes to
+# OUT the log2 histograms @blk_ns (issue to completion, ns) and @blk_qd
+# (requests in flight at each issue) of that device, keyed by its dev_t.
+# Tracepoint fields as in Linux 5.x-6.x: dev (dev_t, MAJOR << 20 | MINOR),
+# sector.  "blklat ready" is its line once the probes are attached (to
+# stdout, line-buffered: bpftrace's -o file is flushed only at its end).
+os_blklat_run() {
+  _dev=$(( (${1%%:*} << 20) | ${1##*:} ))
+  exec bpftrace -B line -e '
+BEGIN { printf("blklat ready\n"); }
+tracepoint:block:block_rq_issue /args->dev == '"$_dev"'/ {
+  @start[args->sector] = nsecs;
+  @inflight = @inflight + 1;
+  @blk_qd[args->dev] = hist(@inflight);
+}
+tracepoint:block:block_rq_complete /args->dev == '"$_dev"' && @start[args->sector]/ {
+  @blk_ns[args->dev] = hist(nsecs - @start[args->sector]);
+  delete(@start[args->sector]);
+  @inflight = @inflight - 1;
+}
+END { clear(@start); clear(@inflight); }' >"$2"
 }

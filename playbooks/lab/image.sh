@@ -19,12 +19,13 @@ os=${1:-debian12}
 # minbase, plus what a shootout host needs: ssh and python3 for Ansible, the
 # build dependencies of the tools, the filesystems' tools, make + jq for the
 # harness, tcpserver (ucspi-tcp) for the fork serve mode and perf (linux-perf) for
-# the kernel profile of each phase (PROFILE=1).  The guests have no way out (qemu user networking with
+# the kernel profile of each phase (PROFILE=1), bpftrace for the block-latency
+# histograms (docs/latency.md).  The guests have no way out (qemu user networking with
 # restrict=on), so everything the playbooks would install is here already.
 # dbus: `shutdown -r 0` (Ansible's reboot) schedules the reboot through logind.
 LAB_PACKAGES=systemd-sysv,udev,kmod,initramfs-tools,dbus,openssh-server,\
 python3,iproute2,procps,util-linux,sudo,make,gcc,libc6-dev,libowfat-dev,zlib1g-dev,jq,\
-e2fsprogs,xfsprogs,btrfs-progs,f2fs-tools,jfsutils,curl,ca-certificates,psmisc,ucspi-tcp,linux-perf
+e2fsprogs,xfsprogs,btrfs-progs,f2fs-tools,jfsutils,curl,ca-certificates,psmisc,ucspi-tcp,linux-perf,bpftrace
 LAB_ROOT_SIZE=${LAB_ROOT_SIZE:-4G}
 
 lab_die() { printf 'lab image: %s\n' "$*" >&2; exit 1; }

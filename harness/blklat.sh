@@ -1,0 +1,162 @@
+# shellcheck shell=bash disable=SC2034
+# harness/blklat.sh: latency distributions of a phase (docs/latency.md):
+# the block device's per-request latency and queue depth, traced by the OS
+# adapter's tracer (Linux bpftrace, FreeBSD/NetBSD DTrace; OpenBSD none)
+# while a phase runs, and httpd's own per-request open and first-byte times
+# from its --stats.  Both land in RUN_DIR/latency/NAME-TRIAL.tsv
+# (docs/formats.md#latency).  Sourced by common.sh and meta.sh; nothing
+# here fails a phase: a tracer that is absent or breaks leaves no histogram,
+# and meta.json (blklat, blklat_absent) says why.
+#   blklat_probe         BLKLAT_TOOL, BLKLAT_DEV or BLKLAT_WHY (why there is none)
+#   blklat_begin         at phase_begin: trace the phase (CUR_PHASE)
+#   blklat_switch NAME   a new record name within a phase (serve-cold -> serve-warm)
+#   blklat_end           at the phase's exit (phase_on_exit): the last trace, httpd's histograms
+#   blklat_parse [HIST]  tracer output on stdin -> "hist key lo count" lines
+
+# blklat_probe : whether the block tracer can run on TARGET: BLKLAT_TOOL and
+# BLKLAT_DEV, or BLKLAT_WHY, one line (BLKLAT=0, the adapter's reason).
+blklat_probe() {
+  local out
+  BLKLAT_TOOL='' BLKLAT_DEV='' BLKLAT_WHY=''
+  if [ "${BLKLAT:-0}" != 1 ]; then
+    BLKLAT_WHY="BLKLAT=0"
+  elif out=$(os_blklat_probe "${TARGET:-/}" 2>/dev/null); then
+    BLKLAT_TOOL=${out%% *} BLKLAT_DEV=${out#* }
+  else
+    BLKLAT_WHY=${out:-the tracer did not say why}
+  fi
+}
+
+BLKLAT_PID='' BLKLAT_NAME='' BLKLAT_RAW='' BLKLAT_ENDED=0
+
+# blklat_begin : from phase_begin; traces CUR_PHASE until the next
+# blklat_switch or blklat_end (phase_on_exit, after the children stopped:
+# not a PHASE_CLEANUP, which a phase may empty).
+blklat_begin() {
+  blklat_probe
+  [ -n "$BLKLAT_TOOL" ] || return 0
+  blklat_start "$CUR_PHASE"
+}
+
+# blklat_start NAME : the tracer in the background, its output in WORK,
+# until it says it is ready (30 s: bpftrace compiles its program first).
+blklat_start() {
+  [ -n "$BLKLAT_TOOL" ] || return 0
+  BLKLAT_NAME=$1 BLKLAT_RAW=$WORK/blklat-$1.raw
+  : >"$BLKLAT_RAW"
+  (os_blklat_run "$BLKLAT_DEV" "$BLKLAT_RAW") >>"$PHASE_LOG" 2>&1 &
+  BLKLAT_PID=$!
+  if ! poll_until 30 blklat_ready || ! grep -q '^blklat ready' "$BLKLAT_RAW"; then
+    harness_say "block tracer ($BLKLAT_TOOL) did not start or died: no block-latency histogram for $1 (see $PHASE_LOG)"
+    blklat_kill
+    BLKLAT_TOOL=''
+  fi
+}
+
+# blklat_ready : the tracer's first line is there, or it has died.
+blklat_ready() {
+  grep -q '^blklat ready' "$BLKLAT_RAW" 2>/dev/null || ! kill -0 "$BLKLAT_PID" 2>/dev/null
+}
+
+blklat_kill() {
+  [ -n "$BLKLAT_PID" ] || return 0
+  kill -KILL "$BLKLAT_PID" 2>/dev/null || true
+  wait "$BLKLAT_PID" 2>/dev/null || true
+  BLKLAT_PID=''
+}
+
+# blklat_stop : SIGTERM to the tracer (it prints its histograms and exits;
+# 20 s; not SIGINT, which a background job of a script ignores and DTrace
+# then leaves ignored), its output parsed into the record's latency file
+# (none for a refused phase: no trial).
+blklat_stop() {
+  [ -n "$BLKLAT_PID" ] || return 0
+  kill -TERM "$BLKLAT_PID" 2>/dev/null || true
+  poll_until 20 pid_gone "$BLKLAT_PID" || harness_say "block tracer did not stop in 20 s"
+  blklat_kill
+  local dir
+  [ -n "$CUR_TRIAL" ] || return 0
+  dir=$(run_dir) || return 0
+  mkdir -p "$dir/latency"
+  blklat_parse blk_ns <"$BLKLAT_RAW" >>"$dir/latency/$BLKLAT_NAME-$CUR_TRIAL.tsv"
+}
+
+# blklat_switch NAME : the trace so far belongs to the previous record
+# name; from here on to NAME.
+blklat_switch() {
+  [ -n "$BLKLAT_PID" ] || return 0
+  [ "$1" != "$BLKLAT_NAME" ] || return 0
+  blklat_stop
+  blklat_start "$1"
+}
+
+# blklat_end : the last trace, and the httpd histograms of every httpd the
+# phase started (WORK/tool-cpu.tsv: "record httpd stats-file").
+blklat_end() {
+  [ "$BLKLAT_ENDED" = 0 ] || return 0
+  BLKLAT_ENDED=1
+  blklat_stop
+  local f=$WORK/tool-cpu.tsv dir rec tool stats
+  [ -s "$f" ] && [ -n "$CUR_TRIAL" ] || return 0
+  dir=$(run_dir) || return 0
+  while IFS=$'\t' read -r rec tool stats; do
+    case $rec in serve-*) ;; *) continue ;; esac # the source httpd of untar is not measured
+    if [ "$tool" != httpd ] || [ ! -s "$stats" ]; then continue; fi
+    mkdir -p "$dir/latency"
+    blklat_httpd <"$stats" >>"$dir/latency/$rec-$CUR_TRIAL.tsv"
+  done <"$f"
+}
+
+# blklat_httpd < httpd --stats : its lat_open_ns.bK and lat_ttfb_ns.bK
+# lines as "httpd_open_ns - 2^K COUNT" and "httpd_ttfb_ns - 2^K COUNT".
+blklat_httpd() {
+  awk -F '\t' '
+    $1 ~ /^lat_(open|ttfb)_ns\.b[0-9]+$/ {
+      i = index($1, ".b"); name = substr($1, 1, i - 1); k = substr($1, i + 2) + 0
+      sub(/^lat_/, "httpd_", name)
+      lo = k == 0 ? 0 : 2 ^ k
+      printf "%s\t-\t%.0f\t%s\n", name, lo, $2
+    }'
+}
+
+# blklat_parse [HIST] < tracer output : every non-empty bucket of its log2
+# histograms as "hist key lo count" (TAB-separated).  bpftrace's hist():
+# "@NAME[KEY]:" then "[LO, HI) COUNT |...|" rows (LO with K M G T P E for
+# powers of 1024; "[N]" one value; "(..., 0)" the negatives, lo -1), a
+# numeric KEY a Linux dev_t shown as MAJ:MIN.  DTrace's quantize(): a line
+# "@NAME" (our scripts print it), the key line, "value ---- Distribution
+# ---- count", then "VALUE |@@@ COUNT" rows.  Rows before any name get HIST
+# (default blk_ns); keys are squeezed to single spaces; "-" when none.
+blklat_parse() {
+  awk -v hist="${1:-blk_ns}" '
+    function mult(s) { return s == "K" ? 1024 : s == "M" ? 1048576 : s == "G" ? 1073741824 : \
+      s == "T" ? 1099511627776 : s == "P" ? 1125899906842624 : s == "E" ? 1152921504606846976 : 1 }
+    function num(s,   u) {
+      u = substr(s, length(s), 1)
+      if (u ~ /[KMGTPE]/) return substr(s, 1, length(s) - 1) * mult(u)
+      return s + 0
+    }
+    function out(lo, c) { if (c + 0 > 0) printf "%s\t%s\t%.0f\t%s\n", hist, key, lo, c }
+    BEGIN { key = "-"; last = "" }
+    /^@[A-Za-z_][A-Za-z0-9_]*(\[.*\])?: *$/ {
+      line = $0; sub(/: *$/, "", line); sub(/^@/, "", line)
+      if ((i = index(line, "[")) > 0) {
+        hist = substr(line, 1, i - 1); key = substr(line, i + 1, length(line) - i - 1)
+        if (key ~ /^[0-9]+$/) key = int(key / 1048576) ":" (key % 1048576)
+      } else { hist = line; key = "-" }
+      next
+    }
+    /^@[A-Za-z_][A-Za-z0-9_]* *$/ { hist = $1; sub(/^@/, "", hist); next }
+    /^\[[^]]*\] +[0-9]+ / { v = $1; gsub(/[][]/, "", v); out(num(v), $2); next }
+    /^\[[^,]*, [^)]*\) +[0-9]+ / { v = $1; gsub(/[[,]/, "", v); out(num(v), $3); next }
+    /^\(\.\.\., / { out(-1, $3); next }
+    /^ *value +-+ Distribution -+ count/ {
+      key = last; gsub(/^[ \t]+|[ \t]+$/, "", key); gsub(/[ \t]+/, " ", key)
+      if (key == "") key = "-"
+      indist = 1; next
+    }
+    indist && /^ *-?[0-9]+ \|/ { split($0, a, "|"); v = a[1] + 0; n = split(a[2], b, " "); out(v, b[n]); next }
+    /^[ \t]*$/ { indist = 0; next }
+    { indist = 0; last = $0 }
+  '
+}
