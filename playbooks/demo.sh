@@ -10,6 +10,7 @@
 #   TRIALS=N                 trials of the whole cycle per variant (default 1)
 #   DEMO_REPEAT=serve:3,net:3  runs of those phases within each cycle
 #   PROFILE=0                no kernel profile of the phases (default 1)
+#   BLKLAT=0                 no block-latency histograms (default 1)
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -34,6 +35,8 @@ size=${DEMO_SIZE:-4G}
 trials=${TRIALS:-1}
 # The demo shows the why too: a kernel profile of every phase (PROFILE=1).
 profile=${PROFILE:-1}
+# ... and the block device's latency distribution (BLKLAT=1).
+blklat=${BLKLAT:-1}
 # DEMO_REPEAT (serve:3,net:3): those phases run 3 times in each cycle, so
 # their figures have a spread; untar, untar2 and delete change TARGET and
 # run once.
@@ -89,7 +92,7 @@ vars=build/demo-vars.yml
   echo "shootout_dataset: $dataset"
   echo "shootout_trials: $trials"
   echo "shootout_repeat: {$repeat_yaml}"
-  echo "shootout_make_vars: {PROFILE: $profile}"
+  echo "shootout_make_vars: {PROFILE: $profile, BLKLAT: $blklat}"
   echo "shootout_variants:"
   for fs in "${variants[@]}"; do
     if [ "$fs" = tmpfs ]; then

@@ -9,7 +9,7 @@ import html
 import os
 import re
 
-from charts import PALETTE, gq, run_gnuplot
+from chartlib import PALETTE, gq, run_gnuplot
 
 # (hist, title, x-axis label, scale of the x values)
 KINDS = [("blk_ns", "block device: per-request latency", "latency (µs, log2 buckets)", 1e-3),

@@ -392,6 +392,8 @@ os_parse_profile_perf() {
       f[++n] = l
     }
     END { flush(); for (s in c) print s, c[s] }' | LC_ALL=C sort
+}
+
 # ---- block-device latency (harness/blklat.sh, docs/latency.md) ------------
 
 # os_blklat_probe DIR : "TOOL MAJ:MIN" (bpftrace and the device of DIR's

@@ -81,6 +81,8 @@ os_parse_profile_btrace() {
       f[++n] = l
     }
     END { for (s in c) print s, c[s] }' | LC_ALL=C sort
+}
+
 # Block-device latency: btrace(8) has no io provider, no request start and
 # completion to time: absent, and said so (meta.json blklat_absent).
 os_blklat_probe() {
