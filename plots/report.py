@@ -322,6 +322,8 @@ def first_screen(runs):
             out.setdefault(why, []).append(short_label(v, runs))
         cards.append(dict(id=name, title=lines[0], sub=", ".join(lines[1:]), rows=rows,
                           winner=short_label(r["entries"][0].v, runs),
+                          # the best is no winner when the trials cannot tell it from the next
+                          tied=sum(1 for x in r["entries"][1:] if x.noise == "within noise"),
                           out="; ".join("%s: %s" % (w, ", ".join(n)) for w, n in out.items())))
     overall = []
     for a in ranking.overall(rs, lambda v: (v.run, v.host, v.name)):
