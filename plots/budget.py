@@ -15,7 +15,8 @@ records prefixed sync_), first that holds:
               (CPUs busy with user work of no single tool near a core: tool)
   waiting     neither the device nor the CPUs were busy: synchronous waits,
               locks, the network
-None where the budget has no CPU split (older runs, the BSDs)."""
+None where the budget has no CPU split (runs from before the time budget).  On
+the BSDs the split comes from kern.cp_time, without iowait or steal."""
 import os
 
 from chartlib import gq, run_gnuplot
