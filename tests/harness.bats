@@ -53,15 +53,6 @@ tmpfs_at() {
   mount -t tmpfs -o "size=$1" tmpfs "$TMPFS"
 }
 
-# require_tools : the tools and the tiny profile the end-to-end tests drive.
-require_tools() {
-  local t
-  for t in mkdataset dltar httpd replay rmtree; do
-    [ -x "$BIN/$t" ] || skip "bin/$t is not built yet (its part has not landed)"
-  done
-  [ -f "$ROOT/datasets/tiny.profile" ] || skip "datasets/tiny.profile has not landed yet"
-}
-
 # records_of RUNDIR PHASE METRIC : the values of METRIC of PHASE.
 records_of() {
   awk -F '\t' -v p="$2" -v m="$3" '$1 == p && $3 == m { print $4 }' "$1/records.tsv"

@@ -51,6 +51,16 @@ require_cmd() {
   done
 }
 
+# require_tools : the tools and the tiny profile a phase of the harness drives
+# (a file that needs others defines its own).
+require_tools() {
+  local t
+  for t in mkdataset dltar httpd replay rmtree; do
+    [ -x "$BIN/$t" ] || skip "bin/$t is not built (make all)"
+  done
+  [ -f "$ROOT/datasets/tiny.profile" ] || skip "no datasets/tiny.profile"
+}
+
 # stop_leftovers DIR : stop (TERM, then KILL after 5 s) whatever a failed test
 # left running with DIR in its arguments.
 stop_leftovers() {

@@ -25,15 +25,6 @@ teardown() {
   [ -z "$LOOP" ] || losetup -d "$LOOP" 2>/dev/null || true
 }
 
-# require_tools_tiny : the tools and the tiny profile a phase needs.
-require_tools_tiny() {
-  local t
-  for t in mkdataset dltar httpd replay rmtree; do
-    [ -x "$BIN/$t" ] || skip "bin/$t is not built (make all)"
-  done
-  [ -f "$ROOT/datasets/tiny.profile" ] || skip "no datasets/tiny.profile"
-}
-
 # blk FUNCTION ARGS... : a harness/blklat.sh function in a fresh bash.
 blk() {
   bash -c '. "$SHOOTOUT_ROOT/harness/blklat.sh"; "$@"' blk "$@"
@@ -136,7 +127,7 @@ loop_ext4() {
 
 @test "phase untar and serve on a loop ext4: the loop device's latency and queue depth, and httpd's histograms, per record" {
   require_cmd bpftrace jq
-  require_tools_tiny
+  require_tools
   loop_ext4
   . "$ROOT/harness/os.sh"
   os_blklat_probe "$MNT" >/dev/null || skip "no block tracer here: $(os_blklat_probe "$MNT")"
@@ -163,7 +154,7 @@ loop_ext4() {
 
 @test "absent, not failed: BLKLAT=0 (the default) and a TARGET on no block device run the phase untraced, meta.json says why" {
   require_root
-  require_tools_tiny
+  require_tools
   mkdir -p "$T/tmpfs"
   mount -t tmpfs -o size=64m tmpfs "$T/tmpfs"
   MNT=$T/tmpfs
