@@ -104,11 +104,6 @@ for t in $tests; do
     *) phase_refuse "IOZONE_TESTS: unknown test $t (want: $ALL_TESTS $REAL_TESTS)" ;;
   esac
 done
-micro_begin iozone
-if [ "$engine" = emulated ]; then
-  command -v fio >/dev/null || harness_die "fio is not installed (make deps)"
-  [ -x "$HARNESS_BIN/stdiorw" ] || harness_die "$HARNESS_BIN/stdiorw is not built (make)"
-fi
 fsmin=$(to_bytes "${IOZONE_MIN:-64k}")
 fsmax=$(to_bytes "${IOZONE_MAX:-$(($(mem_bytes) * 2))}")
 rsmin=$(to_bytes "${IOZONE_RECMIN:-4k}")
@@ -126,11 +121,20 @@ case $threads in '' | *[!0-9]*) harness_die "IOZONE_THREADS: a number of childre
 tsize=$(to_bytes "${IOZONE_TPUT_SIZE:-512k}")
 trec=$(to_bytes "${IOZONE_TPUT_REC:-4k}")
 [ "$threads" = 0 ] || [ "$trec" -le "$tsize" ] || harness_die "IOZONE_TPUT_REC $trec is above IOZONE_TPUT_SIZE $tsize"
-
-avail=$(free_bytes "$MICRO_DIR")
-[ "$fsmax" -lt "$avail" ] || harness_die "IOZONE_MAX $fsmax does not fit in $TARGET ($avail bytes free)"
+# The files must fit in TARGET: refused before the phase starts (exit 2,
+# nothing written), as the default IOZONE_MAX (2x RAM) is on a small one.
+target_guard || harness_die "$TARGET_REFUSAL"
+avail=$(free_bytes "$TARGET")
+[ "$fsmax" -lt "$avail" ] ||
+  phase_refuse "IOZONE_MAX=${IOZONE_MAX:-$((fsmax >> 20))m (2x RAM)}: the largest file does not fit in TARGET=$TARGET ($((avail >> 20)) MiB free): lower IOZONE_MAX"
 [ $((threads * tsize)) -lt "$avail" ] ||
-  harness_die "IOZONE_THREADS x IOZONE_TPUT_SIZE ($((threads * tsize)) bytes) does not fit in $TARGET ($avail bytes free)"
+  phase_refuse "IOZONE_THREADS x IOZONE_TPUT_SIZE ($((threads * tsize >> 20)) MiB) does not fit in TARGET=$TARGET ($((avail >> 20)) MiB free)"
+
+micro_begin iozone
+if [ "$engine" = emulated ]; then
+  command -v fio >/dev/null || harness_die "fio is not installed (make deps)"
+  [ -x "$HARNESS_BIN/stdiorw" ] || harness_die "$HARNESS_BIN/stdiorw is not built (make)"
+fi
 data=$MICRO_DIR/iozone.tmp
 # The fio options naming the file(s): one file, or one a child (-t).
 files="filename=$data"
