@@ -32,19 +32,39 @@ SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/micro-lib.sh
 . "$SHOOTOUT_ROOT/harness/micro-lib.sh"
 
-micro_begin iometer
-command -v fio >/dev/null || harness_die "fio is not installed (make deps)"
 ICF=${ICF:-"$SHOOTOUT_ROOT/datasets/iometer/fileserver.icf $SHOOTOUT_ROOT/datasets/iometer/webserver.icf $SHOOTOUT_ROOT/datasets/iometer/workstation.icf $SHOOTOUT_ROOT/datasets/iometer/oltp8k.icf"}
 strict=()
 [ "${ICF_STRICT:-}" != 1 ] || strict=(--strict)
 for f in $ICF; do
-  [ -r "$f" ] || harness_die "ICF file $f is not readable"
-  # Parse everything before any I/O: a bad file fails fast.
-  "$HARNESS/icf2fio" --check "${strict[@]}" "$f" >/dev/null 2>"$WORK/check.err" || {
-    cat "$WORK/check.err" >&2
-    harness_die "cannot run $f: $(tail -n 1 "$WORK/check.err")"
-  }
+  [ -r "$f" ] || phase_refuse "ICF file $f is not readable"
+  # Parse everything before the phase starts: a bad file is refused (exit
+  # 2, nothing written), its notes and icf2fio's line said first.
+  if ! err=$("$HARNESS/icf2fio" --check "${strict[@]}" "$f" 2>&1 >/dev/null); then
+    printf '%s\n' "$err" | sed '$d' >&2
+    phase_refuse "cannot run $f: $(printf '%s\n' "$err" | tail -n 1)"
+  fi
 done
+# The test file must fit in TARGET: refused before the phase starts (exit
+# 2, nothing written) when even the smaller of its default sizes does not
+# (O_DIRECT's 4 GiB, buffered 2x RAM + 64 MiB: which one, the probe below
+# decides), as on a small TARGET.
+target_guard || harness_die "$TARGET_REFUSAL"
+case ${IOMETER_SIZE:+set}${IOMETER_DIRECT:-} in
+  set*) least=$(to_bytes "$IOMETER_SIZE") why="IOMETER_SIZE=$IOMETER_SIZE" ;;
+  1) least=$((4 << 30)) why="IOMETER_DIRECT=1: 4 GiB" ;;
+  0) least=$(($(mem_bytes) * 2 + (64 << 20))) why="IOMETER_DIRECT=0: 2x RAM + 64 MiB" ;;
+  *)
+    least=$(($(mem_bytes) * 2 + (64 << 20)))
+    [ "$least" -lt $((4 << 30)) ] || least=$((4 << 30))
+    why="at least $((least >> 20)) MiB (4 GiB with O_DIRECT, else 2x RAM + 64 MiB)"
+    ;;
+esac
+avail=$(free_bytes "$TARGET")
+[ "$least" -lt "$avail" ] ||
+  phase_refuse "the test file ($why) does not fit in TARGET=$TARGET ($((avail >> 20)) MiB free): set IOMETER_SIZE below that"
+
+micro_begin iometer
+command -v fio >/dev/null || harness_die "fio is not installed (make deps)"
 data=$MICRO_DIR/iometer.dat
 
 direct=${IOMETER_DIRECT:-}

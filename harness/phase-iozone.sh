@@ -17,7 +17,8 @@
 #
 # IOZONE_ENGINE=emulated (the default without iozone, said on stderr): for
 # every file size and record size, fio does IOzone's tests in IOzone's order
-# on one file: write (new file), rewrite, read, reread, random read, random
+# on one file (those of the -i groups IOZONE_TESTS names, write and rewrite
+# always, as IOzone runs them): write (new file), rewrite, read, reread, random read, random
 # write, backward read (from the last record to the first, replayed from a
 # fio iolog), record rewrite, stride read (IOzone's order of records,
 # replayed likewise); then bin/stdiorw does IOzone's stdio tests on the same
@@ -103,11 +104,6 @@ for t in $tests; do
     *) phase_refuse "IOZONE_TESTS: unknown test $t (want: $ALL_TESTS $REAL_TESTS)" ;;
   esac
 done
-micro_begin iozone
-if [ "$engine" = emulated ]; then
-  command -v fio >/dev/null || harness_die "fio is not installed (make deps)"
-  [ -x "$HARNESS_BIN/stdiorw" ] || harness_die "$HARNESS_BIN/stdiorw is not built (make)"
-fi
 fsmin=$(to_bytes "${IOZONE_MIN:-64k}")
 fsmax=$(to_bytes "${IOZONE_MAX:-$(($(mem_bytes) * 2))}")
 rsmin=$(to_bytes "${IOZONE_RECMIN:-4k}")
@@ -125,11 +121,20 @@ case $threads in '' | *[!0-9]*) harness_die "IOZONE_THREADS: a number of childre
 tsize=$(to_bytes "${IOZONE_TPUT_SIZE:-512k}")
 trec=$(to_bytes "${IOZONE_TPUT_REC:-4k}")
 [ "$threads" = 0 ] || [ "$trec" -le "$tsize" ] || harness_die "IOZONE_TPUT_REC $trec is above IOZONE_TPUT_SIZE $tsize"
-
-avail=$(free_bytes "$MICRO_DIR")
-[ "$fsmax" -lt "$avail" ] || harness_die "IOZONE_MAX $fsmax does not fit in $TARGET ($avail bytes free)"
+# The files must fit in TARGET: refused before the phase starts (exit 2,
+# nothing written), as the default IOZONE_MAX (2x RAM) is on a small one.
+target_guard || harness_die "$TARGET_REFUSAL"
+avail=$(free_bytes "$TARGET")
+[ "$fsmax" -lt "$avail" ] ||
+  phase_refuse "IOZONE_MAX=${IOZONE_MAX:-$((fsmax >> 20))m (2x RAM)}: the largest file does not fit in TARGET=$TARGET ($((avail >> 20)) MiB free): lower IOZONE_MAX"
 [ $((threads * tsize)) -lt "$avail" ] ||
-  harness_die "IOZONE_THREADS x IOZONE_TPUT_SIZE ($((threads * tsize)) bytes) does not fit in $TARGET ($avail bytes free)"
+  phase_refuse "IOZONE_THREADS x IOZONE_TPUT_SIZE ($((threads * tsize >> 20)) MiB) does not fit in TARGET=$TARGET ($((avail >> 20)) MiB free)"
+
+micro_begin iozone
+if [ "$engine" = emulated ]; then
+  command -v fio >/dev/null || harness_die "fio is not installed (make deps)"
+  [ -x "$HARNESS_BIN/stdiorw" ] || harness_die "$HARNESS_BIN/stdiorw is not built (make)"
+fi
 data=$MICRO_DIR/iozone.tmp
 # The fio options naming the file(s): one file, or one a child (-t).
 files="filename=$data"
@@ -154,13 +159,19 @@ job() {
 }
 
 
-# segment NAME TEST... : one fio run of TESTS on the cell's file, its
-# records (of the tests asked for) appended to the cell's stats; with
-# IOZONE_FLUSH=1 a segment that ends in a write test is followed by a timed
-# fsync, added to that test's time.
+# segment NAME TEST... : one fio run of those TESTS whose IOzone test
+# (-i) is asked for (as IOzone, which runs only those; nothing when none
+# is) on the cell's file, its records (of the tests asked for) appended to
+# the cell's stats; with IOZONE_FLUSH=1 a segment that ends in a write test
+# is followed by a timed fsync, added to that test's time.
 segment() {
-  local name=$1 t want='' sync=''
+  local name=$1 t want='' sync='' run=()
   shift
+  for t in "$@"; do
+    case " $numbers " in *" $(test_number "$t") "*) run+=("$t") ;; esac
+  done
+  [ ${#run[@]} -gt 0 ] || return 0
+  set -- "${run[@]}"
   {
     printf '[global]\n%s\nsize=%s\nbs=%s\nioengine=psync\ndirect=0\n' "$files" "$fs" "$rs"
     printf 'invalidate=0\nfallocate=none\nrandrepeat=1\nthread\n'
@@ -214,21 +225,29 @@ test_number() {
   esac
 }
 
+# test_numbers : IOzone's -i numbers of the tests asked for, 0 first
+# (write and rewrite make the file), each once.
+test_numbers() {
+  local t n seen='0'
+  for t in $tests; do
+    n=$(test_number "$t")
+    case " $seen " in *" $n "*) ;; *) seen="$seen $n" ;; esac
+  done
+  printf '%s\n' "$seen"
+}
+
 # real_iozone NAME ARG... : IOzone itself with ARGs and the options of the
-# phase (-e -c -o -I, -j, -R, -i 0 and the -i of each test asked for), its
+# phase (-e -c -o -I, -j, -R, the -i of each test asked for and -i 0), its
 # output into raw/NAME.out, its spreadsheet into raw/NAME.xls; the records
 # of the tests asked for appended to the trial.
 real_iozone() {
-  local name=$1 t n flags=(-j "$stride" -R -b "$RAW/$1.xls" -i 0) seen=' 0 '
+  local name=$1 n flags=(-j "$stride" -R -b "$RAW/$1.xls")
   shift
   [ "$flush" = 1 ] && flags+=(-e)
   [ "${IOZONE_CLOSE:-0}" = 1 ] && flags+=(-c)
   [ "${IOZONE_SYNC:-0}" = 1 ] && flags+=(-o)
   [ "${IOZONE_DIRECT:-0}" = 1 ] && flags+=(-I)
-  for t in $tests; do
-    n=$(test_number "$t")
-    case $seen in *" $n "*) ;; *) flags+=(-i "$n") seen="$seen$n " ;; esac
-  done
+  for n in $numbers; do flags+=(-i "$n"); done
   run_into "$RAW/$name.out" iozone iozone "$@" "${flags[@]}"
   run_into "$WORK/$name.stats" iozone2records "$HARNESS/iozone2records" "$RAW/$name.out"
   awk -F '\t' -v want=" $tests " '{ split($1, m, "."); if (index(want, " " m[1] " ")) print }' \
@@ -236,6 +255,7 @@ real_iozone() {
   [ ! -s "$RAW/$name.stats" ] || record_stats iozone "$CUR_TRIAL" "$RAW/$name.stats"
 }
 
+numbers=$(test_numbers)
 if [ "$engine" = iozone ]; then
   version=$(iozone -v 2>/dev/null | awk '/Revision:/ { print $3; exit }')
   record iozone "$CUR_TRIAL" iozone_version "${version:-unknown}" text

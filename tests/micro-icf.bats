@@ -239,6 +239,24 @@ malformed() {
   grep -qxF "filename=$tmp/a\:b" "$tmp/c/01-mix3.w2.qd1-3.fio"
 }
 
+# Iometer's data pattern 0 (repeating bytes) fills each write with a new
+# random byte (memset(buf, rand(), size) an I/O); fio can only repeat one
+# fixed byte (buffer_pattern), so the difference is a note, counted in the
+# approximated record, wherever such a worker writes.
+@test "icf2fio: data pattern 0 (repeating bytes) is named in a note where the worker writes, not for a reader" {
+  run --separate-stderr "$ICF2FIO" --check "$FIX/iometer-1.1-fields.icf"
+  [ "$status" -eq 0 ]
+  [[ $stderr == *"iometer-1.1-fields.icf:81: note: approximated: data pattern 0 (repeating bytes) of worker 'Worker 2': its writes all repeat one byte (fio's buffer_pattern=0x5a), where Iometer fills each write with a new random byte"* ]]
+  # worker 1 has pattern 2 (full random): fio's refill_buffers, no note
+  [ "$(grep -c 'data pattern' <<<"$stderr")" -eq 1 ]
+  # the standard workloads: Workstation writes (20%), Web Server only reads
+  run --separate-stderr "$ICF2FIO" --check "$STD/workstation.icf"
+  [[ $stderr == *"workstation.icf:63: note: approximated: data pattern 0 (repeating bytes) of worker 'Worker 1'"* ]]
+  run --separate-stderr "$ICF2FIO" --check "$STD/webserver.icf"
+  [ "$status" -eq 0 ]
+  [[ $stderr != *"data pattern"* ]]
+}
+
 @test "iometer2csv: a row a test in Iometer 1.1's columns, from the .stats; a missing one is one line, exit 1" {
   mkdir -p "$tmp/r"
   printf 'job\tprefix\tspecs\tworkers\tqd\tdisks\tstart_sector\tmax_sectors\n01-x.qd4.fio\tx.qd4\tMix, 8K+Mix, 8K\t2\t4\t1\t0\t2048\n' \

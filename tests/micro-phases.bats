@@ -51,7 +51,9 @@ metrics() {
   done
   grep -q "^iometer	1	direct	1	bool" "$REC" # ext4 takes O_DIRECT
   grep -q "^iometer	1	unsupported	0	count" "$REC"
-  grep -q "^iometer	1	approximated	0	count" "$REC"
+  # one note: its data pattern 0 (a new random byte a write in Iometer, one fixed byte in fio)
+  grep -q "^iometer	1	approximated	1	count" "$REC"
+  grep -q "note: approximated: data pattern 0 (repeating bytes)" "$RESULTS/$RUN_ID/$HOST/$VARIANT/raw/iometer-1/workstation.notes"
   # Iometer's results file: the heading and a row a test, IOps as recorded
   csv=$RESULTS/$RUN_ID/$HOST/$VARIANT/raw/iometer-1/workstation/results.csv
   [ "$(head -c 28 "$csv")" = "'Target Type,Target Name,Acc" ]
@@ -67,9 +69,15 @@ metrics() {
   [ "$status" -ne 0 ]
   [[ "$output" == *"is not a mount point (set ALLOW_NONMOUNT=1"* ]]
   printf 'junk\n' >"$BATS_TEST_TMPDIR/bad.icf"
+  # refused, as a user's mistake: one line, exit 2, no trial (it was a failed trial, exit 1)
+  local n=0 m=0
+  [ ! -e "$REC" ] || n=$(grep -c '^iometer	[0-9]*	status	' "$REC" || true)
   run env TARGET="$MICRO_MNT" ICF="$BATS_TEST_TMPDIR/bad.icf" "$ROOT/harness/phase-iometer.sh"
-  [ "$status" -ne 0 ]
-  [[ "$output" == *"bad.icf:1:"* ]]
+  [ "$status" -eq 2 ]
+  [[ "$output" == "phase-iometer.sh: cannot run $BATS_TEST_TMPDIR/bad.icf: icf2fio: $BATS_TEST_TMPDIR/bad.icf:1: "* ]]
+  [ "${#lines[@]}" -eq 1 ]
+  [ ! -e "$REC" ] || m=$(grep -c '^iometer	[0-9]*	status	' "$REC" || true)
+  [ "$m" -eq "$n" ]
 }
 
 @test "phase-iozone: a small sweep records every test of every cell" {
@@ -95,6 +103,23 @@ metrics() {
   run env TARGET="$MICRO_MNT" IOZONE_TESTS=write,sideways "$ROOT/harness/phase-iozone.sh"
   [ "$status" -ne 0 ]
   [[ "$output" == *"IOZONE_TESTS: unknown test sideways"* ]]
+}
+
+# IOzone runs only the tests its -i options name (write and rewrite
+# always); the emulation ran all nine of its fio tests whatever
+# IOZONE_TESTS said: time and I/O for nothing, and a stride read asked for
+# alone came after random, backward and record-rewrite passes that IOzone
+# (-i 0 -i 5) never makes.
+@test "phase-iozone emulated: only the IOzone tests asked for run, as IOzone's -i (write and rewrite always)" {
+  run env TARGET="$MICRO_MNT" IOZONE_ENGINE=emulated IOZONE_MIN=64k IOZONE_MAX=64k IOZONE_RECMIN=64k \
+    IOZONE_RECMAX=64k IOZONE_TESTS=reread "$ROOT/harness/phase-iozone.sh"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local t raw
+  t=$(awk -F'\t' '$1 == "iozone" && $3 == "engine" { t = $2 } END { print t }' "$REC")
+  raw=$RESULTS/$RUN_ID/$HOST/$VARIANT/raw/iozone-$t
+  [ "$(grep -o '^\[[a-z]*\]' "$raw/fs64k.rs64k.all.fio" | tr -d '[]' | grep -vx global | paste -sd' ')" = "write rewrite read reread" ]
+  [ "$(awk -F'\t' -v t="$t" '$1 == "iozone" && $2 == t && $3 ~ /kBps$/ { print $3 }' "$REC")" = reread.fs64k.rs64k.kBps ]
 }
 
 @test "plots-iozone: one heat map a test from that run" {
@@ -172,6 +197,29 @@ metrics() {
   [ "$rc1" -eq 0 ]
   [ "$status" -eq 0 ]
   [ "$statuses" = "postmark:1:0 iometer:1:0 iozone:1:0 postmark:2:0 discover:1:0 " ] || { echo "statuses: $statuses"; return 1; }
+  [ ! -e "$MICRO_MNT/micro" ]
+}
+
+# With make's own sizes (Iometer's 4 GiB or 2x RAM file, IOzone's files up
+# to 2x RAM) a small TARGET cannot hold the files: that is refused in one
+# line naming the setting, exit 2, and no trial (it was a failed trial,
+# status 1 in records.tsv and a line in failures.tsv, exit 1).
+@test "phase-iometer, phase-iozone with make's default sizes on a small ext4: refused in one line, exit 2, no trial" {
+  local r=$BATS_TEST_TMPDIR/r p
+  for p in iometer iozone; do
+    run env RESULTS="$r" RUN_ID=small make -s -C "$ROOT" --no-print-directory phase-$p TARGET="$MICRO_MNT"
+    echo "$output"
+    [ "$status" -ne 0 ]
+    [ "$(grep -c "^phase-$p.sh: " <<<"$output")" -eq 1 ]
+    [ ! -e "$r/small" ]
+  done
+  run env RESULTS="$r" RUN_ID=small TARGET="$MICRO_MNT" "$ROOT/harness/phase-iometer.sh"
+  [ "$status" -eq 2 ]
+  [[ $output == "phase-iometer.sh: the test file (at least "*" MiB (4 GiB with O_DIRECT, else 2x RAM + 64 MiB)) does not fit in TARGET=$MICRO_MNT ("*" MiB free): set IOMETER_SIZE below that" ]]
+  run env RESULTS="$r" RUN_ID=small TARGET="$MICRO_MNT" IOZONE_MAX=1g "$ROOT/harness/phase-iozone.sh"
+  [ "$status" -eq 2 ]
+  [[ $output == "phase-iozone.sh: IOZONE_MAX=1g: the largest file does not fit in TARGET=$MICRO_MNT ("*" MiB free): lower IOZONE_MAX" ]]
+  [ ! -e "$r/small" ]
   [ ! -e "$MICRO_MNT/micro" ]
 }
 
