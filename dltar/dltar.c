@@ -204,7 +204,7 @@ int main(int argc, char **argv) {
     stats_f(&sf, "sys_s", ss, "s");
     stats_u64(&sf, "maxrss_kb", os_maxrss_kb(), "KiB");
     stats_f(&sf, "mbps", mbps, "MB/s");
-    if (sf.f) fprintf(sf.f, "inflater\t%s\ttext\n", gz_is_gzip(&g) ? gz_inflater() : "none");
+    stats_text(&sf, "inflater", gz_is_gzip(&g) ? gz_inflater() : "none");
     stats_u64(&sf, "threads", piped ? 2 : 1, "threads");
     stats_f(&sf, "files_per_s", wall > 0 ? (double)st.files / wall : 0, "files/s");
     if (stats_close(&sf) != 0) diesys(1, "writing ", (printable(shown, sizeof shown, stats_path), shown));

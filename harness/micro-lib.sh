@@ -13,7 +13,7 @@
 #                       MICRO_FLUSH (see micro_flush_method)
 #   mem_bytes           physical memory in bytes
 #   to_bytes SIZE       "64k", "16m", "2g", "123" -> bytes (fails the phase otherwise)
-#   free_bytes DIR      space available to us in DIR's filesystem
+#   free_bytes DIR      space available to us in DIR's filesystem (os_fs_space)
 #   run_into FILE NAME CMD...  CMD's output into FILE (its stderr into the
 #                       phase log), interruptibly (as proc_run); a non-zero
 #                       exit fails the phase
@@ -109,7 +109,7 @@ to_bytes() {
 }
 
 free_bytes() {
-  df -Pk "$1" | awk 'NR == 2 { printf "%.0f\n", $4 * 1024 }'
+  os_fs_space "$1" | awk '{ printf "%.0f\n", $3 * $4 }'
 }
 
 cpu_sample() {

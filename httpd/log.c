@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "evmech.h"
 #include "os_proc.h"
 #include "printable.h"
 
@@ -121,6 +122,7 @@ void counters_add(struct counters *sum, const struct counters *c) {
   lathist_sum(&sum->lat_open, &c->lat_open);
   lathist_sum(&sum->lat_ttfb, &c->lat_ttfb);
   accept_add(sum, c);
+  if (c->evmech[0] != '\0') memcpy(sum->evmech, c->evmech, sizeof sum->evmech);
 }
 
 void counters_print(struct server *s, const char *who, const struct counters *c,
@@ -155,6 +157,7 @@ int write_stats(const char *path, const struct counters *c, const struct counter
   lathist_stats(&f, "lat_open_ns", &c->lat_open);
   lathist_stats(&f, "lat_ttfb_ns", &c->lat_ttfb);
   accept_stats(&f, c, kids, nkids);
+  stats_text(&f, "event_mechanism", c->evmech[0] != '\0' ? c->evmech : evmech_name());
   return stats_close(&f);
 }
 

@@ -6,12 +6,14 @@
 #include <fcntl.h>
 #include <io.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
 #include <unistd.h>
 
 #include "common.h"
+#include "evmech.h"
 #include "os_child.h"
 
 /* Set by the signal handlers only.  wake_wr is the write end of the loop's
@@ -154,6 +156,7 @@ int server_loop(struct server *s) {
     io_setcookie(s->lfd[i], NULL);
     io_wantread(s->lfd[i]);
   }
+  snprintf(s->ctr->evmech, sizeof s->ctr->evmech, "%s", evmech_name());
   s->now = now_mono();
   server_date(s);
   double next_sweep = s->now + 1;

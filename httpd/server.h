@@ -34,6 +34,7 @@ struct counters {
   uint64_t accept_empty; /* listening-socket events whose first accept found nothing */
   uint64_t accept_err[ACCEPT_NERR];
   uint64_t listen_sockets; /* set in the summed counters only */
+  char evmech[12]; /* what libowfat waits with (lib/evmech.h); "" before the loop */
   /* per request: resolving and opening the file (open + fstat), and from
    * taking the request to its answer's first byte written (lib/lathist.h) */
   struct lathist lat_open, lat_ttfb;

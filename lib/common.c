@@ -103,6 +103,10 @@ void stats_f(struct stats_file *s, const char *metric, double v, const char *uni
   if (s->f) fprintf(s->f, "%s\t%.6g\t%s\n", metric, v, unit);
 }
 
+void stats_text(struct stats_file *s, const char *metric, const char *v) {
+  if (s->f) fprintf(s->f, "%s\t%s\ttext\n", metric, v);
+}
+
 int stats_close(struct stats_file *s) {
   int rc = 0;
   if (s->f == NULL) return 0;

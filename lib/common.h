@@ -38,6 +38,8 @@ struct stats_file {
 int stats_open(struct stats_file *s, const char *path);
 void stats_u64(struct stats_file *s, const char *metric, uint64_t v, const char *unit);
 void stats_f(struct stats_file *s, const char *metric, double v, const char *unit);
+/* A value that is a word (unit "text"), e.g. "inflater isal text". */
+void stats_text(struct stats_file *s, const char *metric, const char *v);
 /* Flushes, fsyncs and renames into place; returns 0, or -1 with errno set. */
 int stats_close(struct stats_file *s);
 

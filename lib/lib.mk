@@ -18,6 +18,9 @@ os_sendfile_test_SRCS := tests/c/os_sendfile_test.c lib/os_sendfile.c
 # Closing descriptors of libowfat's event layer (lib/ioq.c), httpd's and replay's.
 CTESTS += ioq
 ioq_test_SRCS := tests/c/ioq_test.c lib/ioq.c
+# The --stats line naming libowfat's wait mechanism (lib/evmech.c).
+CTESTS += evmech
+evmech_test_SRCS := tests/c/evmech_test.c lib/evmech.c
 # httpd's per-request latency histograms (lib/lathist.c).
 CTESTS += lathist
 lathist_test_SRCS := tests/c/lathist_test.c lib/lathist.c lib/common.c

@@ -20,15 +20,56 @@ fail() { say "$*"; exit 1; }
 
 [ -x "$zig" ] || fail "no zig at $zig (run make deps)"
 mkdir -p "$out"
+
+# NetBSD's kevent, as NetBSD 10 has it.  zig 0.17.1 carries NetBSD 11's
+# headers: their <sys/event.h> gives struct kevent an ext[4] (72 bytes)
+# and renames kevent to __kevent100, a symbol of NetBSD 11 (zig's stubs,
+# lib/libc/netbsd/abilists, list it for 11.0 and not for 10.1, zig's
+# default minimum), so a kqueue build did not link, and must not.  NetBSD
+# 10's own header (sys/sys/event.h 1.54, 2022-07-19) has the 40-byte struct
+# and renames kevent to __kevent50, which NetBSD 11 keeps for binaries
+# built so (sys/compat/sys/event.h: its __kevent50
+# takes struct kevent100, that 40-byte layout; the plain kevent symbol is
+# the one from before NetBSD 5, with a 32-bit time_t, and is not used).  So
+# every NetBSD compile sees zig's header with ext[4] dropped and kevent
+# renamed to __kevent50 (OUT/netbsd10/sys/event.h, searched before zig's),
+# and a probe checks the size and the symbol that makes.
+incl=
+case $target in
+  *-netbsd*)
+    zh=$(dirname "$(readlink -f "$zig")")/lib/libc/include/generic-netbsd/sys/event.h
+    [ -f "$zh" ] || fail "no NetBSD <sys/event.h> in zig's tree ($zh)"
+    mkdir -p "$out/netbsd10/sys"
+    sed -e '/^[[:space:]]*uint64_t[[:space:]]*ext\[4\];/d' -e 's/__RENAME(__kevent100)/__RENAME(__kevent50)/' \
+      "$zh" >"$out/netbsd10/sys/event.h"
+    if ! grep -q '__RENAME(__kevent50)' "$out/netbsd10/sys/event.h" || grep -q 'ext\[4\]' "$out/netbsd10/sys/event.h"; then
+      fail "zig's NetBSD <sys/event.h> ($zh) is not the one mk/cross-libs.sh knows (__kevent100 and ext[4])"
+    fi
+    incl="-I$out/netbsd10"
+    ;;
+  *) ;;
+esac
+
 # The wrapper every compile for this target goes through.  zig keeps its
 # cache next to the build, not in the home directory.
 cache=$(dirname "$out")/zig-cache
 cat >"$out/zcc.tmp" <<EOF
 #!/bin/sh
-ZIG_GLOBAL_CACHE_DIR=$cache ZIG_LOCAL_CACHE_DIR=$cache exec "$zig" cc -target $target "\$@"
+ZIG_GLOBAL_CACHE_DIR=$cache ZIG_LOCAL_CACHE_DIR=$cache exec "$zig" cc -target $target $incl "\$@"
 EOF
 chmod +x "$out/zcc.tmp"
 mv "$out/zcc.tmp" "$out/zcc"
+
+case $target in
+  *-netbsd*)
+    printf '%s\n' '#include <sys/types.h>' '#include <sys/event.h>' \
+      '_Static_assert(sizeof(struct kevent) == 40, "NetBSD 10 struct kevent");' \
+      'int probe(int kq) { struct kevent k; return kevent(kq, 0, 0, &k, 1, 0); }' >"$out/kevent50.c"
+    "$out/zcc" -c -o "$out/kevent50.o" "$out/kevent50.c" || fail "NetBSD 10's struct kevent is not 40 bytes here"
+    nm "$out/kevent50.o" | grep -q ' U __kevent50$' || fail "kevent does not call __kevent50 here (see $out/kevent50.o)"
+    ;;
+  *) ;;
+esac
 
 # A static musl binary carries no note naming its OS, so `file` would not
 # say "Linux": linked into the Linux targets' tools (through LDFLAGS, see
@@ -43,15 +84,11 @@ case $target in
   *) ;;
 esac
 
-# FreeBSD's and OpenBSD's libowfat must wait with kqueue (an older build of
-# this script probed it wrongly and fell back to poll): such a build is made
-# again.
-# NetBSD stays on poll: its <sys/event.h> renames kevent to __kevent100
-# (NetBSD 10's struct kevent), which zig 0.17.1's NetBSD libc stubs lack, so
-# a kqueue libowfat does not link there.
-kqueue_ok() { # kqueue_ok DIR : DIR/havekqueue.h says kqueue (FreeBSD, OpenBSD), or need not
+# The BSDs' libowfat must wait with kqueue (an older build of this script
+# probed it wrongly, or on NetBSD not at all, and fell back to poll): such a
+# build is made again.
+kqueue_ok() { # kqueue_ok DIR : DIR/havekqueue.h says kqueue (the BSDs), or need not
   case $target in
-    *-netbsd*) ! grep -q HAVE_KQUEUE "$1/havekqueue.h" 2>/dev/null ;;
     *bsd*) grep -q HAVE_KQUEUE "$1/havekqueue.h" 2>/dev/null ;;
     *) true ;;
   esac
@@ -87,9 +124,8 @@ cp -R "$osrc" "$odir"
 # With kqueue found, libowfat 0.32's iom_* functions (its newer iomux API,
 # which the tools do not use) do not compile: iom_init.c lacks <fcntl.h>
 # and <unistd.h>, iom_wait.c's kqueue branch passes &kev and uses an
-# undeclared i.  On FreeBSD and OpenBSD they are left out of the library.
+# undeclared i.  On the BSDs they are left out of the library.
 case $target in
-  *-netbsd*) ;;
   *bsd*)
     for f in "$odir"/io/iom_*.c; do
       printf '/* left out of the BSD builds: mk/cross-libs.sh */\ntypedef int iom_left_out;\n' >"$f"
@@ -97,12 +133,10 @@ case $target in
     ;;
   *) ;;
 esac
-case $target in *-netbsd*) noprobe=trykqueue.c ;; *) noprobe=none ;; esac
 cat >"$out/zdiet" <<EOF
 #!/bin/sh
 shift
 case " \$* " in
-  *" $noprobe "*) exit 1 ;;
   *" try"*.c" "*) set -- -Wno-error=implicit-function-declaration "\$@" ;;
 esac
 exec "$out/zcc" "\$@"

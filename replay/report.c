@@ -1,6 +1,7 @@
 /* replay's output: the summary on stdout, --stats records, --series lines. */
 #include "replay.h"
 
+#include "evmech.h"
 #include "os_proc.h"
 #include "printable.h"
 
@@ -97,6 +98,7 @@ int report_stats(const struct run *r, const char *path) {
   cpu_times(&user_s, &sys_s);
   stats_f(&s, "user_s", user_s, "s");
   stats_f(&s, "sys_s", sys_s, "s");
+  stats_text(&s, "event_mechanism", evmech_name());
   stats_u64(&s, "maxrss_kb", os_maxrss_kb(), "KiB");
   return stats_close(&s);
 }

@@ -165,3 +165,25 @@ check_bsd_run() {
   check_bsd_disk sd1
   [ -z "$(awk -F '\t' '$3 ~ /device_queue/' "$d/records.tsv")" ]
 }
+
+# The micro phases' free space (free_bytes: how large a file IOzone and
+# IOMeter may make) through each adapter's df, as on that system.
+@test "micro phases: the free space of TARGET through each BSD adapter's df (os_fs_space), no df of their own" {
+  mkdir -p "$T/dir"
+  read -r a s < <(stat -f -c '%a %S' "$T/dir")
+  for os in freebsd netbsd openbsd; do
+    : >"$T/calls"
+    # shellcheck disable=SC2016 # expanded by the inner bash
+    run env PATH="$ROOT/tests/fixtures/bsd-host/bin:$PATH" BSD_HOST_OS=$os BSD_HOST_TARGET="$T/dir" \
+      BSD_HOST_LOG="$T/calls" bash -c '. "$SHOOTOUT_ROOT/harness/lib.sh"; . "$SHOOTOUT_ROOT/harness/common.sh"
+        . "$SHOOTOUT_ROOT/harness/micro-lib.sh"; echo "$OS_ID $(free_bytes "$1")"' _ "$T/dir"
+    echo "$os: $output"
+    cat "$T/calls"
+    [ "$status" -eq 0 ]
+    [ "${output%% *}" = "$os" ]
+    # the stand-in prints KiB; a filesystem this busy may move a few blocks
+    awk -v got="${output##* }" -v want=$((a * s)) 'BEGIN { d = got - want; exit !(d * d < 4194304 * 4194304) }'
+    [ "$(grep -c '^df ' "$T/calls")" -eq 1 ]
+    grep -qx "df -k -i $T/dir" "$T/calls"
+  done
+}

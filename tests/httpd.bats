@@ -482,6 +482,34 @@ socket_inodes() {
     END { exit !(c >= 60 && sc == c && se == e && sz == z && e >= 1 && z <= e) }' "$T/stats.tsv"
 }
 
+# --stats event_mechanism: what libowfat waited with, as it chose at run
+# time, in httpd (alone and from -N's children) and replay; with epoll_create
+# failing (a preloaded stand-in) the same binaries say what they fell back to.
+@test "httpd and replay --stats: event_mechanism is what ran (epoll on Linux; sigio without epoll_create)" {
+  [ "$(uname -s)" = Linux ] || skip "epoll is Linux's (the BSD binaries' kevent calls: tests/cross-abi.bats)"
+  start_httpd -q --stats "$T/one.tsv"
+  "$BIN/replay" -c 1 -U /small.txt -n 3 --stats "$T/replay.tsv" "127.0.0.1:$PORT" >/dev/null
+  kill -TERM "$PID"
+  wait_for_exit "$PID"
+  grep -qx "event_mechanism	epoll	text" "$T/one.tsv"
+  grep -qx "event_mechanism	epoll	text" "$T/replay.tsv"
+  start_httpd -q -N 2 --stats "$T/two.tsv"
+  poll_until 5 children_are 2
+  kill -TERM "$PID"
+  wait_for_exit "$PID"
+  grep -qx "event_mechanism	epoll	text" "$T/two.tsv"
+  # The choice is libowfat's at run time: without epoll, its next choice.
+  ldd "$BIN/replay" | grep -q libowfat || skip "replay links libowfat statically: no epoll_create to take away"
+  printf '#include <errno.h>\nint epoll_create(int n) { (void)n; errno = ENOSYS; return -1; }\n' >"$T/noepoll.c"
+  cc -shared -fPIC -o "$T/noepoll.so" "$T/noepoll.c"
+  start_httpd -q --stats "$T/none.tsv"
+  LD_PRELOAD=$T/noepoll.so timeout 20 "$BIN/replay" -c 1 -U /small.txt -n 3 --stats "$T/replay2.tsv" "127.0.0.1:$PORT" >/dev/null
+  kill -TERM "$PID"
+  wait_for_exit "$PID"
+  cat "$T/replay2.tsv"
+  grep -qx "event_mechanism	sigio	text" "$T/replay2.tsv"
+}
+
 @test "httpd: access log lines, -q silence, counters on SIGUSR1 and at exit, --stats" {
   start_httpd --stats "$T/stats.tsv"
   curl -s -o /dev/null "http://127.0.0.1:$PORT/small.txt"

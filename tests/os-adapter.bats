@@ -195,11 +195,12 @@ load os-on
   f=$BATS_TEST_TMPDIR/phase-bad.sh
   printf '%s\n' '#!/bin/sh' '# a comment about /proc/meminfo is fine' 'awk 1 /proc/meminfo' 'mountpoint -q "$T"' \
     'stat -f -c %a "$T"' 'find . -name x -printf %f' 'mv -T a b' 'setsid cmd &' 'date +%s.%N' \
-    'dd if=/dev/zero of=f status=none' 'hostname -I' 'cat /sys/block/x' >"$f"
+    'dd if=/dev/zero of=f status=none' 'hostname -I' 'cat /sys/block/x' 'df -Pk "$T" | awk 1' >"$f"
   run "$ROOT/harness/os/lint.sh" "$f"
   [ "$status" -eq 1 ]
-  [ "${#lines[@]}" -eq 10 ]
+  [ "${#lines[@]}" -eq 11 ]
   [[ ${lines[0]} == "$f:3: reads /proc"* ]]
   [[ ${lines[1]} == "$f:4: util-linux command"* ]]
   [[ ${lines[9]} == "$f:12: reads /sys"* ]]
+  [[ ${lines[10]} == "$f:13: df (belongs in the adapters: os_fs_space)"* ]]
 }

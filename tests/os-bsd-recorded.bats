@@ -177,3 +177,18 @@ print(budget.verdict(b))' "$ROOT" "$BATS_TEST_TMPDIR/records.tsv"
   run on freebsd os_parse_release <"$FIX/freebsd/14.4-sysctl"
   [ "$status" -eq 1 ]
 }
+
+# ---- the sources -------------------------------------------------------------
+
+@test "every recorded BSD output has its row in tests/fixtures/bsd/README.md: the public source and the licence" {
+  cd "$FIX"
+  n=0
+  for f in */*; do
+    n=$((n + 1))
+    awk -F '|' -v f="$f" '
+      NF >= 6 { split($2, names, ","); for (i in names) { g = names[i]; gsub(/^ +| +$/, "", g)
+        if (g == f && $4 ~ /[a-z]/ && $5 ~ /[A-Za-z]/) found = 1 } }
+      END { exit !found }' README.md || { echo "$f: no README row with its source and licence"; false; }
+  done
+  [ "$n" -ge 17 ]
+}

@@ -42,3 +42,21 @@ fixed_interpreter() {
   [ "$status" -eq 0 ]
   [ "$output" = "$(command -v bash)" ]
 }
+
+# bin_bash_uses FILE... : the lines (not comments) that name /bin/bash.
+bin_bash_uses() {
+  grep -nH '/bin/bash' -- "$@" | grep -vE '^[^:]+:[0-9]+:[[:space:]]*#'
+}
+
+@test "portable: nothing a host runs names /bin/bash (the playbooks, the harness, mk/: the BSDs have no /bin/bash and the playbooks make no link)" {
+  cd "$ROOT"
+  mapfile -t files < <(git ls-files -- playbooks harness mk)
+  [ ${#files[@]} -gt 50 ]
+  bad=$(bin_bash_uses "${files[@]}" || true)
+  [ -z "$bad" ] || { printf 'names /bin/bash:\n%s\n' "$bad"; false; }
+  # The check sees an Ansible shell task's executable and a link to it.
+  T=$BATS_TEST_TMPDIR
+  printf -- '- ansible.builtin.shell:\n    cmd: set -o pipefail; a | b\n    executable: /bin/bash\n' >"$T/task.yml"
+  printf -- '# a comment about /bin/bash is fine\n- ansible.builtin.file: {dest: /bin/bash, state: link}\n' >"$T/link.yml"
+  [ "$(bin_bash_uses "$T/task.yml" "$T/link.yml" | wc -l)" -eq 2 ]
+}

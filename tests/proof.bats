@@ -135,6 +135,13 @@ require_tools() {
   [ -n "$(records_of "$d" serve-warm-1 cpu_share_replay)" ]
   [ -n "$(records_of "$d" untar cpu_share_dltar)" ]
   [ -n "$(records_of "$d" delete cpu_share_rmtree)" ]
+  # what httpd (-N 2's children too) and replay waited with: Linux's epoll
+  if [ "$(uname -s)" = Linux ]; then
+    for p in serve-warm-1 serve-cold-2 net-1; do
+      [ "$(records_of "$d" "$p" event_mechanism_httpd)" = epoll ] || { echo "$p: httpd's event_mechanism"; false; }
+      [ "$(records_of "$d" "$p" event_mechanism)" = epoll ] || { echo "$p: replay's event_mechanism"; false; }
+    done
+  fi
   # each tool's peak RSS (getrusage), httpd -N 2's from its children too:
   # more than a program's bare minimum, less than 256 MB on the tiny dataset
   for pt in "untar dltar" "serve-warm-1 httpd" "serve-warm-2 httpd" "serve-warm-1 replay" "delete rmtree"; do

@@ -27,6 +27,8 @@ proof_note_cpu() {
 # context).  Also maxrss_kb_TOOL, the tool's
 # peak resident size (its maxrss_kb: the largest of its runs in the phase;
 # httpd -N: of the parent and its children), and tool_maxrss_kb, the largest.
+# And event_mechanism_httpd, what httpd waited with (its --stats
+# event_mechanism; replay's reaches the records through record_stats).
 proof_record_cpu() {
   local f=$WORK/tool-cpu.tsv recs
   [ -s "$f" ] || return 0
@@ -49,6 +51,7 @@ proof_record_cpu() {
     {
       u = stat($3, "user_s"); s = stat($3, "sys_s"); w = stat($3, "wall_s"); r = stat($3, "maxrss_kb")
       if (r != "" && (!(($1 "\t" $2) in rss) || r + 0 > rss[$1 "\t" $2] + 0)) rss[$1 "\t" $2] = r
+      if ($2 == "httpd" && (m = stat($3, "event_mechanism")) != "") mech[$1] = m
       if (u == "" || s == "") next
       if (!($1 in phases)) { phases[$1] = 1; order[++n] = $1 }
       cpu[$1 "\t" $2] += u + s
@@ -76,6 +79,7 @@ proof_record_cpu() {
           if (rss[p "\t" t[j]] + 0 > big) big = rss[p "\t" t[j]] + 0
         }
         if (big >= 0) printf "%s\t%s\ttool_maxrss_kb\t%.0f\tKiB\n", p, trial, big
+        if (p in mech) printf "%s\t%s\tevent_mechanism_httpd\t%s\ttext\n", p, trial, mech[p]
       }
     }' "$f" >>"$recs"
 }

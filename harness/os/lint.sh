@@ -3,7 +3,8 @@
 # harness/os/linux.sh and nowhere else: reads of /proc or /sys, util-linux
 # commands (mountpoint findmnt losetup lsblk blockdev), GNU-only flags (stat
 # -c/-f, find -printf, mv -T, date +%N, dd status=/oflag=), setsid as a
-# command, hostname -I, systemd-detect-virt.  Comment lines are skipped.
+# command, hostname -I, systemd-detect-virt; and df, whose output each
+# adapter reads in its own way (os_fs_space).  Comment lines are skipped.
 # Prints FILE:LINE: what, and exits 1 if it found any.
 set -eu
 [ $# -gt 0 ] || { echo "usage: lint.sh FILE..." >&2; exit 2; }
@@ -24,6 +25,9 @@ awk '
     else if (l ~ /(^|[^a-zA-Z_-])dd[[:space:]].*(status=|oflag=|iflag=)/) w = "GNU dd flag"
     else if (l ~ /hostname[[:space:]]+-I/) w = "hostname -I"
     else if (l ~ /systemd-detect-virt/) w = "systemd-detect-virt"
+    if (w == "" && l ~ /(^|[^a-zA-Z_-])df[[:space:]]+-/) {
+      printf "%s:%d: df (belongs in the adapters: os_fs_space): %s\n", FILENAME, FNR, $0; bad = 1
+    }
     if (w != "") { printf "%s:%d: %s (belongs in harness/os/linux.sh): %s\n", FILENAME, FNR, w, $0; bad = 1 }
   }
   END { exit bad }' "$@"
