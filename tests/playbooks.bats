@@ -148,9 +148,9 @@ for h in yaml.safe_load(open(sys.argv[1])):
     for how in build cross; do
       line=$(grep "^$os-$how |" <<<"$output")
       case $os in
-        freebsd) [[ $line == *"| sudo | pkg install -y gmake bash jq python3 curl git |"* ]] ;;
-        netbsd) [[ $line == *"| sudo | pkgin -y install gmake bash jq python311 curl git |"* ]] ;;
-        openbsd) [[ $line == *"| doas | pkg_add -I gmake bash jq python%3 curl git |"* ]] ;;
+        freebsd) [[ $line == *"| sudo | pkg install -y gmake bash jq python3 curl git ucspi-tcp |"* ]] ;;
+        netbsd) [[ $line == *"| sudo | pkgin -y install gmake bash jq python311 curl git ucspi-tcp |"* ]] ;;
+        openbsd) [[ $line == *"| doas | pkg_add -I gmake bash jq python%3 curl git ucspi-tcp |"* ]] ;;
       esac
       if [ "$how" = build ]; then
         [[ $line == *"| libowfat | build |"* ]]
