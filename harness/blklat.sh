@@ -9,7 +9,9 @@
 # and meta.json (blklat, blklat_absent) says why.
 #   blklat_probe         BLKLAT_TOOL, BLKLAT_DEV or BLKLAT_WHY (why there is none)
 #   blklat_begin         at phase_begin: trace the phase (CUR_PHASE)
-#   blklat_switch NAME   a new record name within a phase (serve-cold -> serve-warm)
+#   blklat_switch NAME   a new record name within a phase (serve-cold -> serve-warm),
+#                        or the same one again after blklat_pause
+#   blklat_pause         no record's work for a while (a flush and its proof)
 #   blklat_end           at the phase's exit (phase_on_exit): the last trace, httpd's histograms
 #   blklat_parse [HIST]  tracer output on stdin -> "hist key lo count" lines
 
@@ -27,7 +29,7 @@ blklat_probe() {
   fi
 }
 
-BLKLAT_PID='' BLKLAT_NAME='' BLKLAT_RAW='' BLKLAT_ENDED=0
+BLKLAT_TOOL='' BLKLAT_PID='' BLKLAT_NAME='' BLKLAT_RAW='' BLKLAT_ENDED=0
 
 # blklat_begin : from phase_begin; traces CUR_PHASE until the next
 # blklat_switch or blklat_end (phase_on_exit, after the children stopped:
@@ -82,12 +84,21 @@ blklat_stop() {
 }
 
 # blklat_switch NAME : the trace so far belongs to the previous record
-# name; from here on to NAME.
+# name; from here on to NAME.  After blklat_pause, the trace starts again
+# (NAME the record it paused or the next one).
 blklat_switch() {
-  [ -n "$BLKLAT_PID" ] || return 0
-  [ "$1" != "$BLKLAT_NAME" ] || return 0
+  [ -n "$BLKLAT_TOOL" ] && [ "$BLKLAT_ENDED" = 0 ] || return 0
+  [ -z "$BLKLAT_PID" ] || [ "$1" != "$BLKLAT_NAME" ] || return 0
   blklat_stop
   blklat_start "$1"
+}
+
+# blklat_pause : the trace so far belongs to the record it was started for;
+# what the phase does next (flush.sh and the cold-cache proof: proof_flush)
+# is no record's work and is traced by none, until blklat_switch.  A second
+# run of a record name appends to its latency file (its histograms add up).
+blklat_pause() {
+  blklat_stop
 }
 
 # blklat_end : the last trace, and the httpd histograms of every httpd the

@@ -113,16 +113,23 @@ httpd_replay() {
   [ "$output" = $'httpd_open_ns\t-\t0\t2\nhttpd_open_ns\t-\t4096\t5\nhttpd_ttfb_ns\t-\t1048576\t7' ]
 }
 
-# loop_ext4 : a 256 MiB ext4 on a loop device, mounted at $MNT.
+# loop_ext4 [MOUNT-OPTS] : a 256 MiB ext4 on a loop device, mounted at
+# $MNT, its inode tables and journal written at mkfs (no lazy init writing
+# in the background while a phase is traced).
 loop_ext4() {
   require_root
   require_cmd mkfs.ext4 losetup
   truncate -s 256M "$T/ext4.img"
-  mkfs.ext4 -q -F "$T/ext4.img"
+  mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$T/ext4.img"
   LOOP=$(losetup -f --show "$T/ext4.img") || skip "no free loop device"
   MNT=$T/mnt
   mkdir -p "$MNT"
-  mount "$LOOP" "$MNT"
+  mount ${1:+-o "$1"} "$LOOP" "$MNT"
+}
+
+# blk_requests RUN RECORD : the block requests timed in RECORD's trial 1.
+blk_requests() {
+  awk -F '\t' '$1 == "blk_ns" { s += $4 } END { print s + 0 }' "$RESULTS/$1/$HOST/$VARIANT/latency/$2-1.tsv" 2>/dev/null || echo 0
 }
 
 @test "phase untar and serve on a loop ext4: the loop device's latency and queue depth, and httpd's histograms, per record" {
@@ -149,6 +156,32 @@ loop_ext4() {
     [ "$(awk -F '\t' '$1 == "httpd_open_ns" { s += $4 } END { print s + 0 }' "$d/latency/$r-1.tsv")" -eq 100 ]
     [ "$(awk -F '\t' '$1 == "httpd_ttfb_ns" { s += $4 } END { print s + 0 }' "$d/latency/$r-1.tsv")" -eq 100 ]
   done
+  no_process "bpftrace -B line"
+}
+
+@test "a record's block trace is its own work: the flush and proof before a cold replay are in none; preload's replay has its own" {
+  require_cmd bpftrace jq
+  require_tools
+  loop_ext4 noatime
+  . "$ROOT/harness/os.sh"
+  os_blklat_probe "$MNT" >/dev/null || skip "no block tracer here: $(os_blklat_probe "$MNT")"
+  # FLUSH=remount: the flush before serve-cold-2 writes and reads the device
+  # (umount, mount, the inodes resident opens) right after serve-warm-1.
+  run make -C "$ROOT" -s phase-untar phase-serve phase-preload TARGET="$MNT" DATASET=tiny SERVE_MODES="1 2" \
+    REPLAY_COUNT=100 FLUSH=remount RUN_ID=own DATASETS_OUT="$T/ds" BLKLAT=1
+  printf '%s\n' "$output"
+  [ "$status" -eq 0 ]
+  local r
+  for r in serve-cold-1 serve-warm-1 serve-cold-2 serve-warm-2 preload-dirs serve-dirwarm-1; do
+    echo "$r: $(blk_requests own "$r") block requests"
+  done
+  # the warm replays find every file cached: not one block request
+  [ "$(blk_requests own serve-warm-1)" -eq 0 ]
+  [ "$(blk_requests own serve-warm-2)" -eq 0 ]
+  [ "$(blk_requests own serve-cold-2)" -gt 0 ]
+  # find reads the directories, the replay after it the files: two traces
+  [ "$(blk_requests own preload-dirs)" -gt 0 ]
+  [ "$(blk_requests own serve-dirwarm-1)" -gt 0 ]
   no_process "bpftrace -B line"
 }
 
