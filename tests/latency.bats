@@ -83,6 +83,31 @@ httpd_replay() {
   [ "$(stat_of "$T/one.stats" lat_ttfb_ns.n)" = 3 ]
 }
 
+@test "httpd -1 --stats-append: 12 processes at once, each one whole block in one file; refused without -1 or with --stats" {
+  mkdir -p "$T/www"
+  printf 'hello\n' >"$T/www/a.txt"
+  local i pids=()
+  for i in $(seq 12); do
+    printf 'GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\nGET /a.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' |
+      timeout 10 "$BIN/httpd" -1 -q -r "$T/www" --stats-append "$T/each.stats" >/dev/null 2>&1 &
+    pids+=($!)
+  done
+  for i in "${pids[@]}"; do wait "$i"; done
+  # every line whole (metric, value, unit), 12 blocks of one connection and two requests
+  [ "$(awk -F '\t' 'NF != 3' "$T/each.stats" | wc -l)" -eq 0 ]
+  [ "$(grep -c '^connections	1	count$' "$T/each.stats")" -eq 12 ]
+  [ "$(awk -F '\t' '$1 == "requests" { s += $2 } END { print s }' "$T/each.stats")" -eq 24 ]
+  [ "$(bucket_sum "$T/each.stats" lat_open_ns)" -eq 24 ]
+  [ "$(bucket_sum "$T/each.stats" lat_ttfb_ns)" -eq 24 ]
+  run "$BIN/httpd" -r "$T/www" --stats-append "$T/x.stats"
+  [ "$status" -eq 2 ]
+  [ "$output" = "httpd: --stats-append is for -1 (a process per connection); a server writes --stats FILE" ]
+  run "$BIN/httpd" -1 -r "$T/www" --stats "$T/x.stats" --stats-append "$T/y.stats"
+  [ "$status" -eq 2 ]
+  [ "$output" = "httpd: --stats and --stats-append: give one of them, once" ]
+  [ ! -e "$T/x.stats" ] && [ ! -e "$T/y.stats" ]
+}
+
 @test "blklat_parse: bpftrace 0.17's hist() output of this machine, dev_t as MAJ:MIN, empty buckets dropped" {
   run blk blklat_parse <"$FIX/bpftrace-0.17-linux-6.18.txt"
   [ "$status" -eq 0 ]
