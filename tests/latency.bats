@@ -269,3 +269,26 @@ print("\n".join(latency.html_section([run], sys.argv[2])))' "$T/r" "$T/out"
   grep -q 'h / ext4 warm' "$T/out/latency-serve-1-httpd_open_ns.gp"
   [ ! -e "$T/out/latency-serve-1-httpd_ttfb_ns.png" ] # no data, no chart
 }
+
+@test "summary.md: per phase and variant, the requests and p50/p90/p99 of the block and httpd histograms the CDFs draw" {
+  require_cmd gnuplot python3
+  local d=$T/r/run1/h/ext4
+  mkdir -p "$d/latency"
+  printf '{"host": "h", "fs": "ext4"}\n' >"$d/meta.json"
+  printf 'phase\ttrial\tmetric\tvalue\tunit\nserve-cold-1\t1\tstatus\t0\texit\nserve-warm-1\t1\tstatus\t0\texit\n' >"$d/records.tsv"
+  blk blklat_parse <"$FIX/bpftrace-0.17-linux-6.18.txt" >"$d/latency/serve-cold-1-1.tsv"
+  printf 'httpd_open_ns\t-\t4096\t90\nhttpd_open_ns\t-\t65536\t10\nhttpd_ttfb_ns\t-\t65536\t1\n' >>"$d/latency/serve-cold-1-1.tsv"
+  printf 'httpd_open_ns\t-\t1024\t60\n' >"$d/latency/serve-warm-1-1.tsv"
+  printf 'httpd_open_ns\t-\t1024\t40\n' >"$d/latency/serve-warm-1-2.tsv" # a second trial adds up
+  run make --no-print-directory -C "$ROOT" report RESULTS="$T/r" RUN=run1 OUT="$T/out"
+  printf '%s\n' "$output"
+  [ "$status" -eq 0 ]
+  cat "$T/out/summary.md"
+  # 90 of 100 opens in [4096, 8192) ns, 10 in [65536, 131072): p50 and p90 below 8.19 µs, p99 below 131 µs
+  grep -qx '| serve-1 | h / ext4 cold | httpd open + fstat | 100 | < 8.19 µs | < 8.19 µs | < 131 µs |' "$T/out/summary.md"
+  grep -qx '| serve-1 | h / ext4 warm | httpd open + fstat | 100 | < 2.05 µs | < 2.05 µs | < 2.05 µs |' "$T/out/summary.md"
+  grep -qx '| serve-1 | h / ext4 cold | httpd first byte | 1 | < 131 µs | < 131 µs | < 131 µs |' "$T/out/summary.md"
+  # the traced device's 907 requests (the fixture's blk_ns), and no row for the queue depth
+  grep -q '^| serve-1 | h / ext4 cold | block request | 907 | < ' "$T/out/summary.md"
+  [ "$(grep -c '^| serve-1 | ' "$T/out/summary.md")" -eq 4 ]
+}
