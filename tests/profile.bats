@@ -193,6 +193,32 @@ EOF
   grep -q $'^flush\t1\tstatus\t0\texit$' "$d/records.tsv"
 }
 
+@test "a part in which perf took no sample: an idle profile of its wall time, not none; its log says so" {
+  mkdir -p "$T/fake"
+  # perf record writes its file and waits for SIGINT; perf script reads it and prints no sample
+  cat >"$T/fake/perf" <<'EOF'
+#!/bin/sh
+case $1 in
+  stat) exit 0 ;;
+  record)
+    while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
+    echo header >"$out"
+    trap 'exit 0' INT TERM
+    while :; do sleep 0.05; done ;;
+  script) exit 0 ;;
+esac
+EOF
+  chmod +x "$T/fake/perf"
+  flush_phase PATH="$T/fake:$PATH" PROFILE=1
+  d=$RESULTS/r1/$HOST/$VARIANT
+  f=$d/profiles/flush-1.folded
+  cat "$f"
+  [ -s "$f" ]
+  grep -Eqx 'idle;\(unsampled\) [0-9]+' "$f"
+  [ "$(wc -l <"$f")" -eq 1 ]
+  grep -q "^profile: no sample taken in [0-9.]* s: profiles/flush-1.folded is all idle$" "$d/logs/flush-1.log"
+}
+
 # two_variants : run r with variants a and b of the same folded profile
 # (perf-script.txt's) of the phase untar, 3 trials each.
 two_variants() {
