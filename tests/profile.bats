@@ -169,22 +169,22 @@ assert sum(me.values()) <= 100.0001"
   [ "$(grep -c $'\tstatus\t0\texit$' "$d/records.tsv")" = 2 ]
 }
 
-@test "a sampler that starts but whose output cannot be folded: the phase passes, no profile, a line in its log" {
+# fake_perf SCRIPT : a perf in $T/fake whose stat works, whose record
+# writes its file and waits for SIGINT, and whose script runs the sh code
+# SCRIPT.
+fake_perf() {
   mkdir -p "$T/fake"
-  # perf stat works, perf record writes its file and waits for SIGINT, perf script fails
-  cat >"$T/fake/perf" <<'EOF'
-#!/bin/sh
-case $1 in
-  stat) exit 0 ;;
-  record)
-    while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
-    echo header >"$out"
-    trap 'exit 0' INT TERM
-    while :; do sleep 0.05; done ;;
-  *) echo "perf: cannot read" >&2; exit 1 ;;
-esac
-EOF
+  {
+    printf '#!/bin/sh\ncase $1 in\n  stat) exit 0 ;;\n  record)\n'
+    printf '    while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done\n'
+    printf '    echo header >"$out"\n    trap "exit 0" INT TERM\n    while :; do sleep 0.05; done ;;\n'
+    printf '  *) %s ;;\nesac\n' "$1"
+  } >"$T/fake/perf"
   chmod +x "$T/fake/perf"
+}
+
+@test "a sampler that starts but whose output cannot be folded: the phase passes, no profile, a line in its log" {
+  fake_perf 'echo "perf: cannot read" >&2; exit 1'
   flush_phase PATH="$T/fake:$PATH" PROFILE=1
   d=$RESULTS/r1/$HOST/$VARIANT
   [ "$(jq -r .profile "$d/meta.json")" = "perf record -a -g -F 99 -e cpu-clock" ]
@@ -194,21 +194,7 @@ EOF
 }
 
 @test "a part in which perf took no sample: an idle profile of its wall time, not none; its log says so" {
-  mkdir -p "$T/fake"
-  # perf record writes its file and waits for SIGINT; perf script reads it and prints no sample
-  cat >"$T/fake/perf" <<'EOF'
-#!/bin/sh
-case $1 in
-  stat) exit 0 ;;
-  record)
-    while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
-    echo header >"$out"
-    trap 'exit 0' INT TERM
-    while :; do sleep 0.05; done ;;
-  script) exit 0 ;;
-esac
-EOF
-  chmod +x "$T/fake/perf"
+  fake_perf 'exit 0' # perf script reads the file and prints no sample
   flush_phase PATH="$T/fake:$PATH" PROFILE=1
   d=$RESULTS/r1/$HOST/$VARIANT
   f=$d/profiles/flush-1.folded
