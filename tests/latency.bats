@@ -152,11 +152,6 @@ loop_ext4() {
   mount ${1:+-o "$1"} "$LOOP" "$MNT"
 }
 
-# blk_requests RUN RECORD : the block requests timed in RECORD's trial 1.
-blk_requests() {
-  awk -F '\t' '$1 == "blk_ns" { s += $4 } END { print s + 0 }' "$RESULTS/$1/$HOST/$VARIANT/latency/$2-1.tsv" 2>/dev/null || echo 0
-}
-
 @test "phase untar and serve on a loop ext4: the loop device's latency and queue depth, and httpd's histograms, per record" {
   require_cmd bpftrace jq
   require_tools
@@ -184,30 +179,47 @@ blk_requests() {
   no_process "bpftrace -B line"
 }
 
-@test "a record's block trace is its own work: the flush and proof before a cold replay are in none; preload's replay has its own" {
-  require_cmd bpftrace jq
+# span_tracer : a stand-in bpftrace in $T/span, for os_blklat_run: ready at
+# once; at SIGTERM it prints, as bpftrace's hist() does, one value for its
+# span: 1 when a flush started while it ran (a "$ .../flush.sh METHOD" line,
+# proc_run's, added to the logs in SPAN_LOGS), 2 when none did.
+span_tracer() {
+  mkdir -p "$T/span"
+  cat >"$T/span/bpftrace" <<'EOF'
+#!/bin/sh
+flushes() { cat "$SPAN_LOGS"/*.log 2>/dev/null | grep -c '^\$ .*/flush\.sh '; }
+f0=$(flushes)
+echo "blklat ready"
+trap 'if [ "$(flushes)" = "$f0" ]; then v="[2, 4)"; else v="[1]"; fi; printf "@blk_ns[0]:\n%s 1 |@|\n" "$v"; exit 0' TERM
+while :; do sleep 0.05; done
+EOF
+  chmod +x "$T/span/bpftrace"
+}
+
+# spans RUN RECORD LO : how many of RECORD's traced spans (trial 1) gave LO.
+spans() {
+  awk -F '\t' -v lo="$3" '$1 == "blk_ns" && $3 == lo { s += $4 } END { print s + 0 }' \
+    "$RESULTS/$1/$HOST/$VARIANT/latency/$2-1.tsv" 2>/dev/null || echo 0
+}
+
+@test "a record's block trace is its own work: no flush or cold-cache proof inside any traced span; preload's replay has its own" {
   require_tools
   loop_ext4 noatime
+  span_tracer
   . "$ROOT/harness/os.sh"
-  os_blklat_probe "$MNT" >/dev/null || skip "no block tracer here: $(os_blklat_probe "$MNT")"
-  # FLUSH=remount: the flush before serve-cold-2 writes and reads the device
-  # (umount, mount, the inodes resident opens) right after serve-warm-1.
-  run make -C "$ROOT" -s phase-untar phase-serve phase-preload TARGET="$MNT" DATASET=tiny SERVE_MODES="1 2" \
-    REPLAY_COUNT=100 FLUSH=remount RUN_ID=own DATASETS_OUT="$T/ds" BLKLAT=1
+  PATH="$T/span:$PATH" os_blklat_probe "$MNT" >/dev/null || skip "no block tracer here: $(PATH="$T/span:$PATH" os_blklat_probe "$MNT")"
+  # FLUSH=remount: a flush before each cold replay and one in each proof_cold
+  run env PATH="$T/span:$PATH" SPAN_LOGS="$RESULTS/own/$HOST/$VARIANT/logs" make -C "$ROOT" -s phase-untar phase-serve phase-preload TARGET="$MNT" \
+    DATASET=tiny SERVE_MODES="1 2" REPLAY_COUNT=100 FLUSH=remount RUN_ID=own DATASETS_OUT="$T/ds" BLKLAT=1
   printf '%s\n' "$output"
   [ "$status" -eq 0 ]
   local r
-  for r in serve-cold-1 serve-warm-1 serve-cold-2 serve-warm-2 preload-dirs serve-dirwarm-1; do
-    echo "$r: $(blk_requests own "$r") block requests"
+  for r in untar serve-cold-1 serve-warm-1 serve-cold-2 serve-warm-2 preload-dirs serve-dirwarm-1; do
+    echo "$r: $(spans own "$r" 2) spans, $(spans own "$r" 1) with a flush in them"
+    [ "$(spans own "$r" 2)" -ge 1 ]
+    [ "$(spans own "$r" 1)" -eq 0 ]
   done
-  # the warm replays find every file cached: not one block request
-  [ "$(blk_requests own serve-warm-1)" -eq 0 ]
-  [ "$(blk_requests own serve-warm-2)" -eq 0 ]
-  [ "$(blk_requests own serve-cold-2)" -gt 0 ]
-  # find reads the directories, the replay after it the files: two traces
-  [ "$(blk_requests own preload-dirs)" -gt 0 ]
-  [ "$(blk_requests own serve-dirwarm-1)" -gt 0 ]
-  no_process "bpftrace -B line"
+  no_process "$T/span/bpftrace"
 }
 
 @test "absent, not failed: BLKLAT=0 (the default) and a TARGET on no block device run the phase untraced, meta.json says why" {
