@@ -49,10 +49,16 @@ blklat_start() {
   (os_blklat_run "$BLKLAT_DEV" "$BLKLAT_RAW") >>"$PHASE_LOG" 2>&1 &
   BLKLAT_PID=$!
   if ! poll_until 30 blklat_ready || ! grep -q '^blklat ready' "$BLKLAT_RAW"; then
-    harness_say "block tracer ($BLKLAT_TOOL) did not start or died: no block-latency histogram for $1 (see $PHASE_LOG)"
+    blklat_say "block tracer ($BLKLAT_TOOL) did not start or died: no block-latency histogram for $1 (see $PHASE_LOG)"
     blklat_kill
     BLKLAT_TOOL=''
   fi
+}
+
+# blklat_say MESSAGE : a line in the phase's log, and on a terminal.
+blklat_say() {
+  printf 'blklat: %s\n' "$*" >>"$PHASE_LOG"
+  harness_say "$*"
 }
 
 # blklat_ready : the tracer's first line is there, or it has died.
@@ -74,7 +80,8 @@ blklat_kill() {
 blklat_stop() {
   [ -n "$BLKLAT_PID" ] || return 0
   kill -TERM "$BLKLAT_PID" 2>/dev/null || true
-  poll_until 20 pid_gone "$BLKLAT_PID" || harness_say "block tracer did not stop in 20 s"
+  poll_until 20 pid_gone "$BLKLAT_PID" ||
+    blklat_say "block tracer did not stop in 20 s: killed, no block-latency histogram for $BLKLAT_NAME"
   blklat_kill
   local dir
   [ -n "$CUR_TRIAL" ] || return 0
