@@ -21,8 +21,7 @@ teardown() {
     kill -TERM "$PID" 2>/dev/null || true
     wait_for_exit "$PID" 10 || kill -KILL "$PID" 2>/dev/null || true
   fi
-  if [ -n "$MNT" ] && mountpoint -q "$MNT"; then umount "$MNT" || umount -l "$MNT"; fi
-  [ -z "$LOOP" ] || losetup -d "$LOOP" 2>/dev/null || true
+  loop_cleanup
 }
 
 # blk FUNCTION ARGS... : a harness/blklat.sh function in a fresh bash.
@@ -136,20 +135,6 @@ httpd_replay() {
   run blk blklat_httpd < <(printf 'requests\t7\tcount\nlat_open_ns.n\t7\tcount\nlat_open_ns.b0\t2\tcount\nlat_open_ns.b12\t5\tcount\nlat_ttfb_ns.b20\t7\tcount\n')
   [ "$status" -eq 0 ]
   [ "$output" = $'httpd_open_ns\t-\t0\t2\nhttpd_open_ns\t-\t4096\t5\nhttpd_ttfb_ns\t-\t1048576\t7' ]
-}
-
-# loop_ext4 [MOUNT-OPTS] : a 256 MiB ext4 on a loop device, mounted at
-# $MNT, its inode tables and journal written at mkfs (no lazy init writing
-# in the background while a phase is traced).
-loop_ext4() {
-  require_root
-  require_cmd mkfs.ext4 losetup
-  truncate -s 256M "$T/ext4.img"
-  mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$T/ext4.img"
-  LOOP=$(losetup -f --show "$T/ext4.img") || skip "no free loop device"
-  MNT=$T/mnt
-  mkdir -p "$MNT"
-  mount ${1:+-o "$1"} "$LOOP" "$MNT"
 }
 
 @test "phase untar and serve on a loop ext4: the loop device's latency and queue depth, and httpd's histograms, per record" {
