@@ -9,7 +9,9 @@
 # and meta.json (blklat, blklat_absent) says why.
 #   blklat_probe         BLKLAT_TOOL, BLKLAT_DEV or BLKLAT_WHY (why there is none)
 #   blklat_begin         at phase_begin: trace the phase (CUR_PHASE)
-#   blklat_switch NAME   a new record name within a phase (serve-cold -> serve-warm)
+#   blklat_switch NAME   a new record name within a phase (serve-cold -> serve-warm),
+#                        or the same one again after blklat_pause
+#   blklat_pause         no record's work for a while (a flush and its proof)
 #   blklat_end           at the phase's exit (phase_on_exit): the last trace, httpd's histograms
 #   blklat_parse [HIST]  tracer output on stdin -> "hist key lo count" lines
 
@@ -27,7 +29,7 @@ blklat_probe() {
   fi
 }
 
-BLKLAT_PID='' BLKLAT_NAME='' BLKLAT_RAW='' BLKLAT_ENDED=0
+BLKLAT_TOOL='' BLKLAT_PID='' BLKLAT_NAME='' BLKLAT_RAW='' BLKLAT_ENDED=0
 
 # blklat_begin : from phase_begin; traces CUR_PHASE until the next
 # blklat_switch or blklat_end (phase_on_exit, after the children stopped:
@@ -47,10 +49,16 @@ blklat_start() {
   (os_blklat_run "$BLKLAT_DEV" "$BLKLAT_RAW") >>"$PHASE_LOG" 2>&1 &
   BLKLAT_PID=$!
   if ! poll_until 30 blklat_ready || ! grep -q '^blklat ready' "$BLKLAT_RAW"; then
-    harness_say "block tracer ($BLKLAT_TOOL) did not start or died: no block-latency histogram for $1 (see $PHASE_LOG)"
+    blklat_say "block tracer ($BLKLAT_TOOL) did not start or died: no block-latency histogram for $1 (see $PHASE_LOG)"
     blklat_kill
     BLKLAT_TOOL=''
   fi
+}
+
+# blklat_say MESSAGE : a line in the phase's log, and on a terminal.
+blklat_say() {
+  printf 'blklat: %s\n' "$*" >>"$PHASE_LOG"
+  harness_say "$*"
 }
 
 # blklat_ready : the tracer's first line is there, or it has died.
@@ -72,7 +80,8 @@ blklat_kill() {
 blklat_stop() {
   [ -n "$BLKLAT_PID" ] || return 0
   kill -TERM "$BLKLAT_PID" 2>/dev/null || true
-  poll_until 20 pid_gone "$BLKLAT_PID" || harness_say "block tracer did not stop in 20 s"
+  poll_until 20 pid_gone "$BLKLAT_PID" ||
+    blklat_say "block tracer did not stop in 20 s: killed, no block-latency histogram for $BLKLAT_NAME"
   blklat_kill
   local dir
   [ -n "$CUR_TRIAL" ] || return 0
@@ -82,12 +91,21 @@ blklat_stop() {
 }
 
 # blklat_switch NAME : the trace so far belongs to the previous record
-# name; from here on to NAME.
+# name; from here on to NAME.  After blklat_pause, the trace starts again
+# (NAME the record it paused or the next one).
 blklat_switch() {
-  [ -n "$BLKLAT_PID" ] || return 0
-  [ "$1" != "$BLKLAT_NAME" ] || return 0
+  [ -n "$BLKLAT_TOOL" ] && [ "$BLKLAT_ENDED" = 0 ] || return 0
+  [ -z "$BLKLAT_PID" ] || [ "$1" != "$BLKLAT_NAME" ] || return 0
   blklat_stop
   blklat_start "$1"
+}
+
+# blklat_pause : the trace so far belongs to the record it was started for;
+# what the phase does next (flush.sh and the cold-cache proof: proof_flush)
+# is no record's work and is traced by none, until blklat_switch.  A second
+# run of a record name appends to its latency file (its histograms add up).
+blklat_pause() {
+  blklat_stop
 }
 
 # blklat_end : the last trace, and the httpd histograms of every httpd the

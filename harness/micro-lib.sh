@@ -10,7 +10,8 @@
 #                       $MICRO_DIR = TARGET/micro/PHASE, absolute (marked as ours with
 #                       TARGET/micro/.shootout-micro), removed at exit
 #   micro_flush         empties the page cache between iterations with
-#                       MICRO_FLUSH (see micro_flush_method)
+#                       MICRO_FLUSH (see micro_flush_method), outside the
+#                       phase's block trace (proof_flush)
 #   mem_bytes           physical memory in bytes
 #   to_bytes SIZE       "64k", "16m", "2g", "123" -> bytes (fails the phase otherwise)
 #   free_bytes DIR      space available to us in DIR's filesystem (os_fs_space)
@@ -76,7 +77,9 @@ micro_flush_method() {
 }
 
 micro_flush() {
-  [ "$MICRO_FLUSH" = none ] || proc_run flush "$HARNESS/flush.sh" "$MICRO_FLUSH"
+  [ "$MICRO_FLUSH" != none ] || return 0
+  proof_flush "$MICRO_FLUSH"
+  blklat_switch "$CUR_PHASE"
 }
 
 run_into() {

@@ -70,6 +70,7 @@ for p in $NET_PROCS; do
         bind=${SERVE_BIND6:-::} connect="[$SERVE_HOST6]"
       fi
     fi
+    blklat_switch "$CUR_PHASE"
     serve_httpd "$netdir" "$p" "$bind"
     harness_say "replay /file.jpg $NET_COUNT times over IPv$ip, $NET_CONC connections, $NET_KEEPALIVE per connection, httpd -N $p"
     replay_run "$CUR_PHASE" "$connect:$HTTPD_PORT" -c "$NET_CONC" -k "$NET_KEEPALIVE" -U /file.jpg -n "$NET_COUNT"

@@ -9,7 +9,8 @@
 # PRELOAD=dirs.
 # Records preload-dirs: wall_s, dirs (the directories walked, TARGET/data
 # included), status; serve-dirwarm-PROCS: replay's figures as serve's, conc,
-# status.
+# status.  Each of the two has its own block trace (BLKLAT=1); the flush and
+# its proof are in none.
 set -eu
 SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -32,9 +33,10 @@ phase_begin preload-dirs preload-dirs "$serve"
 serve_prepare "$conc"
 
 harness_say "flush ($FLUSH)"
-proc_run flush "$HARNESS/flush.sh" "$FLUSH"
+proof_flush "$FLUSH"
 CUR_PHASE=preload-dirs
 proof_cold "$FLUSH"
+blklat_switch preload-dirs
 sampler_start preload-dirs -m none
 harness_say "find $DATA -type d"
 t0=$(time_now)
@@ -48,6 +50,7 @@ record preload-dirs "$CUR_TRIAL" status 0 exit
 harness_say "walked $(wc -l <"$WORK/dirs" | tr -d ' ') directories in $wall s"
 
 CUR_PHASE=$serve
+blklat_switch "$serve"
 SAMPLER_TOTAL=$REPLAY_TOTAL
 serve_httpd "$DATA" "$PRELOAD_PROCS" "$BIND_ADDR"
 harness_say "replay $SAMPLER_TOTAL requests, $conc connections, $REPLAY_KEEPALIVE per connection (directories cached)"

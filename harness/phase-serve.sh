@@ -8,7 +8,9 @@
 # the dataset's requests.txt (CONC connections, REPLAY_KEEPALIVE requests
 # each, every response checked against the manifest) on the cold cache, stop
 # the server and wait for all its processes; then the same on the warm cache
-# (a fresh server, so that its CPU time is the warm replay's).
+# (a fresh server, so that its CPU time is the warm replay's).  Each record
+# name has its own block trace (BLKLAT=1): the flush and its proof are in
+# none (proof_flush).
 # Records serve-cold-MODE and serve-warm-MODE (for the first CONC;
 # serve-cold-MODE-cCONC and serve-warm-MODE-cCONC for the others): replay's
 # requests failed resets retries timeouts bytes wall_s rps mbps lat_p50_ms
@@ -79,7 +81,7 @@ for p in $SERVE_MODES; do
     fi
     FORK_CONC=$c
     harness_say "flush ($method), $([ "$p" = fork ] && echo "tcpserver -c $c, httpd -1" || echo "httpd -N $p")"
-    proc_run flush "$HARNESS/flush.sh" "$method"
+    proof_flush "$method"
     proof_cold "$method"
     [ "$method" != reboot ] || method=drop
     for kind in cold warm; do

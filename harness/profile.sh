@@ -79,12 +79,16 @@ profile_save() {
   out=$dir/$PROFILE_NAME-$CUR_TRIAL.folded
   cpus=$(getconf _NPROCESSORS_ONLN 2>/dev/null) || cpus=1
   # A sampler whose output cannot be folded leaves no profile (and a line in
-  # the phase's log), not a profile of nothing but idle.
-  if ! os_profile_fold "$PROFILE_RAW" >"$out.tmp" 2>>"$PHASE_LOG" || [ ! -s "$out.tmp" ]; then
+  # the phase's log), not a profile of nothing but idle.  One that took no
+  # sample (perf on CPUs that slept all along: a span of milliseconds) gives
+  # the profile of an idle machine, and a line in the log.
+  if ! os_profile_fold "$PROFILE_RAW" >"$out.tmp" 2>>"$PHASE_LOG"; then
     printf 'profile: no stacks folded from %s: no %s\n' "$PROFILE_RAW" "${out#"$RUN_DIR"/}" >>"$PHASE_LOG"
     rm -f "$out.tmp"
     return 0
   fi
+  [ -s "$out.tmp" ] || printf 'profile: no sample taken in %s s: %s is all idle\n' \
+    "$(harness_calc "$PROFILE_T1 - $PROFILE_T0")" "${out#"$RUN_DIR"/}" >>"$PHASE_LOG"
   profile_fill_idle "$PROFILE_T0" "$PROFILE_T1" "$PROFILE_HZ" "$cpus" <"$out.tmp" >"$out" &&
     rm -f "$out.tmp" "$PROFILE_RAW"
 }

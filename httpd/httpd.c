@@ -26,7 +26,8 @@
 static const char usage_text[] =
     "usage: httpd -r ROOT [-i ADDR]... [-p PORT] [-N PROCS [--reuseport]] [-m sendfile|mmap]\n"
     "             [-q] [-t SECS] [-k REQS] [-u USER] [-L] [--stats FILE]\n"
-    "       httpd -1 -r ROOT [-m MODE] [-q] [-t SECS] [-k REQS] [-u USER] [-L] [--stats FILE]\n"
+    "       httpd -1 -r ROOT [-m MODE] [-q] [-t SECS] [-k REQS] [-u USER] [-L]\n"
+    "             [--stats FILE | --stats-append FILE]\n"
     "  -r ROOT    serve the files below ROOT (required)\n"
     "  -1         one connection, already open (tcpserver, inetd): requests on\n"
     "             fd 0, answers on fd 1, the access log on fd 2; exit at its end\n"
@@ -47,6 +48,9 @@ static const char usage_text[] =
     "  -L         follow symlinks that point out of ROOT\n"
     "  --stats FILE  write the counters as metric/value/unit lines at exit\n"
     "             (accept(2)'s errors by errno among them; with -N, each child's)\n"
+    "  --stats-append FILE  with -1: append them to FILE as one block, in one\n"
+    "             write, so that the processes of a super-server sharing FILE\n"
+    "             each add theirs (harness/fork-server.sh sums them)\n"
     "  -h, --help this text\n"
     "  --version  print the version\n"
     "Exit status: 0 after SIGTERM or SIGINT; 1 ROOT not opened, a socket not\n"
@@ -83,9 +87,10 @@ static size_t raise_nofile(int nlisten) {
 int main(int argc, char **argv) {
   errmsg_iam("httpd");
   static const struct option longopts[] = {{"stats", required_argument, NULL, 'S'},
+                                           {"stats-append", required_argument, NULL, 'A'},
                                            {"reuseport", no_argument, NULL, 'R'}, USAGE_LONGOPTS};
   const char *root = NULL, *user = NULL, *stats = NULL, *addrs[HTTPD_MAX_LISTEN];
-  int naddr = 0, opt, one = 0, listen_opt = 0, reuseport = 0;
+  int naddr = 0, opt, one = 0, listen_opt = 0, reuseport = 0, append = 0;
   char e[256];
   uint64_t port = 8000, procs = 1, reqs = 1000;
   struct server s;
@@ -127,7 +132,11 @@ int main(int argc, char **argv) {
       break;
     case 'u': user = optarg; break;
     case 'L': s.follow = 1; break;
-    case 'S': stats = optarg; break;
+    case 'S':
+    case 'A':
+      if (stats != NULL) die(2, "--stats and --stats-append: give one of them, once");
+      stats = optarg, append = opt == 'A';
+      break;
     case 'R': reuseport = 1, listen_opt = 1; break;
     default: break; /* usage_getopt answered the rest */
     }
@@ -141,14 +150,15 @@ int main(int argc, char **argv) {
     if (naddr > 0 || listen_opt)
       die(2, "-1 serves the connection on fd 0 and 1: no -i, -p, -N or --reuseport");
     if (stats != NULL && strcmp(stats, "-") == 0)
-      die(2, "--stats -: with -1, standard output is the connection (give a file)");
+      die(2, "--stats", append ? "-append" : "", " -: with -1, standard output is the connection (give a file)");
     outfd_open(&s.err, 2);
     if (user != NULL) drop_privileges(user);
-    int rc = oneconn_run(&s, stats);
+    int rc = oneconn_run(&s, stats, append);
     outfd_close(&s.err);
     return rc;
   }
 
+  if (append) die(2, "--stats-append is for -1 (a process per connection); a server writes --stats FILE");
   /* Before the sockets: with -N there may be one per address and child. */
   s.max_conns = raise_nofile(naddr > 0 ? naddr : 1);
   char ps[8];

@@ -138,10 +138,10 @@ void counters_print(struct server *s, const char *who, const struct counters *c,
   if (n > 0 && (size_t)n < sizeof msg) (void)outfd_put(&s->err, msg, (size_t)n, until);
 }
 
-int write_stats(const char *path, const struct counters *c, const struct counters *kids,
+int write_stats(const char *path, int append, const struct counters *c, const struct counters *kids,
                 unsigned nkids, double wall_s, double user_s, double sys_s) {
   struct stats_file f;
-  if (stats_open(&f, path) != 0) return -1;
+  if ((append ? stats_open_append(&f, path) : stats_open(&f, path)) != 0) return -1;
   stats_u64(&f, "connections", c->connections, "count");
   stats_u64(&f, "requests", c->requests, "count");
   stats_u64(&f, "bytes", c->bytes, "B");

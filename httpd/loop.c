@@ -232,7 +232,7 @@ int single_run(struct server *s, const char *stats_path) {
   if (stats_path != NULL) {
     double u, sy;
     cpu_times(&u, &sy);
-    if (write_stats(stats_path, &ctr, NULL, 0, now_mono() - t0, u, sy) != 0) {
+    if (write_stats(stats_path, 0, &ctr, NULL, 0, now_mono() - t0, u, sy) != 0) {
       say(s, "httpd: --stats: %s", strerror(errno));
       rc = 1;
     }

@@ -179,7 +179,7 @@ static void one_setup(struct one *o) {
   (void)setsockopt(1, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); /* not TCP: no matter */
 }
 
-int oneconn_run(struct server *s, const char *stats_path) {
+int oneconn_run(struct server *s, const char *stats_path, int append) {
   struct counters ctr;
   memset(&ctr, 0, sizeof ctr);
   ctr.pid = getpid();
@@ -234,7 +234,7 @@ int oneconn_run(struct server *s, const char *stats_path) {
   if (stats_path == NULL) return 0;
   double u, sy;
   cpu_times(&u, &sy);
-  if (write_stats(stats_path, &ctr, NULL, 0, now_mono() - t0, u, sy) != 0) {
+  if (write_stats(stats_path, append, &ctr, NULL, 0, now_mono() - t0, u, sy) != 0) {
     say(s, "httpd: --stats: %s", strerror(errno));
     return 1;
   }

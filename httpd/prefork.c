@@ -191,7 +191,7 @@ int prefork_run(struct server *s, unsigned n, const char *stats_path) {
       u = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
       sy = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
     }
-    if (write_stats(stats_path, &sum, slots, n, now_mono() - t0, u, sy) != 0) {
+    if (write_stats(stats_path, 0, &sum, slots, n, now_mono() - t0, u, sy) != 0) {
       say(s, "httpd: --stats: %s", strerror(errno));
       rc = 1;
     }

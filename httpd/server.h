@@ -137,7 +137,7 @@ void conn_free_all(struct server *s);
 void conn_peer(struct conn *c, const struct sockaddr_storage *sa);
 /* oneconn.c: -1, the one connection on fd 0 (requests) and fd 1 (answers);
  * the log on fd 2.  The exit status for main. */
-int oneconn_run(struct server *s, const char *stats_path);
+int oneconn_run(struct server *s, const char *stats_path, int append);
 /* serve_file.c */
 void serve_request(struct server *s, struct conn *c, const struct http_req *r);
 void serve_error(struct server *s, struct conn *c, const struct http_req *r, int status);
@@ -186,8 +186,9 @@ void watchdog_signals(void); /* the SIGALRM handler stop_watchdog needs */
  * than 0.1 s; the caller escapes untrusted bytes with printable(). */
 void say(struct server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The --stats file: the summed counters c, and with -N each child's
- * (kids, nkids; NULL, 0 otherwise). */
-int write_stats(const char *path, const struct counters *c, const struct counters *kids,
+ * (kids, nkids; NULL, 0 otherwise); append: one block appended to path
+ * (--stats-append, stats_open_append) instead of the file replaced. */
+int write_stats(const char *path, int append, const struct counters *c, const struct counters *kids,
                 unsigned nkids, double wall_s, double user_s, double sys_s);
 /* accept.c */
 /* One failed accept(2) of errno err; first: the first of this event's

@@ -1,6 +1,8 @@
 #include "common.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -95,20 +97,83 @@ fail:;
   return -1;
 }
 
+int stats_open_append(struct stats_file *s, const char *path) {
+  memset(s, 0, sizeof *s);
+  s->path = strdup(path);
+  if (s->path == NULL) return -1;
+  s->append = 1;
+  return 0;
+}
+
+/* One line of the stats: into s->mem for a stats_open_append block, else
+ * to the open file (none after a failed open: nothing). */
+static void stats_put(struct stats_file *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void stats_put(struct stats_file *s, const char *fmt, ...) {
+  va_list ap;
+  if (!s->append) {
+    if (s->f == NULL) return;
+    va_start(ap, fmt);
+    vfprintf(s->f, fmt, ap);
+    va_end(ap);
+    return;
+  }
+  for (;;) {
+    va_start(ap, fmt);
+    char *at = s->mem != NULL ? s->mem + s->mem_len : NULL; /* none yet: size 0 */
+    int n = s->mem_failed ? -1 : vsnprintf(at, s->mem_cap - s->mem_len, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+      s->mem_failed = 1;
+      return;
+    }
+    if ((size_t)n < s->mem_cap - s->mem_len) {
+      s->mem_len += (size_t)n;
+      return;
+    }
+    size_t cap = s->mem_cap * 2 + (size_t)n + 256;
+    char *m = realloc(s->mem, cap);
+    if (m == NULL) {
+      s->mem_failed = 1;
+      return;
+    }
+    s->mem = m, s->mem_cap = cap;
+  }
+}
+
+/* stats_close of stats_open_append: the block in one write, or none. */
+static int stats_close_append(struct stats_file *s) {
+  int rc = -1, fd = -1;
+  ssize_t n = -1;
+  if (s->mem_failed) errno = ENOMEM;
+  else if ((fd = open(s->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666)) >= 0) {
+    do n = write(fd, s->mem, s->mem_len); while (n < 0 && errno == EINTR);
+    if (n >= 0 && (size_t)n != s->mem_len) errno = ENOSPC; /* a torn block */
+    else if (n >= 0) rc = 0;
+    if (close(fd) != 0) rc = -1;
+  }
+  int e = errno;
+  free(s->mem);
+  free(s->path);
+  memset(s, 0, sizeof *s);
+  errno = e;
+  return rc;
+}
+
 void stats_u64(struct stats_file *s, const char *metric, uint64_t v, const char *unit) {
-  if (s->f) fprintf(s->f, "%s\t%llu\t%s\n", metric, (unsigned long long)v, unit);
+  stats_put(s, "%s\t%llu\t%s\n", metric, (unsigned long long)v, unit);
 }
 
 void stats_f(struct stats_file *s, const char *metric, double v, const char *unit) {
-  if (s->f) fprintf(s->f, "%s\t%.6g\t%s\n", metric, v, unit);
+  stats_put(s, "%s\t%.6g\t%s\n", metric, v, unit);
 }
 
 void stats_text(struct stats_file *s, const char *metric, const char *v) {
-  if (s->f) fprintf(s->f, "%s\t%s\ttext\n", metric, v);
+  stats_put(s, "%s\t%s\ttext\n", metric, v);
 }
 
 int stats_close(struct stats_file *s) {
   int rc = 0;
+  if (s->append) return stats_close_append(s);
   if (s->f == NULL) return 0;
   if (s->path == NULL) { /* "-": standard output stays open */
     s->f = NULL;

@@ -33,14 +33,26 @@ struct stats_file {
   FILE *f;
   char *path;
   char *tmp;
+  int append; /* stats_open_append: no f, the lines kept in mem until stats_close */
+  int mem_failed;
+  char *mem;
+  size_t mem_len, mem_cap;
 };
 /* Returns 0, or -1 with errno set. */
 int stats_open(struct stats_file *s, const char *path);
+/* The same lines (stats_u64, stats_f), appended to FILE (created when
+ * missing) at stats_close in one write(2) on an O_APPEND descriptor:
+ * processes that share FILE (httpd -1 under a super-server) each leave one
+ * whole block, never interleaved lines.  Kept in memory meanwhile (f is
+ * NULL: dietlibc has no open_memstream).  Not fsynced: read once the
+ * writers have exited. */
+int stats_open_append(struct stats_file *s, const char *path);
 void stats_u64(struct stats_file *s, const char *metric, uint64_t v, const char *unit);
 void stats_f(struct stats_file *s, const char *metric, double v, const char *unit);
 /* A value that is a word (unit "text"), e.g. "inflater isal text". */
 void stats_text(struct stats_file *s, const char *metric, const char *v);
-/* Flushes, fsyncs and renames into place; returns 0, or -1 with errno set. */
+/* Flushes, fsyncs and renames into place (stats_open_append: appends the
+ * block); returns 0, or -1 with errno set. */
 int stats_close(struct stats_file *s);
 
 /* --series FILE: "t_s metric value" lines, appended as the tool runs.

@@ -18,6 +18,7 @@ import os
 import chartlib
 import charts
 import kprofile
+import latency
 from resultslib import NOISE_MIN, Error, noise_label, stats
 
 LOWER_BETTER = ("s", "ms", "us", "ns")
@@ -144,6 +145,9 @@ def compare(base, new, out):
             f.write("| %s |\n" % " | ".join(x.replace("|", "\\|") for x in c))
     made = chart(rows, base, new, out)
     profile_link = kprofile.compare_section(base, new, out)
+    # the latency CDFs of both sides on one scale per phase (none drawn: no section)
+    lat = latency.html_section([base, new], out)
+    lat = lat if any("<figure>" in line for line in lat) else []
     with open(os.path.join(out, "compare.html"), "w", encoding="utf-8") as f:
         f.write("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s vs %s</title>"
                 "<style>%s</style></head><body><h1>%s (base) vs %s (new)</h1>\n"
@@ -152,6 +156,7 @@ def compare(base, new, out):
         if made:
             f.write("<figure><a href=\"compare.svg\"><img src=\"compare.png\" alt=\"changes\"></a></figure>\n")
         f.write(profile_link)
+        f.write("".join(line + "\n" for line in lat))
         f.write("<table><tr>%s</tr>\n" % "".join("<th>%s</th>" % html.escape(h) for h in head))
         for c in cells:
             cls = "real" if c[7].startswith("real") else "noise"

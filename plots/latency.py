@@ -79,21 +79,76 @@ def phase_of(rec):
     return rec, ""
 
 
-def series(runs):
-    """{(phase, hist): [(label, colour index, warm, points)]}."""
+def each_hist(runs):
+    """(phase, hist, label, variant index, kind, {lo: count}) of every
+    histogram of every variant, in the variants' order: what the charts
+    draw and the summary's table tells (kind: cold, warm or empty)."""
     vs = [v for r in runs for v in r.variants]
     multi = len(runs) > 1
-    out = {}
     for i, v in enumerate(vs):
         lab = "%s%s / %s" % (v.run + " / " if multi else "", v.host, v.name)
         for rec, hists in sorted(variant_hists(v).items()):
             phase, kind = phase_of(rec)
-            for hist, _t, _x, scale in KINDS:
-                pts = cdf(hists.get(hist, {}), scale)
-                if pts:
-                    out.setdefault((phase, hist), []).append(
-                        (lab + (" " + kind if kind else ""), i, kind == "warm", pts))
+            for hist, _t, _x, _s in KINDS:
+                if hists.get(hist):
+                    yield phase, hist, lab, i, kind, hists[hist]
+
+
+def series(runs):
+    """{(phase, hist): [(label, colour index, warm, points)]}."""
+    out = {}
+    for phase, hist, lab, i, kind, h in each_hist(runs):
+        pts = cdf(h, next(s for k, _t, _x, s in KINDS if k == hist))
+        if pts:
+            out.setdefault((phase, hist), []).append((lab + (" " + kind if kind else ""), i, kind == "warm", pts))
     return out
+
+
+def percentile(h, q):
+    """The upper bound of the log2 bucket the q-quantile (0 < q <= 1) of h
+    falls in (2 lo; 1 for the bucket of 0), as the CDF draws it; negatives
+    dropped; None when h counts nothing."""
+    pts = sorted((lo, c) for lo, c in h.items() if lo >= 0 and c > 0)
+    total = sum(c for _lo, c in pts)
+    acc = 0
+    for lo, c in pts:
+        acc += c
+        if acc >= q * total:
+            return 2 * lo if lo else 1
+    return None
+
+
+# The summary's histograms: (hist, what, unit, scale).
+MD_KINDS = [("blk_ns", "block request", "µs", 1e-3), ("httpd_open_ns", "httpd open + fstat", "µs", 1e-3),
+            ("httpd_ttfb_ns", "httpd first byte", "µs", 1e-3)]
+
+
+def markdown_section(runs):
+    """summary.md's latency table: per phase and variant (cold and warm
+    apart), the requests each histogram counts and their p50, p90 and p99,
+    from the same histograms as the CDF charts: [Markdown lines]."""
+    rows = []
+    for phase, hist, lab, _i, kind, h in each_hist(runs):
+        md = next((m for m in MD_KINDS if m[0] == hist), None)
+        n = sum(c for lo, c in h.items() if lo >= 0)
+        if md is None or not n:
+            continue
+        ps = ["< %s %s" % (fmt_bound(percentile(h, q) * md[3]), md[2]) for q in (0.5, 0.9, 0.99)]
+        rows.append(((phase, [m[0] for m in MD_KINDS].index(hist)), "| %s | %s | %s | %d | %s |" % (
+            phase, lab.replace("|", "\\|") + (" " + kind if kind else ""), md[1], n, " | ".join(ps))))
+    if not rows:
+        return []
+    md = ["", "Latency distributions (docs/latency.md): per phase and variant, the requests each log2 histogram "
+          "counts and its percentiles, each the upper bound of the bucket it falls in (so at most twice the "
+          "true value), as the report's CDF charts draw them:", "",
+          "| phase | host / variant | what | requests | p50 | p90 | p99 |",
+          "| --- | --- | --- | ---: | ---: | ---: | ---: |"]
+    return md + [r for _k, r in sorted(rows, key=lambda kr: kr[0])]
+
+
+def fmt_bound(x):
+    """A bucket bound in µs: 3 significant digits, no exponent."""
+    return "%.3g" % x if x < 1000 else "%.0f" % x
 
 
 def chart(out, phase, hist, lines):

@@ -476,6 +476,7 @@ def write_markdown(runs, figs, fails, notes, out):
     md += os_table_md(runs)
     md += replay_table_md(runs)
     md += micro_report.markdown_sections(runs)
+    md += latency.markdown_section(runs)
     if fails:
         md += ["", "Failed variants:", ""] + ["- **%s**: %s" % (mdc(label(v, multi)), mdc(t)) for v, t in fails]
     md += ["", "Charts:", ""] + ["- [%s](%s.png) ([SVG](%s.svg))" % (c["title"], c["name"], c["name"]) for c in figs]

@@ -69,3 +69,25 @@ stop_leftovers() {
     pkill -KILL -f -- "$1" 2>/dev/null || true
   fi
 }
+
+# loop_ext4 [MOUNT-OPTS] : a 256 MiB ext4 in $T/ext4.img on a loop device
+# ($LOOP), mounted at $MNT=$T/mnt, its inode tables and journal written at
+# mkfs (no lazy init writing in the background while a phase is traced);
+# the test's teardown calls loop_cleanup.
+loop_ext4() {
+  require_root
+  require_cmd mkfs.ext4 losetup
+  truncate -s 256M "$T/ext4.img"
+  mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$T/ext4.img"
+  LOOP=$(losetup -f --show "$T/ext4.img") || skip "no free loop device"
+  MNT=$T/mnt
+  mkdir -p "$MNT"
+  mount ${1:+-o "$1"} "$LOOP" "$MNT"
+}
+
+# loop_cleanup : what loop_ext4 made, unmounted and detached (MNT and LOOP
+# empty: nothing).
+loop_cleanup() {
+  if [ -n "${MNT:-}" ] && mountpoint -q "$MNT"; then umount "$MNT" || umount -l "$MNT"; fi
+  [ -z "${LOOP:-}" ] || losetup -d "$LOOP" 2>/dev/null || true
+}

@@ -21,8 +21,7 @@ teardown() {
     kill -TERM "$PID" 2>/dev/null || true
     wait_for_exit "$PID" 10 || kill -KILL "$PID" 2>/dev/null || true
   fi
-  if [ -n "$MNT" ] && mountpoint -q "$MNT"; then umount "$MNT" || umount -l "$MNT"; fi
-  [ -z "$LOOP" ] || losetup -d "$LOOP" 2>/dev/null || true
+  loop_cleanup
 }
 
 # blk FUNCTION ARGS... : a harness/blklat.sh function in a fresh bash.
@@ -83,6 +82,31 @@ httpd_replay() {
   [ "$(stat_of "$T/one.stats" lat_ttfb_ns.n)" = 3 ]
 }
 
+@test "httpd -1 --stats-append: 12 processes at once, each one whole block in one file; refused without -1 or with --stats" {
+  mkdir -p "$T/www"
+  printf 'hello\n' >"$T/www/a.txt"
+  local i pids=()
+  for i in $(seq 12); do
+    printf 'GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\nGET /a.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' |
+      timeout 10 "$BIN/httpd" -1 -q -r "$T/www" --stats-append "$T/each.stats" >/dev/null 2>&1 &
+    pids+=($!)
+  done
+  for i in "${pids[@]}"; do wait "$i"; done
+  # every line whole (metric, value, unit), 12 blocks of one connection and two requests
+  [ "$(awk -F '\t' 'NF != 3' "$T/each.stats" | wc -l)" -eq 0 ]
+  [ "$(grep -c '^connections	1	count$' "$T/each.stats")" -eq 12 ]
+  [ "$(awk -F '\t' '$1 == "requests" { s += $2 } END { print s }' "$T/each.stats")" -eq 24 ]
+  [ "$(bucket_sum "$T/each.stats" lat_open_ns)" -eq 24 ]
+  [ "$(bucket_sum "$T/each.stats" lat_ttfb_ns)" -eq 24 ]
+  run "$BIN/httpd" -r "$T/www" --stats-append "$T/x.stats"
+  [ "$status" -eq 2 ]
+  [ "$output" = "httpd: --stats-append is for -1 (a process per connection); a server writes --stats FILE" ]
+  run "$BIN/httpd" -1 -r "$T/www" --stats "$T/x.stats" --stats-append "$T/y.stats"
+  [ "$status" -eq 2 ]
+  [ "$output" = "httpd: --stats and --stats-append: give one of them, once" ]
+  [ ! -e "$T/x.stats" ] && [ ! -e "$T/y.stats" ]
+}
+
 @test "blklat_parse: bpftrace 0.17's hist() output of this machine, dev_t as MAJ:MIN, empty buckets dropped" {
   run blk blklat_parse <"$FIX/bpftrace-0.17-linux-6.18.txt"
   [ "$status" -eq 0 ]
@@ -113,18 +137,6 @@ httpd_replay() {
   [ "$output" = $'httpd_open_ns\t-\t0\t2\nhttpd_open_ns\t-\t4096\t5\nhttpd_ttfb_ns\t-\t1048576\t7' ]
 }
 
-# loop_ext4 : a 256 MiB ext4 on a loop device, mounted at $MNT.
-loop_ext4() {
-  require_root
-  require_cmd mkfs.ext4 losetup
-  truncate -s 256M "$T/ext4.img"
-  mkfs.ext4 -q -F "$T/ext4.img"
-  LOOP=$(losetup -f --show "$T/ext4.img") || skip "no free loop device"
-  MNT=$T/mnt
-  mkdir -p "$MNT"
-  mount "$LOOP" "$MNT"
-}
-
 @test "phase untar and serve on a loop ext4: the loop device's latency and queue depth, and httpd's histograms, per record" {
   require_cmd bpftrace jq
   require_tools
@@ -150,6 +162,49 @@ loop_ext4() {
     [ "$(awk -F '\t' '$1 == "httpd_ttfb_ns" { s += $4 } END { print s + 0 }' "$d/latency/$r-1.tsv")" -eq 100 ]
   done
   no_process "bpftrace -B line"
+}
+
+# span_tracer : a stand-in bpftrace in $T/span, for os_blklat_run: ready at
+# once; at SIGTERM it prints, as bpftrace's hist() does, one value for its
+# span: 1 when a flush started while it ran (a "$ .../flush.sh METHOD" line,
+# proc_run's, added to the logs in SPAN_LOGS), 2 when none did.
+span_tracer() {
+  mkdir -p "$T/span"
+  cat >"$T/span/bpftrace" <<'EOF'
+#!/bin/sh
+flushes() { cat "$SPAN_LOGS"/*.log 2>/dev/null | grep -c '^\$ .*/flush\.sh '; }
+f0=$(flushes)
+echo "blklat ready"
+trap 'if [ "$(flushes)" = "$f0" ]; then v="[2, 4)"; else v="[1]"; fi; printf "@blk_ns[0]:\n%s 1 |@|\n" "$v"; exit 0' TERM
+while :; do sleep 0.05; done
+EOF
+  chmod +x "$T/span/bpftrace"
+}
+
+# spans RUN RECORD LO : how many of RECORD's traced spans (trial 1) gave LO.
+spans() {
+  awk -F '\t' -v lo="$3" '$1 == "blk_ns" && $3 == lo { s += $4 } END { print s + 0 }' \
+    "$RESULTS/$1/$HOST/$VARIANT/latency/$2-1.tsv" 2>/dev/null || echo 0
+}
+
+@test "a record's block trace is its own work: no flush or cold-cache proof inside any traced span; preload's replay has its own" {
+  require_tools
+  loop_ext4 noatime
+  span_tracer
+  . "$ROOT/harness/os.sh"
+  PATH="$T/span:$PATH" os_blklat_probe "$MNT" >/dev/null || skip "no block tracer here: $(PATH="$T/span:$PATH" os_blklat_probe "$MNT")"
+  # FLUSH=remount: a flush before each cold replay and one in each proof_cold
+  run env PATH="$T/span:$PATH" SPAN_LOGS="$RESULTS/own/$HOST/$VARIANT/logs" make -C "$ROOT" -s phase-untar phase-serve phase-preload TARGET="$MNT" \
+    DATASET=tiny SERVE_MODES="1 2" REPLAY_COUNT=100 FLUSH=remount RUN_ID=own DATASETS_OUT="$T/ds" BLKLAT=1
+  printf '%s\n' "$output"
+  [ "$status" -eq 0 ]
+  local r
+  for r in untar serve-cold-1 serve-warm-1 serve-cold-2 serve-warm-2 preload-dirs serve-dirwarm-1; do
+    echo "$r: $(spans own "$r" 2) spans, $(spans own "$r" 1) with a flush in them"
+    [ "$(spans own "$r" 2)" -ge 1 ]
+    [ "$(spans own "$r" 1)" -eq 0 ]
+  done
+  no_process "$T/span/bpftrace"
 }
 
 @test "absent, not failed: BLKLAT=0 (the default) and a TARGET on no block device run the phase untraced, meta.json says why" {
@@ -210,4 +265,27 @@ print("\n".join(latency.html_section([run], sys.argv[2])))' "$T/r" "$T/out"
   grep -qx '2.048 1.000000' "$T/out/latency-serve-1-httpd_open_ns.dat"
   grep -q 'h / ext4 warm' "$T/out/latency-serve-1-httpd_open_ns.gp"
   [ ! -e "$T/out/latency-serve-1-httpd_ttfb_ns.png" ] # no data, no chart
+}
+
+@test "summary.md: per phase and variant, the requests and p50/p90/p99 of the block and httpd histograms the CDFs draw" {
+  require_cmd gnuplot python3
+  local d=$T/r/run1/h/ext4
+  mkdir -p "$d/latency"
+  printf '{"host": "h", "fs": "ext4"}\n' >"$d/meta.json"
+  printf 'phase\ttrial\tmetric\tvalue\tunit\nserve-cold-1\t1\tstatus\t0\texit\nserve-warm-1\t1\tstatus\t0\texit\n' >"$d/records.tsv"
+  blk blklat_parse <"$FIX/bpftrace-0.17-linux-6.18.txt" >"$d/latency/serve-cold-1-1.tsv"
+  printf 'httpd_open_ns\t-\t4096\t90\nhttpd_open_ns\t-\t65536\t10\nhttpd_ttfb_ns\t-\t65536\t1\n' >>"$d/latency/serve-cold-1-1.tsv"
+  printf 'httpd_open_ns\t-\t1024\t60\n' >"$d/latency/serve-warm-1-1.tsv"
+  printf 'httpd_open_ns\t-\t1024\t40\n' >"$d/latency/serve-warm-1-2.tsv" # a second trial adds up
+  run make --no-print-directory -C "$ROOT" report RESULTS="$T/r" RUN=run1 OUT="$T/out"
+  printf '%s\n' "$output"
+  [ "$status" -eq 0 ]
+  cat "$T/out/summary.md"
+  # 90 of 100 opens in [4096, 8192) ns, 10 in [65536, 131072): p50 and p90 below 8.19 µs, p99 below 131 µs
+  grep -qx '| serve-1 | h / ext4 cold | httpd open + fstat | 100 | < 8.19 µs | < 8.19 µs | < 131 µs |' "$T/out/summary.md"
+  grep -qx '| serve-1 | h / ext4 warm | httpd open + fstat | 100 | < 2.05 µs | < 2.05 µs | < 2.05 µs |' "$T/out/summary.md"
+  grep -qx '| serve-1 | h / ext4 cold | httpd first byte | 1 | < 131 µs | < 131 µs | < 131 µs |' "$T/out/summary.md"
+  # the traced device's 907 requests (the fixture's blk_ns), and no row for the queue depth
+  grep -q '^| serve-1 | h / ext4 cold | block request | 907 | < ' "$T/out/summary.md"
+  [ "$(grep -c '^| serve-1 | ' "$T/out/summary.md")" -eq 4 ]
 }

@@ -13,7 +13,13 @@ FIX=$ROOT/tests/fixtures/profile
 setup() {
   T=$BATS_TEST_TMPDIR
   export RESULTS=$T/results HOST=testhost VARIANT=v1 SHOOTOUT_ROOT=$ROOT HARNESS_BIN=$BIN
-  unset RUN_ID TARGET DATASET SEED SOURCE FLUSH TRIALS PORT TRIAL PROFILE BASELINE
+  unset RUN_ID TARGET DATASET SEED SOURCE FLUSH TRIALS PORT TRIAL PROFILE BASELINE BLKLAT
+  # shellcheck disable=SC2034 # loop_ext4 sets them, loop_cleanup reads them
+  MNT='' LOOP=''
+}
+
+teardown() {
+  loop_cleanup
 }
 
 # on OS FUNCTION ARGS... < INPUT : run FUNCTION of OS's adapter.
@@ -169,28 +175,40 @@ assert sum(me.values()) <= 100.0001"
   [ "$(grep -c $'\tstatus\t0\texit$' "$d/records.tsv")" = 2 ]
 }
 
-@test "a sampler that starts but whose output cannot be folded: the phase passes, no profile, a line in its log" {
+# fake_perf SCRIPT : a perf in $T/fake whose stat works, whose record
+# writes its file and waits for SIGINT, and whose script runs the sh code
+# SCRIPT.
+fake_perf() {
   mkdir -p "$T/fake"
-  # perf stat works, perf record writes its file and waits for SIGINT, perf script fails
-  cat >"$T/fake/perf" <<'EOF'
-#!/bin/sh
-case $1 in
-  stat) exit 0 ;;
-  record)
-    while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
-    echo header >"$out"
-    trap 'exit 0' INT TERM
-    while :; do sleep 0.05; done ;;
-  *) echo "perf: cannot read" >&2; exit 1 ;;
-esac
-EOF
+  {
+    printf '#!/bin/sh\ncase $1 in\n  stat) exit 0 ;;\n  record)\n'
+    printf '    while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done\n'
+    printf '    echo header >"$out"\n    trap "exit 0" INT TERM\n    while :; do sleep 0.05; done ;;\n'
+    printf '  *) %s ;;\nesac\n' "$1"
+  } >"$T/fake/perf"
   chmod +x "$T/fake/perf"
+}
+
+@test "a sampler that starts but whose output cannot be folded: the phase passes, no profile, a line in its log" {
+  fake_perf 'echo "perf: cannot read" >&2; exit 1'
   flush_phase PATH="$T/fake:$PATH" PROFILE=1
   d=$RESULTS/r1/$HOST/$VARIANT
   [ "$(jq -r .profile "$d/meta.json")" = "perf record -a -g -F 99 -e cpu-clock" ]
   [ ! -e "$d/profiles/flush-1.folded" ]
   grep -q "^profile: no stacks folded from .*: no profiles/flush-1.folded$" "$d/logs/flush-1.log"
   grep -q $'^flush\t1\tstatus\t0\texit$' "$d/records.tsv"
+}
+
+@test "a part in which perf took no sample: an idle profile of its wall time, not none; its log says so" {
+  fake_perf 'exit 0' # perf script reads the file and prints no sample
+  flush_phase PATH="$T/fake:$PATH" PROFILE=1
+  d=$RESULTS/r1/$HOST/$VARIANT
+  f=$d/profiles/flush-1.folded
+  cat "$f"
+  [ -s "$f" ]
+  grep -Eqx 'idle;\(unsampled\) [0-9]+' "$f"
+  [ "$(wc -l <"$f")" -eq 1 ]
+  grep -q "^profile: no sample taken in [0-9.]* s: profiles/flush-1.folded is all idle$" "$d/logs/flush-1.log"
 }
 
 # two_variants : run r with variants a and b of the same folded profile
@@ -260,13 +278,18 @@ profile.report_section([resultslib.load_run('$RESULTS', 'r')], '$T/out2')"
   [ "$status" -ne 0 ]
 }
 
-@test "make compare: run against run, the same per phase" {
+@test "make compare: run against run, the same per phase, the latency CDFs of both on one chart" {
   two_variants
+  mkdir -p "$RESULTS/r/h/a/latency"
+  printf 'httpd_open_ns\t-\t4096\t10\n' >"$RESULTS/r/h/a/latency/serve-cold-1-1.tsv"
   cp -r "$RESULTS/r" "$RESULTS/r2"
+  printf 'httpd_open_ns\t-\t65536\t10\n' >"$RESULTS/r2/h/a/latency/serve-cold-1-1.tsv"
   run make -C "$ROOT" -s compare RESULTS="$RESULTS" BASE=r NEW=r2 OUT="$T/cmp"
   echo "$output"
   [ -s "$T/cmp/profile.html" ]
   grep -q 'href="profile.html"' "$T/cmp/compare.html"
+  grep -q '<img src="latency-serve-1-httpd_open_ns.png"' "$T/cmp/compare.html"
+  grep -q 'array line_titles = \["r / h / a cold", "r2 / h / a cold"\]' "$T/cmp/latency-serve-1-httpd_open_ns.gp"
   grep -q 'r2 / h / a against r / h / a' "$T/cmp/profile.html"
   [ "$(grep -c "no kernel function's share changed" "$T/cmp/profile.html")" = 4 ]
   # host against host of one run (the two OSes of a lab run): paired by variant name
@@ -276,4 +299,62 @@ profile.report_section([resultslib.load_run('$RESULTS', 'r')], '$T/out2')"
   [ "$status" -eq 0 ]
   grep -q 'r / h2 / a against r / h / a' "$T/cmp2/profile.html"
   grep -q 'r / h2 / b against r / h / b' "$T/cmp2/profile.html"
+  grep -q 'array line_titles = \["r / h / a cold", "r / h2 / a cold"\]' "$T/cmp2/latency-serve-1-httpd_open_ns.gp"
+}
+
+@test "issue 30's done-when on a tiny run of two variants: every record a folded profile and latency histograms; per phase flame graphs, top functions, differences against the baseline and CDFs (fork included)" {
+  require_cmd bpftrace perf jq gnuplot python3 tcpserver
+  require_tools
+  loop_ext4 noatime
+  SHOOTOUT_ROOT=$ROOT sh -c '. "$SHOOTOUT_ROOT/harness/os.sh"; os_profile_check' >"$T/why" 2>&1 ||
+    skip "this host cannot profile: $(cat "$T/why")"
+  SHOOTOUT_ROOT=$ROOT sh -c '. "$SHOOTOUT_ROOT/harness/os.sh"; os_blklat_probe "$1"' sh "$MNT" >"$T/why" 2>&1 ||
+    skip "no block tracer here: $(cat "$T/why")"
+  local v r d n recs="untar untar2 serve-cold-1 serve-warm-1 serve-cold-fork serve-warm-fork delete"
+  for v in a b; do
+    run make -C "$ROOT" -s phase-untar phase-serve phase-delete TARGET="$MNT" DATASET=tiny SERVE_MODES="1 fork" \
+      REPLAY_COUNT=200 FLUSH=remount RUN_ID=tiny VARIANT="$v" DATASETS_OUT="$T/ds" BLKLAT=1 PROFILE=1
+    printf '%s\n' "$output"
+    [ "$status" -eq 0 ]
+  done
+  for v in a b; do
+    d=$RESULTS/tiny/$HOST/$v
+    for r in $recs; do
+      # a folded profile that parses, of the wall time: its samples add up to the shares' total
+      folded_ok "$d/profiles/$r-1.folded"
+      py "import kprofile as profile; s = profile.read_folded('$d/profiles/$r-1.folded'); t, me, ch = profile.shares(s)
+assert t == $(total "$d/profiles/$r-1.folded") > 0, t"
+      # the block device's requests: every record that read or wrote it
+      n=$(awk -F '\t' '$1 == "blk_ns" { s += $4 } END { print s + 0 }' "$d/latency/$r-1.tsv")
+      echo "$v $r: $n block requests"
+      case $r in *warm*) ;; *) [ "$n" -gt 0 ] || { grep -h '^blklat' "$d/logs/$r-1.log"; false; } ;; esac
+    done
+    # httpd's open times, one per request, in each serve record, the fork ones too
+    for r in serve-cold-1 serve-warm-1 serve-cold-fork serve-warm-fork; do
+      [ "$(awk -F '\t' '$1 == "httpd_open_ns" { s += $4 } END { print s + 0 }' "$d/latency/$r-1.tsv")" -eq 200 ]
+    done
+  done
+  run make -C "$ROOT" -s report RESULTS="$RESULTS" RUN=tiny OUT="$T/out"
+  printf '%s\n' "$output"
+  [ "$status" -eq 0 ]
+  local p=$T/out/profile.html
+  for r in $recs; do
+    grep -q "<h2 id=\"profile-${r//-/_}\">$r</h2>" "$p" || { echo "no profile section of $r"; false; }
+  done
+  # per phase: the top functions by children and by self, and b against the baseline a
+  [ "$(grep -c 'top kernel functions by children share' "$p")" -eq 7 ]
+  [ "$(grep -c 'top kernel functions by self share' "$p")" -eq 7 ]
+  [ "$(grep -c '<h4>testhost / b against testhost / a</h4>' "$p")" -eq 7 ]
+  [ "$(grep -c 'share: largest changes, testhost / b against testhost / a' "$p")" -eq 14 ]
+  if [ -n "$(cd "$ROOT/plots" && python3 -c 'import kprofile as profile; print(profile.inferno("inferno-flamegraph") or "")')" ]; then
+    # a flame graph of each phase and variant, and both differential ones of b against a
+    local svg
+    for svg in -tiny-testhost-a -tiny-testhost-b -tiny-testhost-b-vs-tiny-testhost-a-new -tiny-testhost-b-vs-tiny-testhost-a-base; do
+      [ "$(find "$T/out/profiles" -name "*$svg.svg" -size +0 | wc -l)" -eq 7 ] || { echo "not 7 *$svg.svg"; false; }
+    done
+  fi
+  # the CDFs: block latency of each phase, httpd's open times of each serve mode, fork included
+  for c in untar untar2 serve-1 serve-fork delete; do [ -s "$T/out/latency-$c-blk_ns.png" ] || { echo "no $c blk_ns CDF"; false; }; done
+  for c in serve-1 serve-fork; do [ -s "$T/out/latency-$c-httpd_open_ns.png" ] || { echo "no $c httpd_open_ns CDF"; false; }; done
+  grep -q '^| serve-fork | testhost / a cold | httpd open + fstat | 200 | ' "$T/out/summary.md"
 }

@@ -167,6 +167,13 @@ tiny_on_tmpfs() {
     awk -v v="$(records_of "$d" "$p" cpu_share_httpd)" 'BEGIN { exit !(v > 0) }'
   done
   [ -n "$(records_of "$d" serve-cold-fork resident_pct)" ]
+  # Every httpd -1's open and first-byte times, summed: one per request.
+  for p in serve-cold-fork serve-warm-fork; do
+    for h in httpd_open_ns httpd_ttfb_ns; do
+      [ "$(awk -F '\t' -v h="$h" '$1 == h { s += $4 } END { print s + 0 }' "$d/latency/$p-1.tsv")" -eq 600 ] ||
+        { echo "$p: $h does not count 600 requests"; false; }
+    done
+  done
   # tcpserver and every httpd -1 name the tree under $T: none is left.
   run pgrep -af -- "$T/"
   [ "$status" -eq 1 ] || { echo "left behind: $output"; false; }

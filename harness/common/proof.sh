@@ -84,6 +84,16 @@ proof_record_cpu() {
     }' "$f" >>"$recs"
 }
 
+# proof_flush METHOD : flush.sh METHOD (harness/flush.sh) in the
+# foreground, outside every record's block trace (blklat_pause): the flush
+# before a measured part, and its proof_cold, are no record's work.  The
+# caller goes on tracing with blklat_switch NAME.  (Phase flush, whose work
+# the flush is, runs flush.sh itself.)
+proof_flush() {
+  blklat_pause
+  proc_run flush "$HARNESS/flush.sh" "$1"
+}
+
 # proof_cold METHOD : right after a flush with METHOD, before a cold phase:
 # bin/resident maps a seeded sample (SEED) of RESIDENT_FILES (1000) of the
 # dataset's files in TARGET/data and counts their pages in the page cache.
@@ -92,10 +102,12 @@ proof_record_cpu() {
 # or TARGET is a memory filesystem (tmpfs, ramfs, mfs: its pages are its
 # storage and cannot be flushed).  Where the system has no mincore (OpenBSD)
 # nothing is checked or recorded.  Opening the sample reads their inodes:
-# drop and remount run once more after the check to drop those too.
+# drop and remount run once more after the check to drop those too.  None
+# of it is in a block trace (blklat_pause).
 proof_cold() {
   local method=$1 out pct files fstype rc=0
   proc_need resident
+  blklat_pause
   out=$(awk -F '\t' -v d="$DATA" '!/^#/ && NF >= 2 { print d "/" $1 }' "$MANIFEST" |
     "$HARNESS_BIN/resident" -n "${RESIDENT_FILES:-1000}" -s "$SEED" 2>>"$PHASE_LOG") || rc=$?
   if [ "$rc" -eq 3 ]; then
@@ -110,7 +122,7 @@ proof_cold() {
   record "$CUR_PHASE" "$CUR_TRIAL" resident_files "$files" count
   IFS=$'\t' read -r _ fstype _ < <(os_mount_of "$TARGET" 2>/dev/null) || fstype=''
   awk -v p="$pct" -v m="${RESIDENT_MAX:-1}" 'BEGIN { exit !(p > m) }' || {
-    case $method in drop | remount) proc_run flush "$HARNESS/flush.sh" "$method" ;; esac
+    case $method in drop | remount) proof_flush "$method" ;; esac
     return 0
   }
   case $method:$fstype in

@@ -8,7 +8,8 @@
 # socket per process instead of the one they share).  Sets HTTPD_PORT and HTTPD_GROUP.  An IPv6 ADDR
 # is probed at ::1 (a wildcard ::) or at itself.  PROCS `fork`: TCPSERVER
 # (tcpserver; at most FORK_CONC connections) forks bin/httpd -1 -q for each one, under
-# harness/fork-server.sh, which writes the CPU figures.
+# harness/fork-server.sh, which writes the CPU figures and the sum of the
+# httpd -1 processes' --stats-append blocks (their latency histograms).
 serve_httpd() {
   local root=$1 procs=$2 addr=${3:-127.0.0.1} try probe=127.0.0.1 sock=()
   [ "${SERVE_REUSEPORT:-0}" != 1 ] || sock=(--reuseport)
@@ -20,8 +21,9 @@ serve_httpd() {
     HTTPD_STATS=$WORK/httpd-$HTTPD_RUNS.stats
     printf '%s\thttpd\t%s\n' "$CUR_PHASE" "$HTTPD_STATS" >>"$WORK/tool-cpu.tsv"
     if [ "$procs" = fork ]; then
-      proc_start HTTPD_GROUP "$HARNESS/fork-server.sh" "$HTTPD_STATS" "${TCPSERVER:-tcpserver}" -R -H -l 0 -D -b 1024 \
-        -c "${FORK_CONC:-100}" "$addr" "$HTTPD_PORT" "$HARNESS_BIN/httpd" -1 -q -r "$root"
+      proc_start HTTPD_GROUP "$HARNESS/fork-server.sh" -a "$HTTPD_STATS.each" "$HTTPD_STATS" \
+        "${TCPSERVER:-tcpserver}" -R -H -l 0 -D -b 1024 -c "${FORK_CONC:-100}" "$addr" "$HTTPD_PORT" \
+        "$HARNESS_BIN/httpd" -1 -q -r "$root" --stats-append "$HTTPD_STATS.each"
     else
       proc_start HTTPD_GROUP "$HARNESS_BIN/httpd" -q -N "$procs" "${sock[@]}" -r "$root" -i "$addr" \
         -p "$HTTPD_PORT" --stats "$HTTPD_STATS"

@@ -308,7 +308,9 @@ os_profile_started() {
 }
 
 os_profile_fold() {
-  os_parse_profile_dtrace <"$1"
+  # The profile probe fires on idle CPUs too: no stack at all is a sampler
+  # that did not work (status 1).
+  _folded=$(os_parse_profile_dtrace <"$1") && [ -n "$_folded" ] && printf '%s\n' "$_folded"
 }
 
 # os_parse_profile_dtrace < DTrace's printed @[stack(), ustack()] = count() :

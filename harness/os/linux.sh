@@ -350,9 +350,16 @@ os_profile_started() {
   [ -s "$1" ]
 }
 
-# os_profile_fold RAW : RAW's samples as folded stacks (os_parse_profile_perf).
+# os_profile_fold RAW : RAW's samples as folded stacks (os_parse_profile_perf);
+# status 1 when perf script cannot read RAW.  None, with status 0: perf took
+# no sample (the cpu-clock timer does not wake an idle CPU; a span of a few
+# milliseconds).
 os_profile_fold() {
-  perf script -i "$1" -F comm,pid,ip,sym,dso 2>/dev/null | os_parse_profile_perf
+  perf script -i "$1" -F comm,pid,ip,sym,dso >"$1.script" 2>/dev/null || { rm -f "$1.script"; return 1; }
+  _st=0
+  os_parse_profile_perf <"$1.script" || _st=$?
+  rm -f "$1.script"
+  return "$_st"
 }
 
 # os_parse_profile_perf < `perf script -F comm,pid,ip,sym,dso` : folded

@@ -55,7 +55,9 @@ os_profile_started() {
 }
 
 os_profile_fold() {
-  os_parse_profile_btrace <"$1"
+  # profile:hz fires on idle CPUs too: no stack at all is a sampler that did
+  # not work (status 1).
+  _folded=$(os_parse_profile_btrace <"$1") && [ -n "$_folded" ] && printf '%s\n' "$_folded"
 }
 
 # os_parse_profile_btrace < the printed map of @[kstack] = count() : folded

@@ -48,6 +48,34 @@ int main(void) {
   struct stats_file bad;
   CHECK(stats_open(&bad, "/nonexistent/dir/x.tsv") == -1, "stats_open reports an unwritable path");
 
+  /* stats_open_append: each close appends its whole block, the file made
+   * the first time; a long block (many lines, past any first buffer) too */
+  snprintf(path, sizeof path, "%s/each.tsv", dir);
+  for (int k = 1; k <= 2; k++) {
+    struct stats_file a;
+    CHECK(stats_open_append(&a, path) == 0, "stats_open_append");
+    stats_u64(&a, "connections", 1, "count");
+    if (k == 2)
+      for (int i = 0; i < 200; i++) stats_u64(&a, "lat_open_ns.b12", (uint64_t)i, "count");
+    stats_f(&a, "wall_s", 0.25 * k, "s");
+    CHECK(stats_close(&a) == 0, "stats_close appends");
+  }
+  f = fopen(path, "r");
+  int lines = 0, conns = 0, walls = 0;
+  char line[128];
+  while (f && fgets(line, sizeof line, f) != NULL) {
+    lines++;
+    conns += strcmp(line, "connections\t1\tcount\n") == 0;
+    walls += strcmp(line, "wall_s\t0.25\ts\n") == 0 || strcmp(line, "wall_s\t0.5\ts\n") == 0;
+  }
+  if (f) fclose(f);
+  CHECK(lines == 204 && conns == 2 && walls == 2, "two appended blocks, every line whole");
+  unlink(path);
+  struct stats_file badapp;
+  CHECK(stats_open_append(&badapp, "/nonexistent/dir/x.tsv") == 0, "stats_open_append opens nothing yet");
+  stats_u64(&badapp, "requests", 1, "count");
+  CHECK(stats_close(&badapp) == -1, "stats_close reports an unwritable append path");
+
   /* "-": standard output, left open after stats_close; nothing renamed */
   snprintf(path, sizeof path, "%s/stdout.tsv", dir);
   fflush(stdout);
