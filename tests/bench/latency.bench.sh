@@ -6,19 +6,23 @@
 #     -t1 -c CONNS for DUR on a 3000-byte file (the cheapest request, where a
 #     per-request cost shows most), and httpd's own CPU per request (its
 #     --stats).  Goal: under 1% of its requests/s.
+#  1b. the fork mode's blocks (part fork): tcpserver -c CONNS forking
+#     bin/httpd -1 -k KEEPALIVE (10) with --stats-append against without,
+#     wrk as above (each process's open, append and close of the file).
 #  2. the block tracer (BLKLAT=1 against BLKLAT=0): phases untar, serve
 #     (SERVE_MODES=1, the whole request list) and delete of DATASET on an
 #     ext4 on a loop device (root; skipped with the reason otherwise).  The
 #     setting's default is on only where the change stays under 3%.
 # Prints each figure's medians and the change; exit 1 when a run failed.
 #   env: RUNS (5) DUR (5s) CONNS (50) DATASET (tiny) REPLAY_COUNT (0: all)
-#        LOOP_SIZE (512M; 3G for small) PARTS ("httpd blk")
+#        LOOP_SIZE (512M; 3G for small) PARTS ("httpd fork blk")
+#        KEEPALIVE (10: requests per connection in part fork)
 set -eu
 cd "$(dirname "$0")/../.."
 # shellcheck source=harness/poll.sh
 . harness/poll.sh
 RUNS=${RUNS:-5} DUR=${DUR:-5s} CONNS=${CONNS:-50} DATASET=${DATASET:-tiny} LOOP_SIZE=${LOOP_SIZE:-512M}
-REPLAY_COUNT=${REPLAY_COUNT:-0} PARTS=${PARTS:-httpd blk}
+REPLAY_COUNT=${REPLAY_COUNT:-0} PARTS=${PARTS:-httpd fork blk}
 command -v wrk >/dev/null 2>&1 || { echo "latency bench: needs wrk (make deps)" >&2; exit 2; }
 [ -x bin/httpd ] || { echo "latency bench: build bin/httpd first (make)" >&2; exit 2; }
 make -s nolathist
@@ -80,6 +84,48 @@ if part httpd; then
   printf '  runs on (req/s us/req):  %s\n  runs off (req/s us/req): %s\n' "$(tr '\n' ',' <"$tmp/on")" "$(tr '\n' ',' <"$tmp/off")"
   echo "(goal: the histograms cost under 1% of httpd's requests/s; where wrk and other loads share the CPUs the"
   echo " req/s spread is wider than that, and the CPU per request is the figure that shows the cost)"
+fi
+
+# ---- 1b. the fork mode's appended blocks -------------------------------------
+# tcpserver forking httpd -1 (the serve-*-fork model) with and without
+# --stats-append: there every process opens, appends to and closes the file,
+# a cost per connection that the -N servers' histograms do not have.  -k
+# KEEPALIVE closes each connection after that many requests (the harness's
+# REPLAY_KEEPALIVE, 10), and wrk opens the next.
+if part fork && command -v tcpserver >/dev/null 2>&1; then
+  mkdir -p "$tmp/root"
+  [ -s "$tmp/root/small.bin" ] || head -c 3000 /dev/urandom >"$tmp/root/small.bin"
+  fork_rps() { # fork_rps on|off -> "req/s blocks" of one wrk run
+    local port each=$tmp/each.stats
+    port=$(free_port)
+    rm -f "$each"
+    set -- "$1" bin/httpd -1 -q -r "$tmp/root" -k "${KEEPALIVE:-10}"
+    [ "$1" = off ] || set -- "$@" --stats-append "$each"
+    shift
+    tcpserver -c "$CONNS" -H -R -l0 127.0.0.1 "$port" "$@" >/dev/null 2>&1 &
+    pid=$!
+    poll_until 10 port_busy "$port" || { echo "latency bench: tcpserver did not listen" >&2; return 1; }
+    wrk -t1 -c"$CONNS" -d"$DUR" "http://127.0.0.1:$port/small.bin" >"$tmp/wrk.out" 2>&1 || true
+    kill -TERM "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    pid=''
+    awk '/Non-2xx|Socket errors/ { bad = 1 } /^Requests\/sec:/ { r = $2 }
+      END { if (bad || r == "") exit 1; printf "%s ", r }' "$tmp/wrk.out" ||
+      { echo "latency bench: FAIL: wrk against tcpserver/httpd -1:" >&2; cat "$tmp/wrk.out" >&2; return 1; }
+    grep -c '^requests' "$each" 2>/dev/null || echo 0
+  }
+  echo "1b. the fork mode's --stats-append: tcpserver -c$CONNS forking httpd -1 -k ${KEEPALIVE:-10}, wrk -t1 -c$CONNS -d$DUR on a 3000-byte file, median of $RUNS interleaved"
+  : >"$tmp/fon" ; : >"$tmp/foff"
+  for r in $(seq "$RUNS"); do
+    order="on off"
+    [ $((r % 2)) = 1 ] || order="off on"
+    for w in $order; do fork_rps "$w" >>"$tmp/f$w" || failed=1; done
+  done
+  on=$(cut -d' ' -f1 "$tmp/fon" | median) off=$(cut -d' ' -f1 "$tmp/foff" | median)
+  printf '%-28s %12s %12s %9s\n' figure on off change
+  printf '%-28s %12.0f %12.0f %9s\n' "fork req/s" "${on:-0}" "${off:-0}" "$(change "${on:-0}" "${off:-0}")"
+  printf '  runs on (req/s blocks):  %s\n  runs off (req/s):        %s\n' "$(tr '\n' ',' <"$tmp/fon")" "$(cut -d' ' -f1 "$tmp/foff" | tr '\n' ',')"
+  echo "(each process appends one block: the cost is per connection, about 1/${KEEPALIVE:-10} of one per request)"
 fi
 part blk || exit "$failed"
 
