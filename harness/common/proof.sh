@@ -98,33 +98,51 @@ proof_flush() {
 # bin/resident maps a seeded sample (SEED) of RESIDENT_FILES (1000) of the
 # dataset's files in TARGET/data and counts their pages in the page cache.
 # Records CUR_PHASE's resident_pct and resident_files.  Above RESIDENT_MAX
-# (1) percent the phase fails (the flush did not flush) unless METHOD is none
+# (1) percent, a drop or remount runs once more and the sample is counted
+# again (a page that the previous part's sendfile still held in a socket
+# buffer is freed late, and the drop passes it by: seen at 2-5% under load);
+# reflushed 1 is recorded then, and resident_pct is the second count.  Still
+# above it, the phase fails (the flush did not flush) unless METHOD is none
 # or TARGET is a memory filesystem (tmpfs, ramfs, mfs: its pages are its
 # storage and cannot be flushed).  Where the system has no mincore (OpenBSD)
 # nothing is checked or recorded.  Opening the sample reads their inodes:
 # drop and remount run once more after the check to drop those too.  None
 # of it is in a block trace (blklat_pause).
 proof_cold() {
-  local method=$1 out pct files fstype rc=0
+  local method=$1 out pct files fstype rc=0 try
   proc_need resident
   blklat_pause
-  out=$(awk -F '\t' -v d="$DATA" '!/^#/ && NF >= 2 { print d "/" $1 }' "$MANIFEST" |
-    "$HARNESS_BIN/resident" -n "${RESIDENT_FILES:-1000}" -s "$SEED" 2>>"$PHASE_LOG") || rc=$?
-  if [ "$rc" -eq 3 ]; then
-    harness_say "this system has no mincore: the cold cache is not checked"
-    return 0
-  fi
-  [ "$rc" -eq 0 ] || harness_die "resident could not look at the dataset's files in $DATA: see $PHASE_LOG"
-  printf '%s\n' "$out" >>"$PHASE_LOG"
-  pct=$(printf '%s\n' "$out" | awk -F '\t' '$1 == "resident_pct" { print $2 }')
-  files=$(printf '%s\n' "$out" | awk -F '\t' '$1 == "files" { print $2 }')
-  record "$CUR_PHASE" "$CUR_TRIAL" resident_pct "$pct" %
-  record "$CUR_PHASE" "$CUR_TRIAL" resident_files "$files" count
   IFS=$'\t' read -r _ fstype _ < <(os_mount_of "$TARGET" 2>/dev/null) || fstype=''
-  awk -v p="$pct" -v m="${RESIDENT_MAX:-1}" 'BEGIN { exit !(p > m) }' || {
+  for try in 1 2; do
+    rc=0
+    out=$(awk -F '\t' -v d="$DATA" '!/^#/ && NF >= 2 { print d "/" $1 }' "$MANIFEST" |
+      "$HARNESS_BIN/resident" -n "${RESIDENT_FILES:-1000}" -s "$SEED" 2>>"$PHASE_LOG") || rc=$?
+    if [ "$rc" -eq 3 ]; then
+      harness_say "this system has no mincore: the cold cache is not checked"
+      return 0
+    fi
+    [ "$rc" -eq 0 ] || harness_die "resident could not look at the dataset's files in $DATA: see $PHASE_LOG"
+    printf '%s\n' "$out" >>"$PHASE_LOG"
+    pct=$(printf '%s\n' "$out" | awk -F '\t' '$1 == "resident_pct" { print $2 }')
+    files=$(printf '%s\n' "$out" | awk -F '\t' '$1 == "files" { print $2 }')
+    if awk -v p="$pct" -v m="${RESIDENT_MAX:-1}" 'BEGIN { exit !(p > m) }'; then
+      # too warm: once more, where the method can be run again here
+      case $try:$method:$fstype in
+        2:* | *:none:* | *:reboot:* | *:tmpfs | *:ramfs | *:mfs) break ;;
+      esac
+      printf '%s: NOTE: %s\n' "$CUR_PHASE" "$pct% of the sample still in the page cache after FLUSH=$method: flushing once more" |
+        tee -a "$PHASE_LOG" >&2
+      proof_flush "$method"
+      record "$CUR_PHASE" "$CUR_TRIAL" reflushed 1 count
+      continue
+    fi
+    record "$CUR_PHASE" "$CUR_TRIAL" resident_pct "$pct" %
+    record "$CUR_PHASE" "$CUR_TRIAL" resident_files "$files" count
     case $method in drop | remount) proof_flush "$method" ;; esac
     return 0
-  }
+  done
+  record "$CUR_PHASE" "$CUR_TRIAL" resident_pct "$pct" %
+  record "$CUR_PHASE" "$CUR_TRIAL" resident_files "$files" count
   case $method:$fstype in
     none:* | *:tmpfs | *:ramfs | *:mfs)
       harness_say "$pct% of the sample is in the page cache (FLUSH=$method on ${fstype:-?}: not a failure)"
