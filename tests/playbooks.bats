@@ -496,6 +496,7 @@ EOF
 # would install them otherwise).
 demo_vars() {
   mkdir -p "$tmp/stub"
+  # shellcheck disable=SC2016 # the stand-in's own $a, expanded when it runs
   printf '#!/bin/sh\nfor a; do case $a in @*) cat "${a#@}" ;; esac; done\nexit 1\n' >"$tmp/stub/ansible-playbook"
   chmod +x "$tmp/stub/ansible-playbook"
   env -u PROFILE -u BLKLAT -u FORKLAT PATH="$tmp/stub:$PATH" make -C "$ROOT" -s --no-print-directory demo DEMO_VARIANTS=tmpfs "$@" 2>/dev/null |
