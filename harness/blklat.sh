@@ -114,14 +114,17 @@ blklat_end() {
   [ "$BLKLAT_ENDED" = 0 ] || return 0
   BLKLAT_ENDED=1
   blklat_stop
-  local f=$WORK/tool-cpu.tsv dir rec tool stats
+  local f=$WORK/tool-cpu.tsv dir rec tool stats hist
   [ -s "$f" ] && [ -n "$CUR_TRIAL" ] || return 0
   dir=$(run_dir) || return 0
   while IFS=$'\t' read -r rec tool stats; do
     case $rec in serve-*) ;; *) continue ;; esac # the source httpd of untar is not measured
     if [ "$tool" != httpd ] || [ ! -s "$stats" ]; then continue; fi
+    # none in a fork server's stats with FORKLAT=0 (its CPU times only): no file
+    hist=$(blklat_httpd <"$stats")
+    [ -n "$hist" ] || continue
     mkdir -p "$dir/latency"
-    blklat_httpd <"$stats" >>"$dir/latency/$rec-$CUR_TRIAL.tsv"
+    printf '%s\n' "$hist" >>"$dir/latency/$rec-$CUR_TRIAL.tsv"
   done <"$f"
 }
 

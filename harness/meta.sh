@@ -6,7 +6,7 @@
 # HOST, VARIANT, DATASET, SEED, FLUSH, FS, MKFS_OPTS (Ansible passes the last
 # two; FS defaults to the mounted type), GIT_COMMIT (when not a checkout),
 # REPLAY_COUNT, REPLAY_CONC, REPLAY_KEEPALIVE, PRELOAD, SERVE_REUSEPORT (the
-# serve settings).
+# serve settings), BLKLAT and FORKLAT (the latency histograms).
 # results_on_target / dataset_on_target: whether RESULTS (the harness's
 # records, logs and series) and the dataset directory (DATASETS_OUT) lie on
 # TARGET's filesystem or disk (a loop image's backing disk counts), so that
@@ -132,6 +132,7 @@ jq -n \
   --arg serve_socket "$([ "${SERVE_REUSEPORT:-0}" = 1 ] && echo reuseport || echo shared)" \
   --arg results_shares "$results_shares" --arg dataset_shares "$dataset_shares" \
   --arg blklat "$BLKLAT_TOOL" --arg blklat_absent "$BLKLAT_WHY" \
+  --arg forklat "$([ "${FORKLAT:-0}" = 1 ] && echo on || echo off)" \
   '{run_id: $run_id, host: $host, os: $os, os_version: $os_version, os_name: $os_name,
     kernel: $kernel, kernel_version: $kernel_version, arch: $arch, cpu: $cpu, cpus: $cpus, mem_kb: $mem_kb, fs: $fs,
     mkfs_opts: $mkfs_opts, mount_opts: $mount_opts, device: $device, target: $target,
@@ -142,5 +143,6 @@ jq -n \
     serve_socket: $serve_socket,
     results_on_target: ($results_shares != ""), results_shares: $results_shares,
     dataset_on_target: ($dataset_shares != ""), dataset_shares: $dataset_shares,
-    blklat: (if $blklat == "" then "off" else $blklat end), blklat_absent: $blklat_absent}' >"$tmp"
+    blklat: (if $blklat == "" then "off" else $blklat end), blklat_absent: $blklat_absent,
+    forklat: $forklat}' >"$tmp"
 mv -f "$tmp" "$out"

@@ -11,6 +11,7 @@ demo_given = $(if $(filter command line environment,$(origin $(1))),$(call setti
 demo:
 	@env $(call settings_one,DATASET,$(call demo_given,DATASET)) $(call settings_one,TRIALS,$(call demo_given,TRIALS)) \
 	  $(call settings_one,PROFILE,$(call demo_given,PROFILE)) $(call settings_one,BLKLAT,$(call demo_given,BLKLAT)) \
+	  $(call settings_one,FORKLAT,$(call demo_given,FORKLAT)) \
 	  $(call settings_one,DEMO_VARIANTS,$(call settings_val,DEMO_VARIANTS)) \
 	  $(call settings_one,DEMO_SIZE,$(call settings_val,DEMO_SIZE)) \
 	  $(call settings_one,DEMO_REPEAT,$(call settings_val,DEMO_REPEAT)) playbooks/demo.sh

@@ -11,6 +11,7 @@
 #   DEMO_REPEAT=serve:3,net:3  runs of those phases within each cycle
 #   PROFILE=0                no kernel profile of the phases (default 1)
 #   BLKLAT=0                 no block-latency histograms (default 1)
+#   FORKLAT=0                no httpd histograms of the fork serve mode (default 1)
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -37,6 +38,8 @@ trials=${TRIALS:-1}
 profile=${PROFILE:-1}
 # ... and the block device's latency distribution (BLKLAT=1).
 blklat=${BLKLAT:-1}
+# ... and httpd's open and first-byte times in the fork serve mode (FORKLAT=1).
+forklat=${FORKLAT:-1}
 # DEMO_REPEAT (serve:3,net:3): those phases run 3 times in each cycle, so
 # their figures have a spread; untar, untar2 and delete change TARGET and
 # run once.
@@ -92,7 +95,7 @@ vars=build/demo-vars.yml
   echo "shootout_dataset: $dataset"
   echo "shootout_trials: $trials"
   echo "shootout_repeat: {$repeat_yaml}"
-  echo "shootout_make_vars: {PROFILE: $profile, BLKLAT: $blklat}"
+  echo "shootout_make_vars: {PROFILE: $profile, BLKLAT: $blklat, FORKLAT: $forklat}"
   echo "shootout_variants:"
   for fs in "${variants[@]}"; do
     if [ "$fs" = tmpfs ]; then

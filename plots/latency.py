@@ -126,7 +126,8 @@ MD_KINDS = [("blk_ns", "block request", "µs", 1e-3), ("httpd_open_ns", "httpd o
 def markdown_section(runs):
     """summary.md's latency table: per phase and variant (cold and warm
     apart), the requests each histogram counts and their p50, p90 and p99,
-    from the same histograms as the CDF charts: [Markdown lines]."""
+    from the same histograms as the CDF charts, then the absent notes (as
+    the HTML's): [Markdown lines]."""
     rows = []
     for phase, hist, lab, _i, kind, h in each_hist(runs):
         md = next((m for m in MD_KINDS if m[0] == hist), None)
@@ -136,14 +137,17 @@ def markdown_section(runs):
         ps = ["< %s %s" % (fmt_bound(percentile(h, q) * md[3]), md[2]) for q in (0.5, 0.9, 0.99)]
         rows.append(((phase, [m[0] for m in MD_KINDS].index(hist)), "| %s | %s | %s | %d | %s |" % (
             phase, lab.replace("|", "\\|") + (" " + kind if kind else ""), md[1], n, " | ".join(ps))))
-    if not rows:
+    notes = ["- " + n for n in absent_notes(runs)]
+    if not rows and not notes:
         return []
+    if not rows:
+        return ["", "Latency distributions (docs/latency.md): none in these runs.", ""] + notes
     md = ["", "Latency distributions (docs/latency.md): per phase and variant, the requests each log2 histogram "
           "counts and its percentiles, each the upper bound of the bucket it falls in (so at most twice the "
           "true value), as the report's CDF charts draw them:", "",
           "| phase | host / variant | what | requests | p50 | p90 | p99 |",
           "| --- | --- | --- | ---: | ---: | ---: | ---: |"]
-    return md + [r for _k, r in sorted(rows, key=lambda kr: kr[0])]
+    return md + [r for _k, r in sorted(rows, key=lambda kr: kr[0])] + ([""] + notes if notes else [])
 
 
 def fmt_bound(x):
@@ -168,14 +172,23 @@ def chart(out, phase, hist, lines):
     return name, "%s: %s" % (phase, title)
 
 
+def fork_served(v):
+    """Whether the variant has a serve-*-fork record that served requests."""
+    return any(re.match(r"^serve-(cold|warm)-fork(-|$)", p) and m == "requests" for p, _t, m, _v, _u in v.records)
+
+
 def absent_notes(runs):
-    """One line per variant whose meta.json says why it has no block trace."""
+    """One line per variant and histogram its meta.json says it has not:
+    no block trace (blklat_absent), no httpd histograms of the fork serve
+    mode (forklat off) though it has fork records."""
     out = []
     for r in runs:
         for v in r.variants:
             why = v.meta.get("blklat_absent")
             if why:
                 out.append("%s / %s: no block-latency histogram: %s" % (v.host, v.name, why))
+            if v.meta.get("forklat") == "off" and fork_served(v):
+                out.append("%s / %s: no httpd histograms of the fork serve mode: FORKLAT=0" % (v.host, v.name))
     return out
 
 
@@ -186,7 +199,7 @@ def html_section(runs, out):
          "<p>Per phase, the share of requests (y) that took at most a time (x): the block device's requests "
          "from issue to completion and the requests in flight at each issue (traced while the phase ran, "
          "BLKLAT=1), and httpd's own time to open and fstat each requested file and from taking a request "
-         "to its first byte written (its --stats). Log2 buckets, so each step is a factor of two; cold "
+         "to its first byte written (its --stats; the fork mode's only with FORKLAT=1). Log2 buckets, so each step is a factor of two; cold "
          "replays solid, warm ones dashed. docs/latency.md says how they are taken.</p>"]
     h += ["<p class=\"note\">%s</p>" % e(n) for n in absent_notes(runs)]
     drawn = 0

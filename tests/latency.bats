@@ -12,7 +12,7 @@ FIX=$ROOT/tests/fixtures/latency
 setup() {
   T=$BATS_TEST_TMPDIR
   export RESULTS=$T/results HOST=testhost VARIANT=v1 SHOOTOUT_ROOT=$ROOT HARNESS_BIN=$BIN
-  unset RUN_ID TARGET DATASET SEED SOURCE FLUSH TRIALS PORT TRIAL BLKLAT
+  unset RUN_ID TARGET DATASET SEED SOURCE FLUSH TRIALS PORT TRIAL BLKLAT FORKLAT
   MNT='' LOOP='' PID=''
 }
 
@@ -288,4 +288,22 @@ print("\n".join(latency.html_section([run], sys.argv[2])))' "$T/r" "$T/out"
   # the traced device's 907 requests (the fixture's blk_ns), and no row for the queue depth
   grep -q '^| serve-1 | h / ext4 cold | block request | 907 | < ' "$T/out/summary.md"
   [ "$(grep -c '^| serve-1 | ' "$T/out/summary.md")" -eq 4 ]
+}
+
+@test "report: a variant with fork records and forklat off says there are no httpd histograms of the fork serve mode (HTML and summary.md); with forklat on, nothing" {
+  require_cmd gnuplot python3
+  local v
+  for v in off on; do
+    mkdir -p "$T/r/run1/h/$v/latency"
+    printf '{"host": "h", "fs": "ext4", "forklat": "%s", "blklat": "off", "blklat_absent": ""}\n' "$v" >"$T/r/run1/h/$v/meta.json"
+    printf 'phase\ttrial\tmetric\tvalue\tunit\nserve-cold-fork\t1\tstatus\t0\texit\nserve-cold-fork\t1\trequests\t100\tcount\n' >"$T/r/run1/h/$v/records.tsv"
+  done
+  printf 'httpd_open_ns\t-\t4096\t100\n' >"$T/r/run1/h/on/latency/serve-cold-fork-1.tsv"
+  run make --no-print-directory -C "$ROOT" report RESULTS="$T/r" RUN=run1 OUT="$T/out"
+  printf '%s\n' "$output"
+  [ "$status" -eq 0 ]
+  grep -q '<p class="note">h / off: no httpd histograms of the fork serve mode: FORKLAT=0</p>' "$T/out/index.html"
+  grep -qx -- '- h / off: no httpd histograms of the fork serve mode: FORKLAT=0' "$T/out/summary.md"
+  [ "$(grep -c 'h / on: no httpd histograms' "$T/out/index.html" "$T/out/summary.md" | awk -F: '{ s += $2 } END { print s }')" -eq 0 ]
+  grep -qx '| serve-fork | h / on cold | httpd open + fstat | 100 | < 8.19 µs | < 8.19 µs | < 8.19 µs |' "$T/out/summary.md"
 }

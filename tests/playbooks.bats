@@ -490,6 +490,32 @@ EOF
   [[ $output == *"sudo make demo"* ]]
 }
 
+# demo_vars MAKE-ARGS... : the playbook variables `make demo` hands
+# ansible-playbook (a stand-in on PATH prints its -e @FILE and fails, so
+# nothing runs).  As root, with the packages already installed (demo.sh
+# would install them otherwise).
+demo_vars() {
+  mkdir -p "$tmp/stub"
+  # shellcheck disable=SC2016 # the stand-in's own $a, expanded when it runs
+  printf '#!/bin/sh\nfor a; do case $a in @*) cat "${a#@}" ;; esac; done\nexit 1\n' >"$tmp/stub/ansible-playbook"
+  chmod +x "$tmp/stub/ansible-playbook"
+  env -u PROFILE -u BLKLAT -u FORKLAT PATH="$tmp/stub:$PATH" make -C "$ROOT" -s --no-print-directory demo DEMO_VARIANTS=tmpfs "$@" 2>/dev/null |
+    grep '^shootout_make_vars:'
+}
+
+@test "make demo turns on the kernel profile, the block tracer and the fork mode's httpd histograms; PROFILE=0 BLKLAT=0 FORKLAT=0 turn them off; FORKLAT=2 is refused" {
+  require_root
+  "$ROOT/harness/deps.sh" check build harness fs playbooks plots profile >/dev/null 2>&1 ||
+    skip "the demo's packages are not all installed (make deps): demo.sh would install them"
+  run demo_vars
+  [ "$output" = "shootout_make_vars: {PROFILE: 1, BLKLAT: 1, FORKLAT: 1}" ]
+  run demo_vars PROFILE=0 BLKLAT=0 FORKLAT=0
+  [ "$output" = "shootout_make_vars: {PROFILE: 0, BLKLAT: 0, FORKLAT: 0}" ]
+  run make -C "$ROOT" -s --no-print-directory demo FORKLAT=2
+  [ "$status" -ne 0 ]
+  [ "$(grep -v '^make' <<<"$output")" = "demo.sh: FORKLAT=2: want 0 or 1" ]
+}
+
 @test "a real local run: two loop-backed variants, tiny dataset, complete records, nothing left behind" {
   require_root
   require_cmd ansible-playbook losetup mkfs.ext4 mkfs.xfs

@@ -13,7 +13,7 @@ FIX=$ROOT/tests/fixtures/profile
 setup() {
   T=$BATS_TEST_TMPDIR
   export RESULTS=$T/results HOST=testhost VARIANT=v1 SHOOTOUT_ROOT=$ROOT HARNESS_BIN=$BIN
-  unset RUN_ID TARGET DATASET SEED SOURCE FLUSH TRIALS PORT TRIAL PROFILE BASELINE BLKLAT
+  unset RUN_ID TARGET DATASET SEED SOURCE FLUSH TRIALS PORT TRIAL PROFILE BASELINE BLKLAT FORKLAT
   # shellcheck disable=SC2034 # loop_ext4 sets them, loop_cleanup reads them
   MNT='' LOOP=''
 }
@@ -313,7 +313,7 @@ profile.report_section([resultslib.load_run('$RESULTS', 'r')], '$T/out2')"
   local v r d n recs="untar untar2 serve-cold-1 serve-warm-1 serve-cold-fork serve-warm-fork delete"
   for v in a b; do
     run make -C "$ROOT" -s phase-untar phase-serve phase-delete TARGET="$MNT" DATASET=tiny SERVE_MODES="1 fork" \
-      REPLAY_COUNT=200 FLUSH=remount RUN_ID=tiny VARIANT="$v" DATASETS_OUT="$T/ds" BLKLAT=1 PROFILE=1
+      REPLAY_COUNT=200 FLUSH=remount RUN_ID=tiny VARIANT="$v" DATASETS_OUT="$T/ds" BLKLAT=1 PROFILE=1 FORKLAT=1
     printf '%s\n' "$output"
     [ "$status" -eq 0 ]
   done

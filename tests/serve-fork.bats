@@ -9,7 +9,7 @@ load helpers
 setup() {
   T=$BATS_TEST_TMPDIR
   export RESULTS=$T/results HOST=testhost VARIANT=v1 SHOOTOUT_ROOT=$ROOT HARNESS_BIN=$BIN
-  unset RUN_ID TARGET DATASET SEED SOURCE FLUSH TRIALS PORT TRIAL SERVE_PROCS SERVE_MODES TCPSERVER
+  unset RUN_ID TARGET DATASET SEED SOURCE FLUSH TRIALS PORT TRIAL SERVE_PROCS SERVE_MODES TCPSERVER FORKLAT
   TMPFS=''
   mkdir -p "$T/root/sub"
   printf 'hello\n' >"$T/root/a.txt"
@@ -153,7 +153,7 @@ tiny_on_tmpfs() {
 @test "serve-cold-fork and serve-warm-fork: tcpserver forks httpd -1 per connection, the tiny dataset served with 0 failures, no process left" {
   require_cmd tcpserver
   tiny_on_tmpfs
-  run make -C "$ROOT" -s phase-serve TARGET="$TMPFS" DATASET=tiny FLUSH=none SERVE_MODES="1 fork" REPLAY_CONC=20 REPLAY_COUNT=600
+  run make -C "$ROOT" -s phase-serve TARGET="$TMPFS" DATASET=tiny FLUSH=none SERVE_MODES="1 fork" REPLAY_CONC=20 REPLAY_COUNT=600 FORKLAT=1
   echo "$output"
   [ "$status" -eq 0 ]
   [ ! -e "$d/failures.tsv" ]
@@ -167,7 +167,8 @@ tiny_on_tmpfs() {
     awk -v v="$(records_of "$d" "$p" cpu_share_httpd)" 'BEGIN { exit !(v > 0) }'
   done
   [ -n "$(records_of "$d" serve-cold-fork resident_pct)" ]
-  # Every httpd -1's open and first-byte times, summed: one per request.
+  # FORKLAT=1: every httpd -1's open and first-byte times, summed: one per request.
+  [ "$(jq -r .forklat "$d/meta.json")" = on ]
   for p in serve-cold-fork serve-warm-fork; do
     for h in httpd_open_ns httpd_ttfb_ns; do
       [ "$(awk -F '\t' -v h="$h" '$1 == h { s += $4 } END { print s + 0 }' "$d/latency/$p-1.tsv")" -eq 600 ] ||
@@ -177,6 +178,28 @@ tiny_on_tmpfs() {
   # tcpserver and every httpd -1 name the tree under $T: none is left.
   run pgrep -af -- "$T/"
   [ "$status" -eq 1 ] || { echo "left behind: $output"; false; }
+}
+
+# The fork mode's appended histograms cost it 4.4% of its requests/s
+# (docs/latency.md): off by default, FORKLAT=1 turns them on.
+@test "FORKLAT unset: the fork phases run without httpd histograms and meta.json says forklat off; FORKLAT=2 is refused in one line" {
+  require_cmd tcpserver jq
+  tiny_on_tmpfs
+  run make -C "$ROOT" -s phase-serve TARGET="$TMPFS" DATASET=tiny FLUSH=none SERVE_MODES="1 fork" REPLAY_CONC=10 REPLAY_COUNT=100
+  echo "$output"
+  [ "$status" -eq 0 ]
+  for p in serve-cold-fork serve-warm-fork; do
+    [ "$(records_of "$d" "$p" requests)" -eq 100 ]
+    [ "$(records_of "$d" "$p" failed)" -eq 0 ]
+    [ ! -e "$d/latency/$p-1.tsv" ] || { echo "$p has httpd histograms with FORKLAT unset"; cat "$d/latency/$p-1.tsv"; false; }
+  done
+  # the -N server's own histograms are not the fork mode's: they stay
+  [ "$(awk -F '\t' '$1 == "httpd_open_ns" { s += $4 } END { print s + 0 }' "$d/latency/serve-cold-1-1.tsv")" -eq 100 ]
+  [ "$(jq -r .forklat "$d/meta.json")" = off ]
+  run env SERVE_MODES=fork FORKLAT=2 "$ROOT/harness/phase-serve.sh"
+  [ "$status" -eq 2 ]
+  [ "$output" = "phase-serve.sh: FORKLAT=2: want 0 or 1" ]
+  [ "$(records_of "$d" serve-cold-fork requests)" -eq 100 ] # no trial written
 }
 
 @test "without tcpserver the fork phases are skipped with the reason, the others run; a bad mode is one line" {

@@ -8,10 +8,11 @@
 # socket per process instead of the one they share).  Sets HTTPD_PORT and HTTPD_GROUP.  An IPv6 ADDR
 # is probed at ::1 (a wildcard ::) or at itself.  PROCS `fork`: TCPSERVER
 # (tcpserver; at most FORK_CONC connections) forks bin/httpd -1 -q for each one, under
-# harness/fork-server.sh, which writes the CPU figures and the sum of the
-# httpd -1 processes' --stats-append blocks (their latency histograms).
+# harness/fork-server.sh, which writes the CPU figures and, with FORKLAT=1,
+# the sum of the httpd -1 processes' --stats-append blocks (their latency
+# histograms; off by default for their cost, docs/latency.md).
 serve_httpd() {
-  local root=$1 procs=$2 addr=${3:-127.0.0.1} try probe=127.0.0.1 sock=()
+  local root=$1 procs=$2 addr=${3:-127.0.0.1} try probe=127.0.0.1 sock=() each append
   [ "${SERVE_REUSEPORT:-0}" != 1 ] || sock=(--reuseport)
   case $addr in :: | '[::]') probe=::1 ;; *:*) probe=$addr ;; esac
   proc_need httpd
@@ -21,9 +22,13 @@ serve_httpd() {
     HTTPD_STATS=$WORK/httpd-$HTTPD_RUNS.stats
     printf '%s\thttpd\t%s\n' "$CUR_PHASE" "$HTTPD_STATS" >>"$WORK/tool-cpu.tsv"
     if [ "$procs" = fork ]; then
-      proc_start HTTPD_GROUP "$HARNESS/fork-server.sh" -a "$HTTPD_STATS.each" "$HTTPD_STATS" \
+      # FORKLAT=1: every httpd -1 appends its histograms, fork-server.sh sums them
+      each=() append=()
+      [ "${FORKLAT:-0}" != 1 ] || each=(-a "$HTTPD_STATS.each") append=(--stats-append "$HTTPD_STATS.each")
+      serve_forklat_note
+      proc_start HTTPD_GROUP "$HARNESS/fork-server.sh" "${each[@]}" "$HTTPD_STATS" \
         "${TCPSERVER:-tcpserver}" -R -H -l 0 -D -b 1024 -c "${FORK_CONC:-100}" "$addr" "$HTTPD_PORT" \
-        "$HARNESS_BIN/httpd" -1 -q -r "$root" --stats-append "$HTTPD_STATS.each"
+        "$HARNESS_BIN/httpd" -1 -q -r "$root" "${append[@]}"
     else
       proc_start HTTPD_GROUP "$HARNESS_BIN/httpd" -q -N "$procs" "${sock[@]}" -r "$root" -i "$addr" \
         -p "$HTTPD_PORT" --stats "$HTTPD_STATS"
@@ -34,6 +39,19 @@ serve_httpd() {
     harness_say "httpd did not come up on port $HTTPD_PORT (try $try)"
   done
   harness_die "httpd -N $procs -r $root did not listen on port $HTTPD_PORT: see $PHASE_LOG"
+}
+
+# serve_forklat_note : meta.json's forklat is what this fork server does
+# (FORKLAT=1: on, else off); meta.sh wrote it at the run's first phase,
+# which may have had another FORKLAT than the serve phase.
+serve_forklat_note() {
+  local m=$RUN_DIR/meta.json v=off
+  [ "${FORKLAT:-0}" != 1 ] || v=on
+  [ -s "$m" ] || return 0
+  [ "$(jq -r .forklat "$m")" != "$v" ] || return 0
+  if ! jq --arg v "$v" '.forklat = $v' "$m" >"$m.tmp.$$" || ! mv -f "$m.tmp.$$" "$m"; then
+    harness_die "cannot write forklat into $m"
+  fi
 }
 
 # serve_wait_port PORT PID [ADDR] : until ADDR (127.0.0.1):PORT answers (10
