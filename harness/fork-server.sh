@@ -7,7 +7,7 @@
 # getrusage, as bash's `times` shows it.  So it is tcpserver's accepts and
 # forks plus every httpd -1's exec and serving, the cost of the whole model.
 # Before passing the signal on it lets the connections still being served
-# end (CMD's children, pgrep -P; at most FORK_DRAIN_S, 1 s: the client is
+# end (CMD's children, pgrep -P; at most 1 s: the client is
 # done by then); a child still running after that is not counted.  STATS
 # gets "user_s sys_s wall_s" as metric/value/unit lines, the way httpd
 # --stats writes them, for harness/common/proof.sh's proof_record_cpu.
@@ -44,12 +44,12 @@ idle() {
 }
 
 # shellcheck disable=SC2317 # called by the trap
-# on_signal : let the connections being served end (at most FORK_DRAIN_S
-# seconds, 1), then pass the signal on; later ones are ignored.
+# on_signal : let the connections being served end (at most 1 second),
+# then pass the signal on; later ones are ignored.
 on_signal() {
   stopped=1
   trap '' TERM INT HUP
-  POLL_STEP=0.02 poll_until "${FORK_DRAIN_S:-1}" idle || true
+  POLL_STEP=0.02 poll_until 1 idle || true
   kill -TERM "$pid" 2>/dev/null || true
 }
 
