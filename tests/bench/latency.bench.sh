@@ -41,6 +41,22 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 
 change() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%+.2f%%", 100 * (a - b) / b; else print "-" }'; }
 failed=0
 
+# wrk_against LABEL : wrk -t1 -c CONNS for DUR on the server just started in
+# the background (pid, listening on port), then that server stopped; prints
+# "REQ/S " or says why not (LABEL names the server) and fails.
+wrk_against() {
+  local rc=0
+  poll_until 10 port_busy "$port" || { echo "latency bench: $1 did not listen" >&2; rc=1; }
+  [ "$rc" != 0 ] || wrk -t1 -c"$CONNS" -d"$DUR" "http://127.0.0.1:$port/small.bin" >"$tmp/wrk.out" 2>&1 || true
+  kill -TERM "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  pid=''
+  [ "$rc" = 0 ] || return 1
+  awk '/Non-2xx|Socket errors/ { bad = 1 } /^Requests\/sec:/ { r = $2 }
+    END { if (bad || r == "") exit 1; printf "%s ", r }' "$tmp/wrk.out" ||
+    { echo "latency bench: FAIL: wrk against $1:" >&2; cat "$tmp/wrk.out" >&2; return 1; }
+}
+
 # ---- 1. httpd's histograms ------------------------------------------------
 part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 if part httpd; then
@@ -52,14 +68,7 @@ if part httpd; then
     rm -f "$tmp/httpd.stats"
     "$1" -q -N 1 -r "$tmp/root" -i 127.0.0.1 -p "$port" -t 30 --stats "$tmp/httpd.stats" >/dev/null 2>&1 &
     pid=$!
-    poll_until 10 port_busy "$port" || { echo "latency bench: $1 did not listen" >&2; return 1; }
-    wrk -t1 -c"$CONNS" -d"$DUR" "http://127.0.0.1:$port/small.bin" >"$tmp/wrk.out" 2>&1 || true
-    kill -TERM "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-    pid=''
-    awk '/Non-2xx|Socket errors/ { bad = 1 } /^Requests\/sec:/ { r = $2 }
-      END { if (bad || r == "") exit 1; printf "%s ", r }' "$tmp/wrk.out" ||
-      { echo "latency bench: FAIL: wrk against $1:" >&2; cat "$tmp/wrk.out" >&2; return 1; }
+    wrk_against "$1" || return 1
     # the server's own CPU per request (user + sys of all its processes): what
     # the histograms add, less moved by the other loads of a shared machine
     awk -F '\t' '{ v[$1] = $2 } END { printf "%.3f\n", (v["requests"] > 0) ? 1e6 * (v["user_s"] + v["sys_s"]) / v["requests"] : 0 }' \
@@ -104,14 +113,7 @@ if part fork && command -v tcpserver >/dev/null 2>&1; then
     shift
     tcpserver -c "$CONNS" -H -R -l0 127.0.0.1 "$port" "$@" >/dev/null 2>&1 &
     pid=$!
-    poll_until 10 port_busy "$port" || { echo "latency bench: tcpserver did not listen" >&2; return 1; }
-    wrk -t1 -c"$CONNS" -d"$DUR" "http://127.0.0.1:$port/small.bin" >"$tmp/wrk.out" 2>&1 || true
-    kill -TERM "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-    pid=''
-    awk '/Non-2xx|Socket errors/ { bad = 1 } /^Requests\/sec:/ { r = $2 }
-      END { if (bad || r == "") exit 1; printf "%s ", r }' "$tmp/wrk.out" ||
-      { echo "latency bench: FAIL: wrk against tcpserver/httpd -1:" >&2; cat "$tmp/wrk.out" >&2; return 1; }
+    wrk_against "tcpserver/httpd -1" || return 1
     grep -c '^requests' "$each" 2>/dev/null || echo 0
   }
   echo "1b. the fork mode's --stats-append: tcpserver -c$CONNS forking httpd -1 -k ${KEEPALIVE:-10}, wrk -t1 -c$CONNS -d$DUR on a 3000-byte file, median of $RUNS interleaved"
