@@ -109,7 +109,7 @@ proof_flush() {
 # drop and remount run once more after the check to drop those too.  None
 # of it is in a block trace (blklat_pause).
 proof_cold() {
-  local method=$1 out pct files fstype rc=0 try
+  local method=$1 out pct files fstype rc=0 try warm=0
   proc_need resident
   blklat_pause
   IFS=$'\t' read -r _ fstype _ < <(os_mount_of "$TARGET" 2>/dev/null) || fstype=''
@@ -125,24 +125,24 @@ proof_cold() {
     printf '%s\n' "$out" >>"$PHASE_LOG"
     pct=$(printf '%s\n' "$out" | awk -F '\t' '$1 == "resident_pct" { print $2 }')
     files=$(printf '%s\n' "$out" | awk -F '\t' '$1 == "files" { print $2 }')
-    if awk -v p="$pct" -v m="${RESIDENT_MAX:-1}" 'BEGIN { exit !(p > m) }'; then
-      # too warm: once more, where the method can be run again here
-      case $try:$method:$fstype in
-        2:* | *:none:* | *:reboot:* | *:tmpfs | *:ramfs | *:mfs) break ;;
-      esac
-      printf '%s: NOTE: %s\n' "$CUR_PHASE" "$pct% of the sample still in the page cache after FLUSH=$method: flushing once more" |
-        tee -a "$PHASE_LOG" >&2
-      proof_flush "$method"
-      record "$CUR_PHASE" "$CUR_TRIAL" reflushed 1 count
-      continue
-    fi
-    record "$CUR_PHASE" "$CUR_TRIAL" resident_pct "$pct" %
-    record "$CUR_PHASE" "$CUR_TRIAL" resident_files "$files" count
-    case $method in drop | remount) proof_flush "$method" ;; esac
-    return 0
+    warm=0
+    awk -v p="$pct" -v m="${RESIDENT_MAX:-1}" 'BEGIN { exit !(p > m) }' || break
+    warm=1
+    # too warm: once more, where the method can be run again here
+    case $try:$method:$fstype in
+      2:* | *:none:* | *:reboot:* | *:tmpfs | *:ramfs | *:mfs) break ;;
+    esac
+    printf '%s: NOTE: %s\n' "$CUR_PHASE" "$pct% of the sample still in the page cache after FLUSH=$method: flushing once more" |
+      tee -a "$PHASE_LOG" >&2
+    proof_flush "$method"
+    record "$CUR_PHASE" "$CUR_TRIAL" reflushed 1 count
   done
   record "$CUR_PHASE" "$CUR_TRIAL" resident_pct "$pct" %
   record "$CUR_PHASE" "$CUR_TRIAL" resident_files "$files" count
+  if [ "$warm" = 0 ]; then
+    case $method in drop | remount) proof_flush "$method" ;; esac
+    return 0
+  fi
   case $method:$fstype in
     none:* | *:tmpfs | *:ramfs | *:mfs)
       harness_say "$pct% of the sample is in the page cache (FLUSH=$method on ${fstype:-?}: not a failure)"
