@@ -107,10 +107,9 @@ profile_fill_idle() {
 # profile_note TEXT : meta.json's "profile" is TEXT, unless a phase of this
 # run has set it already (said once per run directory).
 profile_note() {
-  local m=$RUN_DIR/meta.json
-  [ -s "$m" ] || return 0
-  jq -e 'has("profile")' "$m" >/dev/null 2>&1 && return 0
-  jq --arg p "$1" '. + {profile: $p}' "$m" >"$m.tmp.$$" && mv -f "$m.tmp.$$" "$m"
+  [ -s "$RUN_DIR/meta.json" ] || return 0
+  jq -e 'has("profile")' "$RUN_DIR/meta.json" >/dev/null 2>&1 && return 0
+  phase_meta_set profile "$1"
 }
 
 if [ "${1:-}" = record ] && [ "${BASH_SOURCE[0]}" = "$0" ]; then

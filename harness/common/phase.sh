@@ -213,3 +213,14 @@ phase_note_boot_id() {
   b=$(os_boot_id 2>/dev/null) || return 0
   printf '%s\t%s\t%s\n' "$CUR_PHASE" "$CUR_TRIAL" "$b" >>"$RUN_DIR/boot_ids.tsv"
 }
+
+# phase_meta_set KEY VALUE : the run's meta.json has the string VALUE at KEY
+# (what meta.sh, run at the run's first phase, could not know or had
+# otherwise); nothing without a meta.json or when it says so already.
+# Fails when the file cannot be rewritten.
+phase_meta_set() {
+  local m=$RUN_DIR/meta.json
+  [ -s "$m" ] || return 0
+  [ "$(jq -r --arg k "$1" '.[$k] // empty' "$m")" != "$2" ] || return 0
+  jq --arg k "$1" --arg v "$2" '.[$k] = $v' "$m" >"$m.tmp.$$" && mv -f "$m.tmp.$$" "$m"
+}

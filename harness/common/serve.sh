@@ -16,6 +16,7 @@ serve_httpd() {
   [ "${SERVE_REUSEPORT:-0}" != 1 ] || sock=(--reuseport)
   case $addr in :: | '[::]') probe=::1 ;; *:*) probe=$addr ;; esac
   proc_need httpd
+  [ "$procs" != fork ] || serve_forklat_note
   for try in 1 2 3; do
     HTTPD_PORT=${PORT:-$(free_port)}
     HTTPD_RUNS=$((${HTTPD_RUNS:-0} + 1))
@@ -25,7 +26,6 @@ serve_httpd() {
       # FORKLAT=1: every httpd -1 appends its histograms, fork-server.sh sums them
       each=() append=()
       [ "${FORKLAT:-0}" != 1 ] || each=(-a "$HTTPD_STATS.each") append=(--stats-append "$HTTPD_STATS.each")
-      serve_forklat_note
       proc_start HTTPD_GROUP "$HARNESS/fork-server.sh" "${each[@]}" "$HTTPD_STATS" \
         "${TCPSERVER:-tcpserver}" -R -H -l 0 -D -b 1024 -c "${FORK_CONC:-100}" "$addr" "$HTTPD_PORT" \
         "$HARNESS_BIN/httpd" -1 -q -r "$root" "${append[@]}"
@@ -45,13 +45,9 @@ serve_httpd() {
 # (FORKLAT=1: on, else off); meta.sh wrote it at the run's first phase,
 # which may have had another FORKLAT than the serve phase.
 serve_forklat_note() {
-  local m=$RUN_DIR/meta.json v=off
+  local v=off
   [ "${FORKLAT:-0}" != 1 ] || v=on
-  [ -s "$m" ] || return 0
-  [ "$(jq -r .forklat "$m")" != "$v" ] || return 0
-  if ! jq --arg v "$v" '.forklat = $v' "$m" >"$m.tmp.$$" || ! mv -f "$m.tmp.$$" "$m"; then
-    harness_die "cannot write forklat into $m"
-  fi
+  phase_meta_set forklat "$v" || harness_die "cannot write forklat into $RUN_DIR/meta.json"
 }
 
 # serve_wait_port PORT PID [ADDR] : until ADDR (127.0.0.1):PORT answers (10
