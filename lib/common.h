@@ -40,10 +40,10 @@ struct stats_file {
 };
 /* Returns 0, or -1 with errno set. */
 int stats_open(struct stats_file *s, const char *path);
-/* The same lines (stats_u64, stats_f), appended to FILE (created when
- * missing) at stats_close in one write(2) on an O_APPEND descriptor:
- * processes that share FILE (httpd -1 under a super-server) each leave one
- * whole block, never interleaved lines.  Kept in memory meanwhile (f is
+/* The same lines (stats_u64, stats_f, stats_text), appended to FILE
+ * (created when missing) at stats_close in one write(2) on an O_APPEND
+ * descriptor: processes that share FILE (httpd -1 under a super-server)
+ * each leave one whole block, never interleaved lines.  Kept in memory meanwhile (f is
  * NULL: dietlibc has no open_memstream).  Not fsynced: read once the
  * writers have exited. */
 int stats_open_append(struct stats_file *s, const char *path);

@@ -80,25 +80,26 @@ def phase_of(rec):
 
 
 def each_hist(runs):
-    """(phase, hist, label, variant index, kind, {lo: count}) of every
-    histogram of every variant, in the variants' order: what the charts
-    draw and the summary's table tells (kind: cold, warm or empty)."""
+    """(phase, hist, label, variant index, kind, {lo: count}, scale) of
+    every histogram of every variant, in the variants' order: what the
+    charts draw and the summary's table tells (kind: cold, warm or empty;
+    scale: KINDS')."""
     vs = [v for r in runs for v in r.variants]
     multi = len(runs) > 1
     for i, v in enumerate(vs):
         lab = "%s%s / %s" % (v.run + " / " if multi else "", v.host, v.name)
         for rec, hists in sorted(variant_hists(v).items()):
             phase, kind = phase_of(rec)
-            for hist, _t, _x, _s in KINDS:
+            for hist, _t, _x, scale in KINDS:
                 if hists.get(hist):
-                    yield phase, hist, lab, i, kind, hists[hist]
+                    yield phase, hist, lab, i, kind, hists[hist], scale
 
 
 def series(runs):
     """{(phase, hist): [(label, colour index, warm, points)]}."""
     out = {}
-    for phase, hist, lab, i, kind, h in each_hist(runs):
-        pts = cdf(h, next(s for k, _t, _x, s in KINDS if k == hist))
+    for phase, hist, lab, i, kind, h, scale in each_hist(runs):
+        pts = cdf(h, scale)
         if pts:
             out.setdefault((phase, hist), []).append((lab + (" " + kind if kind else ""), i, kind == "warm", pts))
     return out
@@ -129,14 +130,15 @@ def markdown_section(runs):
     from the same histograms as the CDF charts, then the absent notes (as
     the HTML's): [Markdown lines]."""
     rows = []
-    for phase, hist, lab, _i, kind, h in each_hist(runs):
-        md = next((m for m in MD_KINDS if m[0] == hist), None)
+    for phase, hist, lab, _i, kind, h, _scale in each_hist(runs):
+        k = next((k for k, m in enumerate(MD_KINDS) if m[0] == hist), None)
         n = sum(c for lo, c in h.items() if lo >= 0)
-        if md is None or not n:
+        if k is None or not n:
             continue
-        ps = ["< %s %s" % (fmt_bound(percentile(h, q) * md[3]), md[2]) for q in (0.5, 0.9, 0.99)]
-        rows.append(((phase, [m[0] for m in MD_KINDS].index(hist)), "| %s | %s | %s | %d | %s |" % (
-            phase, lab.replace("|", "\\|") + (" " + kind if kind else ""), md[1], n, " | ".join(ps))))
+        _hist, what, unit, scale = MD_KINDS[k]
+        ps = ["< %s %s" % (fmt_bound(percentile(h, q) * scale), unit) for q in (0.5, 0.9, 0.99)]
+        rows.append(((phase, k), "| %s | %s | %s | %d | %s |" % (
+            phase, lab.replace("|", "\\|") + (" " + kind if kind else ""), what, n, " | ".join(ps))))
     notes = ["- " + n for n in absent_notes(runs)]
     if not rows and not notes:
         return []
