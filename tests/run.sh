@@ -150,8 +150,8 @@ bats_suite() {
 # The files that took longest (tests/run.sh's own timing, 2026-11): they
 # start first, so that no long file is left to run alone at the end.  The
 # files not named here follow, the largest first.
-BATS_SLOW_FIRST='harness bsd-shootout playbooks micro-phases micro-frame plots profile latency
-  micro-fsdisco httpd export serve-fork dltar'
+BATS_SLOW_FIRST='playbooks harness profile bsd-shootout micro-phases proof serve-fork plots
+  report-view micro-frame latency micro-fsdisco httpd replay export'
 
 # bats_lanes LANES FILE... : the files, LANES at a time (most of a test's
 # time is waiting for a phase, a sync or a timeout, not CPU), each file's
