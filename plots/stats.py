@@ -139,12 +139,12 @@ def _order_interval(s, conf):
     distribution, is at least CONF; None when even [min, max] falls short."""
     n = len(s)
     best = None
-    cum = 0.0  # P(Binomial(n, 1/2) <= k - 1)
+    cum = 0.0
     for k in range(1, n // 2 + 1):
+        cum += math.comb(n, k - 1) / 2 ** n  # P(Binomial(n, 1/2) <= k - 1)
         if 1 - 2 * cum < conf:
             break
         best = k
-        cum += math.comb(n, k - 1) / 2 ** n
     return None if best is None else (s[best - 1], s[n - best])
 
 
