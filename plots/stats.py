@@ -43,6 +43,19 @@ SIGNIFICANT = "significant"
 NOT_SIGNIFICANT = "not significant"
 
 
+# Units whose smaller figure is the better one (times); "/s" rates are better larger.
+LOWER_BETTER = ("s", "ms", "us", "ns")
+
+
+def direction(unit):
+    """+1 when larger is better, -1 when smaller is better, 0 when unknown."""
+    if unit in LOWER_BETTER:
+        return -1
+    if "/s" in unit:
+        return 1
+    return 0
+
+
 def _scipy_stats():
     try:
         from scipy import stats as sps
@@ -103,6 +116,21 @@ def _t_pvalue(t, df):
     if sps is None:
         return None
     return float(2 * sps.t.sf(abs(t), df))
+
+
+def welch_p(a, b):
+    """The two-sided p of Welch's t-test of the means of trials A and B, on
+    the values themselves (scipy.stats.ttest_ind, equal_var=False), for
+    figures that are not ratios (shares in points); trials without any
+    spread on both sides: 0 when the means differ, 1 when not. None
+    without scipy."""
+    if len(set(a)) == 1 and len(set(b)) == 1:
+        return 1.0 if a[0] == b[0] else 0.0
+    sps = _scipy_stats()
+    if sps is None:
+        return None
+    p = float(sps.ttest_ind(a, b, equal_var=False).pvalue)
+    return 1.0 if math.isnan(p) else p
 
 
 def _mean_sd(vals):
