@@ -33,7 +33,7 @@ run_suite() {
 start_suite() {
   local name=$1
   shift
-  { date +%s >"$logdir/$name.t0"; "$@" >"$logdir/$name.tap" 2>&1; echo $? >"$logdir/$name.rc"; } &
+  { date +%s >"$logdir/$name.t0"; "$@" >"$logdir/$name.tap" 2>&1; echo $? >"$logdir/$name.rc"; date +%s >"$logdir/$name.t1"; } &
   echo $! >"$logdir/$name.pid"
 }
 
@@ -43,12 +43,12 @@ end_suite() {
   wait "$(cat "$logdir/$name.pid")"
   echo "== $name (run beside the others)"
   cat "$logdir/$name.tap"
-  count_suite "$name" "$(cat "$logdir/$name.rc" 2>/dev/null || echo 1)" "$(cat "$logdir/$name.t0")"
+  count_suite "$name" "$(cat "$logdir/$name.rc" 2>/dev/null || echo 1)" "$(cat "$logdir/$name.t0")" "$(cat "$logdir/$name.t1" 2>/dev/null)"
 }
 
-# count_suite NAME EXIT-STATUS START : add NAME's TAP to the totals.
+# count_suite NAME EXIT-STATUS START [END] : add NAME's TAP to the totals.
 count_suite() {
-  local name=$1 rc=$2 t0=$3 p f s
+  local name=$1 rc=$2 t0=$3 t1=${4:-$(date +%s)} p f s
   s=$(grep -ciE '^ok .*# skip' "$logdir/$name.tap")
   p=$(grep -c '^ok ' "$logdir/$name.tap")
   p=$((p - s))
@@ -58,7 +58,7 @@ count_suite() {
     f=1
   fi
   pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
-  echo "== $name: $p passed, $f failed, $s skipped ($(($(date +%s) - t0)) s)"
+  echo "== $name: $p passed, $f failed, $s skipped ($((t1 - t0)) s)"
 }
 
 # The C tests the Makefile declares (CTESTS), from a build directory, as
