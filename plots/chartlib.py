@@ -1,14 +1,14 @@
 """The chart helpers that plots/charts.py (the shootout's charts) and
 plots/micro_charts.py (the micro-benchmarks') share: gnuplot string
 literals, axes and tics, running gnuplot on a generated instance, the
-hosts-and-variants layout of the bars, a bar's figures (median, min, max,
-trials) and the .dat/.tsv files behind a chart."""
+hosts-and-variants layout of the bars, a bar's figures (the mean, min,
+max, trials) and the .dat/.tsv files behind a chart."""
 import math
 import os
 import subprocess
 
 from resultslib import NOISE_MIN, NOT_FLUSHABLE, Error, cold_phase, fmt_value, memory_fs, noise_label, os_key, \
-    os_label, run_oses, stats, trial_count
+    os_label, run_oses, figure, trial_count
 
 PLOTSDIR = os.path.dirname(os.path.abspath(__file__))
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9",
@@ -135,7 +135,7 @@ def bar_rows(layout, phase, metric, shift=0.0, color=None):
     rows, table, unit, any_data = [], [], "", False
     for x, v in layout.slots:
         vals = v.values(phase, metric)
-        n, med, lo, hi = stats(vals)
+        n, med, lo, hi = figure(vals)  # med: the figure (the mean, or the median of skewed trials)
         trials = trial_count(v, phase, n)
         unit = unit or v.unit(phase, metric)
         if n:

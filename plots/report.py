@@ -5,6 +5,7 @@ phase and overall, and what the systems were) from first_screen(), then the
 sections, each one function's HTML (a new section: one more call in
 sections())."""
 import html
+import math
 import os
 
 import budget
@@ -15,9 +16,10 @@ import micro_report
 import kprofile
 import ranking
 from chartlib import PLOTSDIR, title_lines
-from budget import proof, proof_text, rss_text
-from resultslib import (INVALID, NOISE_MIN, NOT_FLUSHABLE, SPREAD_MAX, Error, cold_phase, fmt_value, memory_fs,
-                        os_key, os_label, run_oses, stats, trials_heading)
+from budget import interval_text, proof, proof_text, rss_text
+import stats
+from resultslib import (INVALID, NOISE_MIN, NOT_FLUSHABLE, SPREAD_MAX, Error, cold_phase, disturbed_note, figure,
+                        fmt_value, memory_fs, num, os_key, os_label, run_oses, trials_heading)
 
 META_COLUMNS = [("os", "OS"), ("kernel", "kernel"), ("arch", "arch"), ("virt", "virt"), ("fs", "fs"),
                 ("mkfs_opts", "mkfs options"), ("mount_opts", "mount options"), ("cpu", "CPU"),
@@ -55,10 +57,17 @@ details summary{cursor:pointer}td details summary{list-style:none;text-decoratio
 td details summary::-webkit-details-marker{display:none}
 @media (max-width:720px){.first{grid-template-columns:1fr}body{padding:0 .5em}}"""
 HOW_TO_READ = (
-    "Each bar is the median over the trials of one host and variant; from %d trials on the black whisker "
-    "spans the lowest to the highest trial, so bars whose whiskers overlap are not clearly different. A "
-    "figure of fewer trials has no whisker and says '1 trial: noise unknown' (or 2): how far it would move "
-    "on another run is not known. A phase's chart has a horizontal bar per "
+    "Each bar is the mean over the valid trials of one host and variant (the median where the trials are "
+    "skewed: an outlier or a long tail, told from 6 trials on); from %d trials on the black whisker spans "
+    "the lowest to the highest trial. A figure of fewer trials has no whisker and says '1 trial: noise "
+    "unknown' (or 2): how far it would move on another run is not known. Whether two figures differ is "
+    "the test's to say, not the whiskers': each difference from the best carries its 95%% confidence "
+    "interval, and is marked 'not significant' when that interval holds 0 (Welch's t-test; Mann-Whitney's "
+    "for skewed trials), 'cannot tell' with one trial on a side; a phase names a winner only when the best "
+    "is significantly ahead of every other, and says the smallest difference its trials could have shown "
+    "('this run can tell differences of 4.2%% or more': 95%% confidence, 80%% power). Trials the harness "
+    "marked disturbed (other processes or the hypervisor took CPU time during them) are left out and "
+    "counted. A phase's chart has a horizontal bar per "
     "host and variant, sorted by result with the best on top and each bar's difference from the best, "
     "coloured by filesystem, on a scale fitted to that chart; the side-by-side charts (cold | warm cache, "
     "...) put their panels on one scale, to be compared. 'n/a' means no measurement, a red box counts "
@@ -66,8 +75,10 @@ HOW_TO_READ = (
     "The time series show, per second, the tool's throughput and the disk's writes (left axis, MB/s) "
     "with the page cache's Dirty and Writeback (shaded, right axis, MB): a tool running far ahead of "
     "the disk while Dirty fills, then stalling while it drains, is the 'pump and dump' pattern. "
-    "A filesystem in memory (tmpfs, ramfs, mfs) cannot be flushed: its cold-cache figures are warm ones, "
-    "shown as 'not flushable' and left out of the cold charts' scale." % NOISE_MIN)
+    "A filesystem in memory (tmpfs, ramfs, mfs) is the memory ceiling, a reference, not ranked: its figures "
+    "are drawn below the ranked bars and named beside each phase's ranking; it cannot be flushed, so its "
+    "cold-cache figures are warm ones, shown as 'not flushable' and left out of the cold charts' scale."
+    % NOISE_MIN)
 PROOF = (
     "Beside each figure: what limited it, from the phase's time budget (where its wall time went: the "
     "host's CPUs, the kernel's threads, the device, each tool's user and sys apart), the most common word "
@@ -76,6 +87,9 @@ PROOF = (
     "core), 'kernel CPU' (the CPUs busy, mostly with kernel work, in the tools' context or the kernel's "
     "threads), 'waiting' (neither the disk nor the CPUs busy: synchronous waits, locks, the network); a "
     "sync's figure has its own budget, with no tool in it. "
+    "'95%% CI \u00b1N%%': the half-width of the figure's 95%% confidence interval, in percent of it (Student's "
+    "t for a mean; the order statistics for the median of skewed trials). "
+    "'N of M trials disturbed: machine busy': trials left out of the figure. "
     "'spread' is (max - min) / median over the trials, shown from %d trials on (fewer: 'N trials: noise "
     "unknown') and marked noisy above %.1f%%. "
     "'resident before' is the share of a sample of the dataset's pages still in the page cache just "
@@ -126,7 +140,7 @@ def replay_settings(m, v=None):
     REPLAY_CONC, REPLAY_KEEPALIVE, PRELOAD ("" for a run from before them)."""
     if "replay_count" not in m:
         return ""
-    ran = [stats(v.values(p, "requests"))[1] for p in v.phases() if p.startswith("serve-")] if v else []
+    ran = [stats.summary(v.values(p, "requests"))[1] for p in v.phases() if p.startswith("serve-")] if v else []
     ran = sorted({int(x) for x in ran if x})
     try:
         n = int(m["replay_count"])
@@ -163,7 +177,7 @@ def replay_rows(v):
         metric = next((m for pre, m in REPLAY_PHASES if phase.startswith(pre)), None)
         if metric is None:
             continue
-        n, med, _lo, _hi = stats(v.values(phase, metric))
+        n, med, _lo, _hi = figure(v.values(phase, metric))
         if not n and phase in skipped:
             rows.append((phase, 0, "-", ["-"] * len(REPLAY_COUNTS), "skipped: " + skipped[phase]))
             continue
@@ -171,10 +185,10 @@ def replay_rows(v):
         rate = ("%s %s" % (fmt_value(med, unit), unit) if unit != "s" else fmt_value(med, unit)) if n else "-"
         counts = []
         for m, _t in REPLAY_COUNTS:
-            cn, cmed, _a, _b = stats(v.values(phase, m, invalid=True))
+            cn, cmed, _a, _b = stats.summary(v.values(phase, m, invalid=True))
             counts.append(fmt_value(cmed, "count") if cn else "-")
         if phase.startswith("preload-") and v.values(phase, "dirs"):
-            counts[0] = "%s dirs" % fmt_value(stats(v.values(phase, "dirs"))[1], "count")
+            counts[0] = "%s dirs" % fmt_value(stats.summary(v.values(phase, "dirs"))[1], "count")
         failed = sum(1 for f in v.failures if f[0] == phase)
         note = "%d failed" % failed if failed else NOT_FLUSHABLE if n and memory_fs(v) and cold_phase(phase) else ""
         bad = sorted(t for p, t in v.invalid if p == phase)
@@ -238,12 +252,17 @@ def failure_notes(runs):
 
 
 def cell(v, phase, metric):
-    n, med, lo, hi = stats(v.values(phase, metric))
+    n, med, lo, hi = figure(v.values(phase, metric))
     if n and memory_fs(v) and cold_phase(phase):
         return NOT_FLUSHABLE
     if not n and any(p == phase for p, _t in v.invalid):
         return INVALID
+    if not n and disturbed_note(v, phase):
+        return DISTURBED
     return fmt_value(med, v.unit(phase, metric)) if n else "-"
+
+
+DISTURBED = "all trials disturbed"
 
 
 def proof_html(p):
@@ -251,10 +270,14 @@ def proof_html(p):
     parts = []
     if p["limit"] is not None:
         parts.append("<b>%s</b>" % e(p["limit"]))
+    if p.get("interval") is not None:
+        parts.append(e(interval_text(p)))
     if p["spread"] is not None:
         parts.append("spread %.1f%%%s" % (p["spread"], " <span class=\"flag\">noisy</span>" if p["noisy"] else ""))
     if p.get("noise"):
         parts.append(e(p["noise"]))
+    if p.get("disturbed"):
+        parts.append("<span class=\"flag\">%s</span>" % e(p["disturbed"]))
     if p["resident"] is not None:
         parts.append("%.1f%% resident before" % p["resident"])
     if p.get("rss_kb") is not None:
@@ -266,11 +289,11 @@ def cell_html(v, phase, metric):
     """The figure and at most one mark (noisy); what backs it a hover
     (title) or a click (details) away."""
     text = cell(v, phase, metric)
-    if text in ("-", NOT_FLUSHABLE, INVALID):
+    if text in ("-", NOT_FLUSHABLE, INVALID, DISTURBED):
         return e(text)
     p = proof(v, phase, metric)
     why = proof_text(p)
-    mark = " <span class=\"flag\">noisy</span>" if p["noisy"] else ""
+    mark = " <span class=\"flag\">noisy</span>" if p["noisy"] else " <span class=\"flag\">disturbed</span>" if p.get("disturbed") else ""
     if not why:
         return e(text) + mark
     return "<details title=\"%s\"><summary>%s%s</summary>%s</details>" % (e(why), e(text), mark, proof_html(p))
@@ -278,7 +301,7 @@ def cell_html(v, phase, metric):
 
 def cell_md(v, phase, metric):
     text = cell(v, phase, metric)
-    why = proof_text(proof(v, phase, metric)) if text not in ("-", NOT_FLUSHABLE, INVALID) else ""
+    why = proof_text(proof(v, phase, metric)) if text not in ("-", NOT_FLUSHABLE, INVALID, DISTURBED) else ""
     return "%s (%s)" % (text, why) if why else text
 
 
@@ -314,34 +337,60 @@ def first_screen(runs):
         lines = title_lines(title)
         rows = []
         for x in r["entries"]:
-            within = x.noise == "within noise"
+            quiet = x.verdict in (stats.NOT_SIGNIFICANT, stats.CANNOT_TELL)
             rows.append(dict(label=short_label(x.v, runs), figure=fmt_value(x.med, r["unit"]), best=x.place == 0,
-                             mark="within noise" if within else ranking.rel_text(x, r), noise=within,
+                             mark=ranking.mark(x, r), noise=quiet, ci=ranking.ci_text(x),
+                             md=", ".join(t for t in (ranking.rel_text(x, r), "95%% CI %s" % ranking.ci_text(x)
+                                                      if ranking.ci_text(x) else "", x.verdict
+                                                      if x.verdict != stats.SIGNIFICANT else "") if t),
                              words=ranking.rel_words(x, r), width="%.0f" % (x.ratio * 100),
-                             detail=proof_text(proof(x.v, r["phase"], r["metric"]))))
+                             detail=figure_detail(x, r)))
         out = {}
         for v, why in r["out"]:
             out.setdefault(why, []).append(short_label(v, runs))
         cards.append(dict(id=name, title=lines[0], sub=", ".join(lines[1:]), rows=rows,
-                          winner=short_label(r["entries"][0].v, runs),
-                          # the best is no winner when the trials cannot tell it from the next
-                          tied=sum(1 for x in r["entries"][1:] if x.noise == "within noise"),
+                          winner=short_label(r["winner"].v, runs) if r["winner"] else "",
+                          verdict=ranking.card_words(r, lambda v: short_label(v, runs)),
+                          mde=stats.mde_text(r["mde"]) if len(r["entries"]) > 1 and math.isfinite(r["mde"]) else "",
+                          reference="; ".join("%s %s" % (short_label(x.v, runs), fmt_value(x.med, r["unit"]))
+                                              for x in r["reference"]),
+                          disturbed="; ".join("%s: %s" % (short_label(v, runs), note) for v, note in r["disturbed"]),
                           out="; ".join("%s: %s" % (w, ", ".join(n)) for w, n in out.items())))
     overall = []
-    for a in ranking.overall(rs, lambda v: (v.run, v.host, v.name)):
-        overall.append(dict(label=short_label(a["v"], runs), score="%.0f%%" % (a["score"] * 100),
-                            wins=a["wins"], last=a["last"],
+    standing = ranking.overall(rs, lambda v: (v.run, v.host, v.name))
+    for i, a in enumerate(standing):
+        c = a["cmp"]
+        # the place: "=1" while the trials cannot tell it from the first
+        overall.append(dict(place=str(i + 1) if i == 0 or (c and c.significant) else "=1",
+                            label=short_label(a["v"], runs), score="%.0f%%" % (a["score"] * 100),
+                            wins=a["wins"], last=a["last"], vs=overall_vs(i, c), behind=bool(c and c.significant),
                             words="geometric mean of its ratio to the best over %d phase%s" % (
                                 a["phases"], "" if a["phases"] == 1 else "s")))
+    best = ranking.best_overall(standing)
     allv = variants(runs)
     noise = ranking.noise_of(rs) or trials_heading(allv)
     hosts = sorted({v.host for v in allv})
-    lead = "%d variants on %d host%s%s, %d phases ranked (%s)." % (
+    lead = "%d variants on %d host%s%s, %d phase%s ranked (%s)." % (
         len(allv), len(hosts), "" if len(hosts) == 1 else "s",
-        " from %d runs" % len(runs) if len(runs) > 1 else "", len(rs), noise)
-    if overall:
-        lead += " Best overall: %s (%s, %d win%s)." % (overall[0]["label"], overall[0]["score"], overall[0]["wins"],
-                                                      "" if overall[0]["wins"] == 1 else "s")
+        " from %d runs" % len(runs) if len(runs) > 1 else "", len(rs), "" if len(rs) == 1 else "s", noise)
+    if best:
+        lead += " Best overall: %s (%d significant win%s; ahead of every other by %s or more over the phases)." % (
+            overall[0]["label"], best["wins"], "" if best["wins"] == 1 else "s",
+            "%.1f%%" % min(-a["cmp"].hi for a in standing[1:]))
+    elif len(standing) > 1:
+        lead += " No best overall: %s." % (
+            "no variant is significantly ahead of every other" if any(a["cmp"] for a in standing[1:])
+            else "too few trials to tell")
+    mdes = sorted(r["mde"] for r in rs if len(r["entries"]) > 1)
+    if mdes and math.isfinite(mdes[len(mdes) // 2]):
+        lead += " Per phase, %s (the median over the phases; each card says its own)." % stats.mde_text(
+            mdes[len(mdes) // 2])
+    ref = sorted({short_label(x.v, runs) for r in rs for x in r["reference"]})
+    if ref:
+        lead += " In memory, not ranked (the memory ceiling, a reference): %s." % ", ".join(ref)
+    busy = disturbed_total(allv)
+    if busy:
+        lead += " %d of %d phase trials disturbed (machine busy), left out of the figures." % busy
     same, cols = [], []
     for k, t in META_COLUMNS:
         vals = [meta_value(v, k) for v in allv]
@@ -352,14 +401,38 @@ def first_screen(runs):
         else:
             cols.append((k, t))
     return dict(
-        lead=lead, overall=overall, cards=cards, same=same, diff_cols=[t for _k, t in cols],
+        lead=lead, overall=overall, cards=cards, best_named=bool(best), same=same, diff_cols=[t for _k, t in cols],
         who="host / variant" if len(hosts) > 1 or len(runs) > 1 else "variant",
         score_words="score: the geometric mean over the phases of each one's figure relative to the phase's best "
-                    "(100%: the best in every phase), as the Phoronix Test Suite summarises; wins: phases it was "
-                    "the best of; last: phases it was the last of.",
+                    "(100%: the best in every phase), as the Phoronix Test Suite summarises; vs first: its "
+                    "performance against the first's over the phases both have two trials or more in (geometric "
+                    "mean, 95% CI); wins: phases it won significantly; last: phases it was the last of, "
+                    "significantly behind the best. Filesystems in memory are a reference, not ranked.",
         diff_rows=[(short_label(v, runs), [meta_value(v, k) for k, _t in cols]) for v in allv],
         starts=", ".join("%s %s" % (short_label(v, runs), meta_value(v, "start_time")) for v in allv
                          if v.meta.get("start_time")))
+
+
+def figure_detail(x, r):
+    """The proof of a ranked figure (with its interval), for a hover."""
+    return proof_text(proof(x.v, r["phase"], r["metric"]))
+
+
+def overall_vs(i, c):
+    """The overall table's "vs first" of the I-th variant: "-3.1% (95% CI
+    -5.0 to -1.2%)", "not tested" ("" for the first)."""
+    if i == 0:
+        return ""
+    if c is None:
+        return "cannot tell"
+    return "%s (%s)%s" % (stats.pct(c.rel), stats.interval_text(c), "" if c.significant else ", not significant")
+
+
+def disturbed_total(allv):
+    """(disturbed trials, trials with the mark) over the variants' phases, or None."""
+    marks = [num(val) for v in allv for _p, _t, m, val, _u in v.records if m == "disturbed"]
+    bad = sum(1 for x in marks if x == 1)
+    return (bad, len(marks)) if bad else None
 
 
 def summary_html(runs):
@@ -488,14 +561,20 @@ def write_markdown(runs, figs, fails, notes, out):
 
 def first_screen_md(f):
     """The first screen in Markdown: the lead, the overall table, a line a
-    phase with the variants best first."""
-    md = [f["lead"], "", "| # | %s | score | wins | last |" % f["who"], "| ---: | --- | ---: | ---: | ---: |"]
-    md += ["| %d | %s | %s | %d | %d |" % (i, mdc(a["label"]), a["score"], a["wins"], a["last"])
-           for i, a in enumerate(f["overall"], 1)]
+    phase with its verdict, the variants best first and what the run could
+    detect."""
+    md = [f["lead"], "", "| # | %s | score | vs first | wins | last |" % f["who"],
+          "| ---: | --- | ---: | ---: | ---: | ---: |"]
+    md += ["| %s | %s | %s | %s | %d | %d |" % (a["place"], mdc(a["label"]), a["score"], a["vs"] or "-", a["wins"],
+                                                a["last"]) for a in f["overall"]]
     md += ["", f["score_words"], "", "Per phase, the best first:", ""]
     for c in f["cards"]:
-        md.append("- **%s** (%s): %s%s" % (c["title"], c["sub"], "; ".join(
-            "%s %s (%s)" % (r["label"], r["figure"], r["mark"]) for r in c["rows"]), "; " + c["out"] if c["out"] else ""))
+        tail = [x for x in (c["mde"], "reference, in memory (not ranked): " + c["reference"] if c["reference"] else "",
+                            c["disturbed"], c["out"]) if x]
+        md.append("- **%s** (%s): %s. %s%s" % (
+            c["title"], c["sub"], "winner " + c["winner"] if c["winner"] else c["verdict"],
+            "; ".join("%s %s (%s)" % (r["label"], r["figure"], r["md"]) for r in c["rows"]),
+            "".join("; " + t for t in tail)))
     return md + [""]
 
 

@@ -43,6 +43,7 @@ class Variant:
         self.failures = []  # (phase, trial, message)
         self.skips = []  # (phase, trial, reason): phases the host could not run (no IPv6, ...)
         self.invalid = {}  # (phase, trial): why its figures are not valid (failed requests)
+        self.disturbed = set()  # (phase, trial) the harness marked disturbed (machine busy)
         self._load()
 
     def _load(self):
@@ -94,6 +95,7 @@ class Variant:
         for (p, t), msg in sorted(errors.items()):
             self.failures.append((p, t, msg))
         self._find_invalid()
+        self.disturbed = {(p, t) for p, t, m, v, _u in self.records if m == "disturbed" and num(v) == 1}
         st = str(self.meta.get("status", "")).lower()
         if st and st not in ("ok", "0", "done"):
             self.failures.append(("", 0, str(self.meta.get("error", "status " + st))))
@@ -114,10 +116,12 @@ class Variant:
 
     def values(self, phase, metric, invalid=False):
         """Numeric values of PHASE/METRIC, one per trial (the last if repeated);
-        an invalid trial's (self.invalid) only with INVALID."""
+        an invalid trial's (self.invalid) or a disturbed one's (self.disturbed:
+        the machine was busy) only with INVALID."""
         by_trial = {}
         for p, t, m, v, _u in self.records:
-            if p == phase and m == metric and num(v) is not None and (invalid or (p, t) not in self.invalid):
+            if p == phase and m == metric and num(v) is not None and (
+                    invalid or ((p, t) not in self.invalid and (p, t) not in self.disturbed)):
                 by_trial[t] = num(v)
         return [by_trial[t] for t in sorted(by_trial)]
 
@@ -270,6 +274,7 @@ def rates(points, scale=1.0):
 # names of it stay here for the callers that read results.
 NOISE_MIN, SPREAD_MAX = statslib.NOISE_MIN, statslib.SPREAD_MAX
 stats, noise_label, spread = statslib.summary, statslib.noise_label, statslib.spread
+figure = statslib.figure  # (n, the figure shown: mean, or median of skewed trials, min, max)
 # Phases run more than once in a cycle of make shootout (flush: after untar,
 # before delete, ...): their record's trial counts the runs of the phase
 # (next_trial), not the cycles, so a one-trial run has flush trials 1, 2, 3.
@@ -293,12 +298,24 @@ def trial_count(v, phase, n):
 
 
 def trials_heading(variants):
-    """What a table of medians of VARIANTS is: "medians over trials", or
+    """What a table of the figures of VARIANTS is: "means over trials", or
     "1 trial: noise unknown" when every variant has one trial."""
     most = max([cycles(v) for v in variants] or [0])
     if most >= NOISE_MIN or not most:
-        return "medians over trials"
-    return noise_label(most) if most == 1 else "medians of %s" % noise_label(most)
+        return "means over trials"
+    return noise_label(most) if most == 1 else "means of %s" % noise_label(most)
+
+
+def disturbed_note(v, phase):
+    """ "2 of 7 trials disturbed: machine busy" when the harness marked
+    trials of PHASE of variant V disturbed (`PHASE TRIAL disturbed 1`:
+    processes outside the phase or the hypervisor took CPU time; their
+    figures are left out), else "" (also for runs from before the mark)."""
+    marks = {t: num(val) for p, t, m, val, _u in v.records if p == phase and m == "disturbed"}
+    bad = sum(1 for x in marks.values() if x == 1)
+    if not bad:
+        return ""
+    return "%d of %d trial%s disturbed: machine busy" % (bad, len(marks), "" if len(marks) == 1 else "s")
 
 
 def memory_fs(v):

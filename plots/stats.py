@@ -64,6 +64,11 @@ def _scipy_stats():
     return sps
 
 
+def have_scipy():
+    """Whether scipy is importable here (the p values need it)."""
+    return _scipy_stats() is not None
+
+
 def summary(vals):
     """(n, median, min, max) of a list of numbers ((0, None, None, None) when empty)."""
     s = sorted(vals)
@@ -72,6 +77,15 @@ def summary(vals):
         return (0, None, None, None)
     med = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
     return (n, med, s[0], s[-1])
+
+
+def figure(vals):
+    """(n, estimate, min, max) of a set of trials: the figure the report
+    shows (Estimate.center: the mean, or the median of skewed trials)."""
+    if not vals:
+        return (0, None, None, None)
+    e = Estimate(vals)
+    return (e.n, e.center, e.min, e.max)
 
 
 def noise_label(trials):
@@ -388,6 +402,48 @@ class Comparison:
 def compare(a, b, conf=CONF):
     """The Comparison of trials B against trials A (see Comparison)."""
     return Comparison(a, b, conf)
+
+
+class Combined:
+    """Several comparisons as one (the overall standing over the phases):
+    rel (percent: the geometric mean, over the phases, of B's performance
+    relative to A's; - when B is behind), lo and hi (its interval at conf),
+    significant, mde (percent), phases (how many). Each phase's log ratio of
+    the estimates, turned so that + is better, with its variance (CV^2 / n a
+    side, as Comparison); their mean, its variance the sum over the square
+    of the count, Welch-Satterthwaite's degrees of freedom over them all."""
+
+    def __init__(self, pairs, conf=CONF):
+        self.phases, self.conf = len(pairs), conf
+        ds, vs, dfs = [], [], []
+        for a, b, sign in pairs:
+            ea, eb = estimate(a, conf), estimate(b, conf)
+            ds.append(sign * math.log(eb.center / ea.center))
+            va, vb = ea.cv ** 2 / ea.n, eb.cv ** 2 / eb.n
+            vs.append(va + vb)
+            dfs.append(_welch_df(va, ea.n, vb, eb.n))
+        k = len(ds)
+        d = math.fsum(ds) / k
+        var = math.fsum(vs) / k ** 2
+        self.rel = math.expm1(d) * 100
+        if var <= 0:
+            self.lo = self.hi = self.rel
+            self.mde, self.significant = 0.0, d != 0
+            return
+        den = math.fsum((v / k ** 2) ** 2 / df for v, df in zip(vs, dfs) if df > 0)
+        df = var ** 2 / den if den > 0 else float(k)
+        se = math.sqrt(var)
+        h = t_quantile(0.5 + conf / 2, df) * se
+        self.lo, self.hi = math.expm1(d - h) * 100, math.expm1(d + h) * 100
+        self.significant = self.lo > 0 or self.hi < 0
+        self.mde = (t_quantile(0.5 + conf / 2, df) + t_quantile(POWER, df)) * se * 100
+
+
+def combine(pairs, conf=CONF):
+    """The Combined comparison of PAIRS [(trials of A, trials of B, +1 when
+    larger is better else -1)], each with 2 trials a side or more and
+    positive figures."""
+    return Combined(pairs, conf)
 
 
 def pct(x, digits=1):

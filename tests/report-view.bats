@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # The report in a real browser (headless Chromium, Debian's chromium, in
 # harness/deps.sh's test group): the example run's report at 1400 px and at
-# a phone's 400 px, nothing running off the right edge, the winners on the
-# first screen.  A copy of index.html gets tests/fixtures/report-view/check.js
+# a phone's 400 px, nothing running off the right edge, the phases' verdicts
+# (winner, or why none) on the first screen.  A copy of index.html gets tests/fixtures/report-view/check.js
 # (the report itself has no JavaScript), shown by frame.html in an iframe as
 # wide as the screen tested; chromium --dump-dom prints what check.js saw.
 load helpers
@@ -51,9 +51,9 @@ fits() {
   [ "$(field cards "$V")" -eq 15 ]
 }
 
-@test "report view: at 1400 px nothing overflows, and the first screen shows the first phase's winner" {
+@test "report view: at 1400 px nothing overflows, and the first screen shows the first phase's verdict" {
   fits 1400
-  top=$(field winner_top "$V")
+  top=$(field verdict_top "$V")
   [ "$top" -ge 0 ]
   [ "$top" -lt 900 ]
 }
