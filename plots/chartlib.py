@@ -173,14 +173,14 @@ def exact(x):
 
 def write_dat(path, rows):
     with open(path, "w", encoding="utf-8") as f:
-        f.write("# x median min max colour label value_label trials failures\n")
+        f.write("# x figure min max colour label value_label trials failures\n")
         for r in rows:
             f.write("%g %s %s %s %d %s %s %d %s\n" % (r[0], exact(r[1]), exact(r[2]), exact(r[3]), r[4], gq(r[5]), gq(r[6]), r[7], gq(r[8])))
 
 
 def write_table(path, unit, table):
     with open(path, "w", encoding="utf-8") as f:
-        f.write("run\thost\tvariant\tfs\ttrials\tmedian\tmin\tmax\tunit\n")
+        f.write("run\thost\tvariant\tfs\ttrials\tfigure\tmin\tmax\tunit\n")
         for v, n, med, lo, hi in table:
             f.write("%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n" % (
                 v.run, v.host, v.name, v.fs, n, *("" if x is None else exact(x) for x in (med, lo, hi)), unit))

@@ -520,7 +520,7 @@ def caption(c):
 
 def number_table(c, multi):
     rows = ["<table><caption>%s %s (%s)</caption><tr><th>host / variant</th><th>fs</th><th>trials</th>"
-            "<th>median</th><th>min</th><th>max</th><th>spread</th><th>limit</th></tr>"
+            "<th>figure</th><th>min</th><th>max</th><th>spread</th><th>limit</th></tr>"
             % (e(c["phase"]), e(c["metric"]), e(c["unit"]))]
     for v, n, med, lo, hi in c["table"]:
         p = proof(v, c["phase"], c["metric"])
