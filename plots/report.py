@@ -43,7 +43,7 @@ figure{margin:1em 0}img{max-width:100%;height:auto;border:1px solid #eee}
 .fail{color:#a00000}caption{text-align:left;font-weight:bold;padding:2px 0}
 small,.small,.sub,.out{color:#555;font-size:85%}.flag{color:#a00000;font-weight:bold}
 .scroll{overflow-x:auto;max-width:100%}.lead{font-size:105%}
-.first{display:grid;grid-template-columns:minmax(240px,300px) 1fr;gap:0 1.5em;align-items:start}
+.first{display:grid;grid-template-columns:minmax(240px,370px) 1fr;gap:0 1.5em;align-items:start}
 .first>section{min-width:0}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(250px,1fr));gap:.6em}
 .card{border:1px solid #d0d0d0;border-radius:4px;padding:.4em .5em;min-width:0}
@@ -363,7 +363,8 @@ def first_screen(runs):
         # the place: "=1" while the trials cannot tell it from the first
         overall.append(dict(place=str(i + 1) if i == 0 or (c and c.significant) else "=1",
                             label=short_label(a["v"], runs), score="%.0f%%" % (a["score"] * 100),
-                            wins=a["wins"], last=a["last"], vs=overall_vs(i, c), behind=bool(c and c.significant),
+                            wins=a["wins"], last=a["last"], behind=bool(c and c.significant),
+                            **dict(zip(("vs", "vs_ci", "vs_words"), overall_vs(i, c))),
                             words="geometric mean of its ratio to the best over %d phase%s" % (
                                 a["phases"], "" if a["phases"] == 1 else "s")))
     best = ranking.best_overall(standing)
@@ -419,13 +420,16 @@ def figure_detail(x, r):
 
 
 def overall_vs(i, c):
-    """The overall table's "vs first" of the I-th variant: "-3.1% (95% CI
-    -5.0 to -1.2%)", "not tested" ("" for the first)."""
+    """The overall table's "vs first" of the I-th variant: (figure, its
+    interval, the words): ("-3.1%", "-5.0% to -1.2%", "-3.1% (95% CI -5.0%
+    to -1.2%)"), "cannot tell" without a test, all "" for the first."""
     if i == 0:
-        return ""
+        return "", "", ""
     if c is None:
-        return "cannot tell"
-    return "%s (%s)%s" % (stats.pct(c.rel), stats.interval_text(c), "" if c.significant else ", not significant")
+        return "cannot tell", "", "cannot tell"
+    ci = "%s to %s" % (stats.pct(c.lo), stats.pct(c.hi))
+    return stats.pct(c.rel), ci, "%s (%s)%s" % (stats.pct(c.rel), stats.interval_text(c),
+                                               "" if c.significant else ", not significant")
 
 
 def disturbed_total(allv):
@@ -565,8 +569,8 @@ def first_screen_md(f):
     detect."""
     md = [f["lead"], "", "| # | %s | score | vs first | wins | last |" % f["who"],
           "| ---: | --- | ---: | ---: | ---: | ---: |"]
-    md += ["| %s | %s | %s | %s | %d | %d |" % (a["place"], mdc(a["label"]), a["score"], a["vs"] or "-", a["wins"],
-                                                a["last"]) for a in f["overall"]]
+    md += ["| %s | %s | %s | %s | %d | %d |" % (a["place"], mdc(a["label"]), a["score"], a["vs_words"] or "-",
+                                                a["wins"], a["last"]) for a in f["overall"]]
     md += ["", f["score_words"], "", "Per phase, the best first:", ""]
     for c in f["cards"]:
         tail = [x for x in (c["mde"], "reference, in memory (not ranked): " + c["reference"] if c["reference"] else "",

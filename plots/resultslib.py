@@ -297,13 +297,14 @@ def trial_count(v, phase, n):
     return min(n, cycles(v) or n) if phase in PER_RUN_PHASES else n
 
 
-def trials_heading(variants):
-    """What a table of the figures of VARIANTS is: "means over trials", or
-    "1 trial: noise unknown" when every variant has one trial."""
+def trials_heading(variants, kind="means"):
+    """What a table of the figures of VARIANTS is: "means over trials" (KIND
+    "medians": of medians), or "1 trial: noise unknown" when every variant
+    has one trial."""
     most = max([cycles(v) for v in variants] or [0])
     if most >= NOISE_MIN or not most:
-        return "means over trials"
-    return noise_label(most) if most == 1 else "means of %s" % noise_label(most)
+        return "%s over trials" % kind
+    return noise_label(most) if most == 1 else "%s of %s" % (kind, noise_label(most))
 
 
 def disturbed_note(v, phase):

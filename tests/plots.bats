@@ -520,8 +520,9 @@ whiskers() {
   grep -q 'No best overall: no variant is significantly ahead of every other.' "$OUT/index.html"
   run grep -q 'Best overall' "$OUT/index.html"
   [ "$status" -eq 1 ]
-  grep -q '<td class="n">=1</td><td>xfs</td><td class="n" title="geometric mean of its ratio to the best over 1 phase">100%</td><td class="n noise">-0.3% (95% CI -7.4% to +7.2%), not significant</td><td class="n">0</td><td class="n">0</td>' "$OUT/index.html"
-  grep -q '<td class="n">3</td><td>btrfs</td><td class="n" title="geometric mean of its ratio to the best over 1 phase">66%</td><td class="n">-33.7% (95% CI -38.5% to -28.5%)</td><td class="n">0</td><td class="n">1</td>' "$OUT/index.html"
+  grep -q '<td class="n">=1</td><td>xfs</td><td class="n" title="geometric mean of its ratio to the best over 1 phase">100%</td><td class="n noise" title="-0.3% (95% CI -7.4% to +7.2%), not significant">-0.3%<br><small>-7.4% to +7.2%</small></td><td class="n">0</td><td class="n">0</td>' "$OUT/index.html"
+  grep -q '<td class="n">3</td><td>btrfs</td><td class="n" title="geometric mean of its ratio to the best over 1 phase">66%</td><td class="n" title="-33.7% (95% CI -38.5% to -28.5%)">-33.7%<br><small>-38.5% to -28.5%</small></td><td class="n">0</td><td class="n">1</td>' "$OUT/index.html"
+  grep -q '^| 3 | btrfs | 66% | -33.7% (95% CI -38.5% to -28.5%) | 0 | 1 |$' "$OUT/summary.md"
   # the systems: what is the same once, only the filesystem differs
   grep -q '<tr><th>kernel</th><td>6.1.0</td></tr>' "$OUT/index.html"
   grep -q '<caption>what differs</caption><tr><th>variant</th><th>fs</th></tr>' "$OUT/index.html"
