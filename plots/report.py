@@ -5,7 +5,6 @@ phase and overall, and what the systems were) from first_screen(), then the
 sections, each one function's HTML (a new section: one more call in
 sections())."""
 import html
-import math
 import os
 
 import budget
@@ -15,11 +14,13 @@ import latency
 import micro_report
 import kprofile
 import ranking
-from chartlib import PLOTSDIR, title_lines
+import standings
+from standings import mdc
+from chartlib import PLOTSDIR
 from budget import interval_text, proof, proof_text, rss_text
 import stats
 from resultslib import (INVALID, NOISE_MIN, NOT_FLUSHABLE, SPREAD_MAX, Error, cold_phase, disturbed_note, figure,
-                        fmt_value, memory_fs, num, os_key, os_label, run_oses, trials_heading)
+                        fmt_value, memory_fs, os_key, os_label, run_oses, trials_heading)
 
 META_COLUMNS = [("os", "OS"), ("kernel", "kernel"), ("arch", "arch"), ("virt", "virt"), ("fs", "fs"),
                 ("mkfs_opts", "mkfs options"), ("mount_opts", "mount options"), ("cpu", "CPU"),
@@ -329,69 +330,10 @@ def rankings(runs):
 
 def first_screen(runs):
     """The values of the page's first screen: the overall standing, a card a
-    phase, and the systems (report.html.j2)."""
-    ranked = rankings(runs)
-    rs = [r for _n, _t, r in ranked]
-    cards = []
-    for name, title, r in ranked:
-        lines = title_lines(title)
-        rows = []
-        for x in r["entries"]:
-            quiet = x.verdict in (stats.NOT_SIGNIFICANT, stats.CANNOT_TELL)
-            rows.append(dict(label=short_label(x.v, runs), figure=fmt_value(x.med, r["unit"]), best=x.place == 0,
-                             mark=ranking.mark(x, r), noise=quiet, ci=ranking.ci_text(x),
-                             md=", ".join(t for t in (ranking.rel_text(x, r), "95%% CI %s" % ranking.ci_text(x)
-                                                      if ranking.ci_text(x) else "", x.verdict
-                                                      if x.verdict != stats.SIGNIFICANT else "") if t),
-                             words=ranking.rel_words(x, r), width="%.0f" % (x.ratio * 100),
-                             detail=figure_detail(x, r)))
-        out = {}
-        for v, why in r["out"]:
-            out.setdefault(why, []).append(short_label(v, runs))
-        cards.append(dict(id=name, title=lines[0], sub=", ".join(lines[1:]), rows=rows,
-                          winner=short_label(r["winner"].v, runs) if r["winner"] else "",
-                          verdict=ranking.card_words(r, lambda v: short_label(v, runs)),
-                          mde=stats.mde_text(r["mde"]) if len(r["entries"]) > 1 and math.isfinite(r["mde"]) else "",
-                          reference="; ".join("%s %s" % (short_label(x.v, runs), fmt_value(x.med, r["unit"]))
-                                              for x in r["reference"]),
-                          disturbed="; ".join("%s: %s" % (short_label(v, runs), note) for v, note in r["disturbed"]),
-                          out="; ".join("%s: %s" % (w, ", ".join(n)) for w, n in out.items())))
-    overall = []
-    standing = ranking.overall(rs, lambda v: (v.run, v.host, v.name))
-    for i, a in enumerate(standing):
-        c = a["cmp"]
-        # the place: "=1" while the trials cannot tell it from the first
-        overall.append(dict(place=str(i + 1) if i == 0 or (c and c.significant) else "=1",
-                            label=short_label(a["v"], runs), score="%.0f%%" % (a["score"] * 100),
-                            wins=a["wins"], last=a["last"], behind=bool(c and c.significant),
-                            **dict(zip(("vs", "vs_ci", "vs_words"), overall_vs(i, c))),
-                            words="geometric mean of its ratio to the best over %d phase%s" % (
-                                a["phases"], "" if a["phases"] == 1 else "s")))
-    best = ranking.best_overall(standing)
+    phase (standings.py), and the systems (report.html.j2)."""
     allv = variants(runs)
-    noise = ranking.noise_of(rs) or trials_heading(allv)
     hosts = sorted({v.host for v in allv})
-    lead = "%d variants on %d host%s%s, %d phase%s ranked (%s)." % (
-        len(allv), len(hosts), "" if len(hosts) == 1 else "s",
-        " from %d runs" % len(runs) if len(runs) > 1 else "", len(rs), "" if len(rs) == 1 else "s", noise)
-    if best:
-        lead += " Best overall: %s (%d significant win%s; ahead of every other by %s or more over the phases)." % (
-            overall[0]["label"], best["wins"], "" if best["wins"] == 1 else "s",
-            "%.1f%%" % min(-a["cmp"].hi for a in standing[1:]))
-    elif len(standing) > 1:
-        lead += " No best overall: %s." % (
-            "no variant is significantly ahead of every other" if any(a["cmp"] for a in standing[1:])
-            else "too few trials to tell")
-    mdes = sorted(r["mde"] for r in rs if len(r["entries"]) > 1)
-    if mdes and math.isfinite(mdes[len(mdes) // 2]):
-        lead += " Per phase, %s (the median over the phases; each card says its own)." % stats.mde_text(
-            mdes[len(mdes) // 2])
-    ref = sorted({short_label(x.v, runs) for r in rs for x in r["reference"]})
-    if ref:
-        lead += " In memory, not ranked (the memory ceiling, a reference): %s." % ", ".join(ref)
-    busy = disturbed_total(allv)
-    if busy:
-        lead += " %d of %d phase trials disturbed (machine busy), left out of the figures." % busy
+    f = standings.first_screen(rankings(runs), lambda v: short_label(v, runs), allv, len(runs))
     same, cols = [], []
     for k, t in META_COLUMNS:
         vals = [meta_value(v, k) for v in allv]
@@ -402,41 +344,11 @@ def first_screen(runs):
         else:
             cols.append((k, t))
     return dict(
-        lead=lead, overall=overall, cards=cards, best_named=bool(best), same=same, diff_cols=[t for _k, t in cols],
+        f, same=same, diff_cols=[t for _k, t in cols],
         who="host / variant" if len(hosts) > 1 or len(runs) > 1 else "variant",
-        score_words="score: the geometric mean over the phases of each one's figure relative to the phase's best "
-                    "(100%: the best in every phase), as the Phoronix Test Suite summarises; vs first: its "
-                    "performance against the first's over the phases both have two trials or more in (geometric "
-                    "mean, 95% CI); wins: phases it won significantly; last: phases it was the last of, "
-                    "significantly behind the best. Filesystems in memory are a reference, not ranked.",
         diff_rows=[(short_label(v, runs), [meta_value(v, k) for k, _t in cols]) for v in allv],
         starts=", ".join("%s %s" % (short_label(v, runs), meta_value(v, "start_time")) for v in allv
                          if v.meta.get("start_time")))
-
-
-def figure_detail(x, r):
-    """The proof of a ranked figure (with its interval), for a hover."""
-    return proof_text(proof(x.v, r["phase"], r["metric"]))
-
-
-def overall_vs(i, c):
-    """The overall table's "vs first" of the I-th variant: (figure, its
-    interval, the words): ("-3.1%", "-5.0% to -1.2%", "-3.1% (95% CI -5.0%
-    to -1.2%)"), "cannot tell" without a test, all "" for the first."""
-    if i == 0:
-        return "", "", ""
-    if c is None:
-        return "cannot tell", "", "cannot tell"
-    ci = "%s to %s" % (stats.pct(c.lo), stats.pct(c.hi))
-    return stats.pct(c.rel), ci, "%s (%s)%s" % (stats.pct(c.rel), stats.interval_text(c),
-                                               "" if c.significant else ", not significant")
-
-
-def disturbed_total(allv):
-    """(disturbed trials, trials with the mark) over the variants' phases, or None."""
-    marks = [num(val) for v in allv for _p, _t, m, val, _u in v.records if m == "disturbed"]
-    bad = sum(1 for x in marks if x == 1)
-    return (bad, len(marks)) if bad else None
 
 
 def summary_html(runs):
@@ -542,7 +454,7 @@ def write_markdown(runs, figs, fails, notes, out):
     allv = variants(runs)
     md = ["# untar-serve shootout: %s" % ", ".join(r.name for r in runs), ""]
     md += ["> **Note:** %s" % n for n in notes] + ([""] if notes else [])
-    md += first_screen_md(first_screen(runs))
+    md += standings.first_screen_md(first_screen(runs))
     md += ["| host / variant | OS | kernel | fs | mount options | device |", "| --- | --- | --- | --- | --- | --- |"]
     md += ["| %s |" % " | ".join(mdc(x) for x in (label(v, multi), meta_value(v, "os"), meta_value(v, "kernel"), v.fs,
                                                    meta_value(v, "mount_opts"), meta_value(v, "device"))) for v in allv]
@@ -561,29 +473,6 @@ def write_markdown(runs, figs, fails, notes, out):
     md += ["", "Charts:", ""] + ["- [%s](%s.png) ([SVG](%s.svg))" % (c["title"], c["name"], c["name"]) for c in figs]
     with open(os.path.join(out, "summary.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(md) + "\n")
-
-
-def first_screen_md(f):
-    """The first screen in Markdown: the lead, the overall table, a line a
-    phase with its verdict, the variants best first and what the run could
-    detect."""
-    md = [f["lead"], "", "| # | %s | score | vs first | wins | last |" % f["who"],
-          "| ---: | --- | ---: | ---: | ---: | ---: |"]
-    md += ["| %s | %s | %s | %s | %d | %d |" % (a["place"], mdc(a["label"]), a["score"], a["vs_words"] or "-",
-                                                a["wins"], a["last"]) for a in f["overall"]]
-    md += ["", f["score_words"], "", "Per phase, the best first:", ""]
-    for c in f["cards"]:
-        tail = [x for x in (c["mde"], "reference, in memory (not ranked): " + c["reference"] if c["reference"] else "",
-                            c["disturbed"], c["out"]) if x]
-        md.append("- **%s** (%s): %s. %s%s" % (
-            c["title"], c["sub"], "winner " + c["winner"] if c["winner"] else c["verdict"],
-            "; ".join("%s %s (%s)" % (r["label"], r["figure"], r["md"]) for r in c["rows"]),
-            "".join("; " + t for t in tail)))
-    return md + [""]
-
-
-def mdc(s):
-    return str(s).replace("|", "\\|").replace("\n", " ")
 
 
 def os_columns(runs):
