@@ -7,12 +7,15 @@ all ask it.
 
 Runs with the Python standard library alone (hosts under test may lack
 scipy); with scipy importable (the report machine: harness/deps.sh) it takes
-Student's t quantiles and distribution and the Mann-Whitney test from
-scipy.stats. The fallbacks: t quantiles exact for 1 and 2 degrees
-of freedom and from the Cornish-Fisher expansion of the normal quantile
-(statistics.NormalDist) above (at 95%: within 0.2% of scipy's from 3 degrees
-of freedom on), and no p value (the decision then rests on the interval
-alone, which is the same decision).
+the p values (Student's t distribution, the Mann-Whitney test) and the t
+quantiles of Welch's fractional degrees of freedom from scipy.stats. The t
+quantiles of whole degrees of freedom (every interval of one set of trials,
+the stopping rule) are exact here without scipy (Abramowitz and Stegun's
+series of the t distribution, Newton's method). The fallbacks without
+scipy: Welch's quantiles from the Cornish-Fisher expansion of the normal
+quantile (statistics.NormalDist; at 95% within 0.2% of scipy's from 3
+degrees of freedom on), and no p value (the decision then rests on the
+interval alone, which is the same decision).
 
 The command line, for the harness's stopping rule (harness: repeat a figure
 until its interval is narrow enough):
@@ -104,24 +107,69 @@ def spread(vals):
 
 
 def t_quantile(p, df):
-    """The P quantile of Student's t with DF degrees of freedom (df may be
-    fractional, as Welch's is)."""
+    """The P quantile of Student's t with DF degrees of freedom. A whole DF
+    (a set's n - 1: the intervals, the stopping rule) is computed here,
+    exactly, without scipy (whose import would cost the stopping rule most
+    of a second per trial); a fractional one (Welch's) by scipy, or the
+    Cornish-Fisher fallback."""
     if df <= 0 or not 0 < p < 1:
         return math.nan
+    if df == int(df) and df <= 1000:
+        return _t_quantile_whole(p, int(df))
     sps = _scipy_stats()
     if sps is not None:
         return float(sps.t.ppf(p, df))
+    return _cornish_fisher(p, df)
+
+
+def _cornish_fisher(p, df):
+    """Student's t quantile from the normal one (Abramowitz and Stegun
+    26.7.5): at 95%, within 0.2% from 3 degrees of freedom on."""
     if df == 1:
         return math.tan(math.pi * (p - 0.5))
     if df == 2:
         return (2 * p - 1) * math.sqrt(2 / (4 * p * (1 - p)))
-    # Cornish-Fisher expansion (Abramowitz and Stegun 26.7.5)
     z = NormalDist().inv_cdf(p)
     g1 = (z ** 3 + z) / 4
     g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
     g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
     g4 = (79 * z ** 9 + 776 * z ** 7 + 1482 * z ** 5 - 1920 * z ** 3 - 945 * z) / 92160
     return z + g1 / df + g2 / df ** 2 + g3 / df ** 3 + g4 / df ** 4
+
+
+def _t_cdf_whole(t, n):
+    """P(T <= t) for Student's t with a whole N degrees of freedom: the
+    finite series of Abramowitz and Stegun 26.7.3 and 26.7.4."""
+    th = math.atan(abs(t) / math.sqrt(n))
+    c2 = math.cos(th) ** 2
+    if n % 2:
+        term, acc = 1.0, 1.0 if n > 1 else 0.0
+        for k in range(3, n - 1, 2):  # 2/3 c^2, (2 4)/(3 5) c^4, ...
+            term *= (k - 1) / k * c2
+            acc += term
+        a = 2 / math.pi * (th + (math.sin(th) * math.cos(th) * acc if n > 1 else 0.0))
+    else:
+        term, acc = 1.0, 1.0
+        for k in range(2, n - 1, 2):  # 1/2 c^2, (1 3)/(2 4) c^4, ...
+            term *= (k - 1) / k * c2
+            acc += term
+        a = math.sin(th) * acc
+    return 0.5 + math.copysign(a / 2, t)
+
+
+def _t_quantile_whole(p, n):
+    """Newton's method on _t_cdf_whole from the Cornish-Fisher start."""
+    t = _cornish_fisher(p, n)
+    if n <= 2:
+        return t
+    logc = math.lgamma((n + 1) / 2) - math.lgamma(n / 2) - 0.5 * math.log(n * math.pi)
+    for _ in range(20):
+        pdf = math.exp(logc - (n + 1) / 2 * math.log1p(t * t / n))
+        step = (_t_cdf_whole(t, n) - p) / pdf
+        t -= step
+        if abs(step) < 1e-12 * max(1.0, abs(t)):
+            break
+    return t
 
 
 def _t_pvalue(t, df):

@@ -48,6 +48,11 @@ setup() {
   # the same line without scipy (a host under test)
   run "$PY" -S plots/stats.py precision --target 3 99 100 101
   [ "$output" = "halfwidth_pct=2.48 n=3 enough=yes" ]
+  # and it never imports scipy (most of a second a trial): its t quantiles are its own
+  run "$PY" -c 'import sys; sys.path.insert(0, "plots"); import stats
+stats.main(["precision", "--target", "2", "99", "100", "101", "100.5", "99.2", "100.1"])
+print("scipy" in sys.modules)'
+  [ "$output" = "$(printf 'halfwidth_pct=0.80 n=6 enough=yes\nFalse')" ]
 }
 
 @test "stats: precision refuses bad input in one line on stderr, exit 2" {

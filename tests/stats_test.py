@@ -40,6 +40,15 @@ class Quantiles(unittest.TestCase):
         for df, q in T80.items():
             self.assertAlmostEqual(stats.t_quantile(0.8, df), q, delta=0.002, msg="df %d" % df)
 
+    def test_whole_degrees_of_freedom_are_exact_without_scipy(self):
+        if not HAVE_SCIPY:
+            self.skipTest("no scipy to compare with")
+        from scipy.stats import t
+        for df in list(range(1, 31)) + [50, 200, 1000]:
+            for p in (0.6, 0.8, 0.9, 0.975, 0.995, 0.025):
+                self.assertAlmostEqual(stats._t_quantile_whole(p, df), t.ppf(p, df), delta=1e-6 * abs(t.ppf(p, df)))
+        self.assertAlmostEqual(stats.t_quantile(0.975, 7.5), t.ppf(0.975, 7.5), places=9)  # Welch's: scipy
+
 
 class Estimates(unittest.TestCase):
     def test_mean_and_t_interval(self):
