@@ -20,14 +20,15 @@ import kprofile
 import latency
 import stats
 from resultslib import Error
-from stats import LOWER_BETTER, direction, figure
+from stats import direction, figure, ranked_metric
 
 def compared_metrics(v):
-    """(phase, metric, unit) of the timings and rates of a variant (counts,
-    bytes and CPU seconds are properties of the dataset or side figures)."""
+    """(phase, metric, unit) of the timings and rates of a variant
+    (stats.ranked_metric: counts, bytes, CPU seconds and the time budget's
+    parts are properties of the dataset or side figures)."""
     seen = []
     for p, _t, m, _v, u in v.records:
-        if (u in LOWER_BETTER or "/s" in u) and m not in ("user_s", "sys_s") and (p, m, u) not in seen:
+        if ranked_metric(m, u) and (p, m, u) not in seen:
             seen.append((p, m, u))
     return seen
 

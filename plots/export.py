@@ -21,7 +21,7 @@ import xml.etree.ElementTree as ET
 from budget import phase_verdict
 from resultslib import NOISE_MIN, NOT_FLUSHABLE, cold_phase, memory_fs, noise_label, spread, stats, trial_count
 from resultslib import disturbed_note
-from stats import direction, estimate, mde_pct
+from stats import direction, estimate, mde_pct, ranked_metric as figure
 
 COLUMNS = ["run", "host", "variant", "fs", "phase", "metric", "unit", "trials", "median", "min", "max",
            "spread_pct", "better", "verdict", "note", "estimate", "ci_low", "ci_high", "estimate_method", "mde_pct",
@@ -33,12 +33,6 @@ FILES = ("results.csv", "results.json", "composite.xml")
 PTS_PROFILE = "local/fs-shootout"
 PTS_CLIENT = "fs-shootout plots/export.py"
 BETTER = {1: "higher", -1: "lower", 0: ""}
-
-
-def figure(metric, unit):
-    """A timing or a rate a reader ranks (the composite.xml's results, the
-    rows with a verdict): not the CPU seconds or the time budget's parts."""
-    return bool(direction(unit)) and metric not in ("user_s", "sys_s") and "budget_" not in metric
 
 
 def clean(x):

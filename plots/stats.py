@@ -59,6 +59,12 @@ def direction(unit):
     return 0
 
 
+def ranked_metric(metric, unit):
+    """A timing or a rate a reader ranks and compares (direction()): not the
+    CPU seconds user_s and sys_s nor the time budget's parts (budget_*)."""
+    return bool(direction(unit)) and metric not in ("user_s", "sys_s") and "budget_" not in metric
+
+
 def _scipy_stats():
     try:
         from scipy import stats as sps
