@@ -248,8 +248,9 @@ class Estimate:
     """What one set of trials says about a figure: n, center (the estimate),
     lo and hi (its interval at conf; None below 2 trials), method, median,
     mean, sd, cv (the spread, a fraction: sd / mean, or 1.4826 median
-    absolute deviations / median when the method is "median"), halfwidth_pct (half the interval
-    relative to the center, in percent; inf below 2 trials).
+    absolute deviations / median when the method is "median"),
+    halfwidth_pct (half the interval relative to the center, in percent;
+    inf below 2 trials).
 
     The method: the trials of a phase are each the average or the total of
     thousands of requests or files, so they are close to normal, and what
@@ -472,11 +473,16 @@ class Combined:
         ds, vs, dfs = [], [], []
         for a, b, sign in pairs:
             ea, eb = estimate(a, conf), estimate(b, conf)
+            if not (ea.center > 0 and eb.center > 0):  # no ratio of figures that can be 0 or negative
+                continue
             ds.append(sign * math.log(eb.center / ea.center))
             va, vb = ea.cv ** 2 / ea.n, eb.cv ** 2 / eb.n
             vs.append(va + vb)
             dfs.append(_welch_df(va, ea.n, vb, eb.n))
-        k = len(ds)
+        k = self.phases = len(ds)
+        if not k:
+            self.rel, self.lo, self.hi, self.mde, self.significant = math.nan, None, None, math.inf, False
+            return
         d = math.fsum(ds) / k
         var = math.fsum(vs) / k ** 2
         self.rel = math.expm1(d) * 100
