@@ -176,6 +176,23 @@ class DetectableEffect(unittest.TestCase):
                                stats.mde_pct(0.01, 3, 0.01, 3))
 
 
+class Combined(unittest.TestCase):
+    def test_phases_combined_with_their_direction(self):
+        # a rate 10% higher and a time 1/1.1 as long: both 10% better
+        rate = (trials(40, 5), [x * 1.1 for x in trials(41, 5)], 1)
+        time = (trials(42, 5), [x / 1.1 for x in trials(43, 5)], -1)
+        c = stats.combine([rate, time])
+        self.assertEqual(c.phases, 2)
+        self.assertTrue(c.significant)
+        self.assertLess(c.lo, 10)
+        self.assertGreater(c.hi, 10)
+        same = stats.combine([(trials(44, 5), trials(45, 5), 1), (trials(46, 5), trials(47, 5), -1)])
+        self.assertFalse(same.significant)
+        self.assertLess(same.lo, 0)
+        self.assertGreater(same.hi, 0)
+        self.assertEqual(stats.combine([([0.0, 0.0], [1.0, 1.1], 1)]).phases, 0)
+
+
 class Precision(unittest.TestCase):
     def test_precision_line(self):
         self.assertEqual(stats._precision(["--target", "2", "99", "100", "101"]),
