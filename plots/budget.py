@@ -144,7 +144,7 @@ def proof(v, phase, metric):
     rss = summary(v.values(phase, "tool_maxrss_kb"))[1]
     return {"limit": phase_verdict(v, phase, metric),
             "spread": sp, "noisy": sp is not None and sp > SPREAD_MAX, "resident": res, "rss_kb": rss,
-            "noise": noise_label(trials), "disturbed": disturbed_note(v, phase),
+            "noise": noise_label(trials), "disturbed": disturbed_note(v, phase, metric),
             "interval": est.halfwidth_pct if est.lo is not None and est.halfwidth_pct < 1e6 else None,
             "median": est.method == "median"}
 

@@ -102,7 +102,10 @@ class Renderer:
         instance(self.out, name, template, lines)
 
     def bar_specs(self):
-        specs = list(BAR_CHARTS)
+        slots = [v for _x, v in self.layout.slots]
+        # the phase's headline: the steady window's rate where a replay measured one
+        specs = [(n, p, ranking.headline(slots, p, m), ranking.headline_title(t, ranking.headline(slots, p, m)), g)
+                 for n, p, m, t, g in BAR_CHARTS]
         known = {s[1] for s in specs}
         phases = []
         for _x, v in self.layout.slots:

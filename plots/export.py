@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ET
 
 from budget import phase_verdict
 from resultslib import NOISE_MIN, NOT_FLUSHABLE, cold_phase, memory_fs, noise_label, spread, stats, trial_count
-from resultslib import disturbed_note
+from resultslib import disturbed_flag, disturbed_note
 from stats import direction, estimate, mde_pct, ranked_metric as figure
 
 COLUMNS = ["run", "host", "variant", "fs", "phase", "metric", "unit", "trials", "median", "min", "max",
@@ -55,16 +55,17 @@ def metrics_of(v):
     return out
 
 
-def notes(v, phase, n, trials):
-    """Why a row's figure needs a word: not flushable, invalid or failed
-    trials, too few trials to know the noise."""
+def notes(v, phase, n, trials, metric=""):
+    """Why a row's figure of METRIC needs a word: not flushable, invalid or
+    failed trials, too few trials to know the noise, disturbed trials."""
     out = []
     if n and memory_fs(v) and cold_phase(phase):
         out.append(NOT_FLUSHABLE)
     out += ["trial %d not a valid figure (%s)" % (t, why) for (p, t), why in sorted(v.invalid.items()) if p == phase]
     out += ["trial %d failed: %s" % (t, msg) for p, t, msg in v.failures if p == phase]
     out.append(noise_label(trials))
-    out.append(disturbed_note(v, phase) + (", left out" if disturbed_note(v, phase) else ""))
+    busy = disturbed_note(v, phase, metric)
+    out.append(busy + (", left out" if busy else ""))
     return "; ".join(x for x in out if x)
 
 
@@ -81,12 +82,12 @@ def rows(runs):
                 verdict = phase_verdict(v, p, m) if figure(m, u) else None
                 est = estimate(vals)
                 mde = mde_pct(est.cv, est.n, est.cv, est.n) if est.n else math.inf
-                busy = sum(1 for (dp, _t) in v.disturbed if dp == p)
+                busy = sum(1 for (dp, _t, flag) in v.disturbed if dp == p and flag == disturbed_flag(m))
                 out.append({"run": r.name, "host": v.host, "variant": v.name, "fs": v.fs, "phase": p, "metric": m,
                             "unit": u, "trials": trials, "median": clean(med), "min": clean(lo), "max": clean(hi),
                             "spread_pct": clean(None if sp is None else round(sp, 3)),
                             "better": BETTER[direction(u)] if figure(m, u) else "", "verdict": verdict or "",
-                            "note": notes(v, p, n, trials), "estimate": clean(est.center),
+                            "note": notes(v, p, n, trials, m), "estimate": clean(est.center),
                             "ci_low": clean(est.lo), "ci_high": clean(est.hi),
                             "estimate_method": est.method if est.n else "",
                             "mde_pct": clean(round(mde, 3)) if math.isfinite(mde) and figure(m, u) else None,

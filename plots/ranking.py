@@ -56,7 +56,7 @@ def rank(variants, phase, metric):
     entries, out, reference, disturbed = [], [], [], []
     for v in variants:
         vals = v.values(phase, metric)
-        note = disturbed_note(v, phase)
+        note = disturbed_note(v, phase, metric)
         if note:
             disturbed.append((v, note))
         if vals and memory_fs(v) and cold_phase(phase):
@@ -98,6 +98,28 @@ def rank(variants, phase, metric):
     for e in reference:
         e.rel = (e.med - entries[0].med) / entries[0].med * 100 if entries and entries[0].med else math.nan
     return r
+
+
+# Rates a replay measures twice with --min-time (MIN_MEASURE_S): the first
+# pass (METRIC) and the steady window (steady_METRIC), the headline.
+STEADY = ("rps", "mbps")
+
+
+def headline(variants, phase, metric):
+    """The metric PHASE is ranked by (docs/formats.md#precision-records):
+    steady_METRIC where a variant has it (the steady window of a replay run
+    for a minimum time), else METRIC."""
+    if metric in STEADY and any(v.values(phase, "steady_" + metric) for v in variants):
+        return "steady_" + metric
+    return metric
+
+
+def headline_title(title, metric):
+    """TITLE with ", steady window" before its unit for a steady_ metric."""
+    if not metric.startswith("steady_") or not title.endswith(")"):
+        return title
+    head, _sep, unit = title.rpartition(" (")
+    return "%s, steady window (%s" % (head, unit)
 
 
 def rel_text(e, r):

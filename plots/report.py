@@ -258,7 +258,7 @@ def cell(v, phase, metric):
         return NOT_FLUSHABLE
     if not n and any(p == phase for p, _t in v.invalid):
         return INVALID
-    if not n and disturbed_note(v, phase):
+    if not n and disturbed_note(v, phase, metric):
         return DISTURBED
     return fmt_value(med, v.unit(phase, metric)) if n else "-"
 
@@ -322,10 +322,16 @@ def rankings(runs):
     allv = variants(runs)
     out = []
     for name, phase, metric, title, _group in charts.BAR_CHARTS:
+        metric = ranking.headline(allv, phase, metric)
         r = ranking.rank(allv, phase, metric)
         if r:
-            out.append((name, title, r))
+            out.append((name, ranking.headline_title(title, metric), r))
     return out
+
+
+def summary_columns(allv):
+    """SUMMARY with each column's headline metric (ranking.headline)."""
+    return [(t, p, ranking.headline(allv, p, m)) for t, p, m in SUMMARY]
 
 
 def first_screen(runs):
@@ -358,7 +364,7 @@ def summary_html(runs):
          % (e(trials_heading(allv)), "".join("<th>%s</th>" % e(t) for t, _p, _m in SUMMARY))]
     for v in allv:
         h.append("<tr><td>%s</td>%s</tr>" % (e(label(v, multi)), "".join(
-            "<td class=\"n\">%s</td>" % cell_html(v, p, m) for _t, p, m in SUMMARY)))
+            "<td class=\"n\">%s</td>" % cell_html(v, p, m) for _t, p, m in summary_columns(allv))))
     h.append("</table></div><p>Times in seconds, from 100 s on minutes:seconds; serve in requests/s, net in MB/s. "
              "What backs a figure: hover over it or click it.</p>")
     h.append("<p>%s</p>" % e(PROOF))
@@ -462,7 +468,8 @@ def write_markdown(runs, figs, fails, notes, out):
     md += ["", "%s (times in minutes:seconds, serve in requests/s, net in MB/s):" % (heading[0].upper() + heading[1:]), ""]
     md.append("| host / variant | %s |" % " | ".join(t for t, _p, _m in SUMMARY))
     md.append("| --- |" + " ---: |" * len(SUMMARY))
-    md += ["| %s | %s |" % (mdc(label(v, multi)), " | ".join(mdc(cell_md(v, p, m)) for _t, p, m in SUMMARY)) for v in allv]
+    cols = summary_columns(allv)
+    md += ["| %s | %s |" % (mdc(label(v, multi)), " | ".join(mdc(cell_md(v, p, m)) for _t, p, m in cols)) for v in allv]
     md += ["", PROOF]
     md += os_table_md(runs)
     md += replay_table_md(runs)
@@ -502,7 +509,7 @@ def os_table_html(runs):
         return []
     h = ["<h2 id=\"oses\">Operating systems side by side (%s)</h2>" % e(trials_heading([c[4] for c in cols])),
          "<div class=\"scroll\"><table><tr><th>phase</th>%s</tr>" % "".join("<th>%s</th>" % e(c[3]) for c in cols)]
-    for t, p, m in SUMMARY:
+    for t, p, m in summary_columns([c[4] for c in cols]):
         h.append("<tr><td>%s</td>%s</tr>" % (e(t), "".join("<td class=\"n\">%s</td>" % cell_html(c[4], p, m) for c in cols)))
     h.append("</table></div><p>Each filesystem on each operating system's guest, same phases as the summary; "
              "the charts below draw one group per OS on common scales.</p>")
@@ -515,5 +522,6 @@ def os_table_md(runs):
         return []
     md = ["", "Operating systems side by side (%s):" % trials_heading([c[4] for c in cols]), "",
           "| phase | %s |" % " | ".join(mdc(c[3]) for c in cols), "| --- |" + " ---: |" * len(cols)]
-    md += ["| %s | %s |" % (t, " | ".join(mdc(cell_md(c[4], p, m)) for c in cols)) for t, p, m in SUMMARY]
+    md += ["| %s | %s |" % (t, " | ".join(mdc(cell_md(c[4], p, m)) for c in cols))
+           for t, p, m in summary_columns([c[4] for c in cols])]
     return md

@@ -43,7 +43,7 @@ class Variant:
         self.failures = []  # (phase, trial, message)
         self.skips = []  # (phase, trial, reason): phases the host could not run (no IPv6, ...)
         self.invalid = {}  # (phase, trial): why its figures are not valid (failed requests)
-        self.disturbed = set()  # (phase, trial) the harness marked disturbed (machine busy)
+        self.disturbed = set()  # (phase, trial, flag) the harness marked disturbed (disturbed_flag)
         self._load()
 
     def _load(self):
@@ -95,7 +95,8 @@ class Variant:
         for (p, t), msg in sorted(errors.items()):
             self.failures.append((p, t, msg))
         self._find_invalid()
-        self.disturbed = {(p, t) for p, t, m, v, _u in self.records if m == "disturbed" and num(v) == 1}
+        self.disturbed = {(p, t, m) for p, t, m, v, _u in self.records
+                          if m in ("disturbed", "sync_disturbed") and num(v) == 1}
         st = str(self.meta.get("status", "")).lower()
         if st and st not in ("ok", "0", "done"):
             self.failures.append(("", 0, str(self.meta.get("error", "status " + st))))
@@ -121,7 +122,7 @@ class Variant:
         by_trial = {}
         for p, t, m, v, _u in self.records:
             if p == phase and m == metric and num(v) is not None and (
-                    invalid or ((p, t) not in self.invalid and (p, t) not in self.disturbed)):
+                    invalid or ((p, t) not in self.invalid and (p, t, disturbed_flag(metric)) not in self.disturbed)):
                 by_trial[t] = num(v)
         return [by_trial[t] for t in sorted(by_trial)]
 
@@ -307,12 +308,20 @@ def trials_heading(variants, kind="means"):
     return noise_label(most) if most == 1 else "%s of %s" % (kind, noise_label(most))
 
 
-def disturbed_note(v, phase):
+def disturbed_flag(metric):
+    """The record that marks a trial's METRIC disturbed: sync_disturbed for
+    the sync part's figures (sync_s), else disturbed (the phase's window)."""
+    return "sync_disturbed" if metric.startswith("sync_") else "disturbed"
+
+
+def disturbed_note(v, phase, metric=""):
     """ "2 of 7 trials disturbed: machine busy" when the harness marked
-    trials of PHASE of variant V disturbed (`PHASE TRIAL disturbed 1`:
-    processes outside the phase or the hypervisor took CPU time; their
-    figures are left out), else "" (also for runs from before the mark)."""
-    marks = {t: num(val) for p, t, m, val, _u in v.records if p == phase and m == "disturbed"}
+    trials of PHASE of variant V disturbed for METRIC (`PHASE TRIAL
+    disturbed 1`, or sync_disturbed: processes outside the phase or the
+    hypervisor took CPU time; their figures are left out), else "" (also
+    for runs from before the mark)."""
+    flag = disturbed_flag(metric)
+    marks = {t: num(val) for p, t, m, val, _u in v.records if p == phase and m == flag}
     bad = sum(1 for x in marks.values() if x == 1)
     if not bad:
         return ""

@@ -151,3 +151,24 @@ for r in rows:
     assert float(r["ci_low_pct"]) < want < float(r["ci_high_pct"]), r
 PY
 }
+
+@test "stats: warm serve and net are ranked by their steady window where the replay measured one; a sync by its own disturbed mark" {
+  require_cmd gnuplot
+  aa_run steady --steady
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=steady OUT="$OUT"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  card=$(sed -n '/<div class="card" id="rank-serve-warm-1">/,/<\/div>/p' "$OUT/index.html")
+  [[ $card == *'<h3>serve, warm cache, 1 server process, steady window</h3>'* ]]
+  # B's figure: the mean of its steady_rps, not of its first pass (20% lower)
+  want=$("$PY" -c 'import sys
+v = [float(l.split("\t")[3]) for l in open(sys.argv[1]) if l.startswith("serve-warm-1\t") and "\tsteady_rps\t" in l]
+print("{:,.0f}".format(sum(v) / len(v)))' "$BATS_TEST_TMPDIR/res/steady/h1/B/records.tsv")
+  [[ $card == *">B</td><td class=\"n\" title=\"95% CI"*">$want</td>"* ]]
+  grep -q '^| h1 / B | .* | '"$want"' (95% CI ' "$OUT/summary.md"
+  grep -q '<h3>network: one 11 KB file over and over, 1 server process, steady window</h3>' "$OUT/index.html"
+  # the cold replay has no steady window: its first pass is the figure
+  grep -q '<h3>serve, cold cache, 1 server process</h3>' "$OUT/index.html"
+  # the sync after untar: A's trials marked sync_disturbed are left out and named
+  sync=$(sed -n '/<div class="card" id="rank-untar-sync">/,/<\/div>/p' "$OUT/index.html")
+  [[ $sync == *'<p class="out flag">A: 2 of 7 trials disturbed: machine busy</p>'* ]]
+}
