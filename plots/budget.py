@@ -20,6 +20,7 @@ the BSDs the split comes from kern.cp_time, without iowait or steal.
 
 The chart of the budget is drawn by budget_chart.py; here only what the
 budget says, and the proof beside a figure (proof()) it is part of."""
+from ranking import headline
 from resultslib import disturbed_note, num, trial_count
 from stats import NOISE_MIN, SPREAD_MAX, estimate, noise_label, spread, summary
 
@@ -135,7 +136,9 @@ def proof(v, phase, metric):
     "disturbed": "2 of 7 trials disturbed: machine busy" or "", "interval":
     the half-width of the figure's 95% confidence interval in percent of
     it, or None below 2 trials, "median": whether the figure is the median
-    of skewed trials rather than their mean}."""
+    of skewed trials rather than their mean, "stop": why the harness
+    stopped repeating it (precision_stop: "trial cap", "time cap"; "" when
+    precise, one trial, or a run from before the stopping rule)}."""
     vals = v.values(phase, metric)
     trials = trial_count(v, phase, len(vals))
     sp = spread(vals) if trials >= NOISE_MIN else None
@@ -146,7 +149,20 @@ def proof(v, phase, metric):
             "spread": sp, "noisy": sp is not None and sp > SPREAD_MAX, "resident": res, "rss_kb": rss,
             "noise": noise_label(trials), "disturbed": disturbed_note(v, phase, metric),
             "interval": est.halfwidth_pct if est.lo is not None and est.halfwidth_pct < 1e6 else None,
-            "median": est.method == "median"}
+            "median": est.method == "median", "stop": precision_stop(v, phase, metric)}
+
+
+HEADLINES = ("wall_s", "rps", "mbps", "steady_rps", "steady_mbps")  # what the harness repeats until precise
+
+
+def precision_stop(v, phase, metric):
+    """Why the harness stopped repeating the headline figure of PHASE
+    (docs/formats.md#precision-records), in words when it was a cap:
+    "trial cap", "time cap"; "" otherwise and for a side figure."""
+    stops = [val for p, _t, m, val, _u in v.records if p == phase and m == "precision_stop"]
+    if not stops or metric not in HEADLINES or metric != headline([v], phase, metric.replace("steady_", "")):
+        return ""
+    return {"trial_cap": "trial cap", "time_cap": "time cap"}.get(stops[-1], "")
 
 
 def rss_text(p):
@@ -174,6 +190,8 @@ def proof_text(p):
         parts.append(p["noise"])
     if p.get("disturbed"):
         parts.append(p["disturbed"])
+    if p.get("stop"):
+        parts.append("stopped at the %s, short of the precision asked" % p["stop"])
     if p["resident"] is not None:
         parts.append("%.1f%% resident before" % p["resident"])
     if p.get("rss_kb") is not None:

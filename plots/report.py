@@ -279,6 +279,8 @@ def proof_html(p):
         parts.append(e(p["noise"]))
     if p.get("disturbed"):
         parts.append("<span class=\"flag\">%s</span>" % e(p["disturbed"]))
+    if p.get("stop"):
+        parts.append("stopped at the %s, short of the precision asked" % e(p["stop"]))
     if p["resident"] is not None:
         parts.append("%.1f%% resident before" % p["resident"])
     if p.get("rss_kb") is not None:
