@@ -84,9 +84,11 @@ def lead(rs, standing, best, name, allv, nruns):
     """The first line: what was ranked, the best overall or why none, what
     the phases could detect, the references, the disturbed trials."""
     hosts = {v.host for v in allv}
-    out = "%d variants on %d host%s%s, %d phase%s ranked (%s)." % (
-        len(allv), len(hosts), "" if len(hosts) == 1 else "s", " from %d runs" % nruns if nruns > 1 else "",
-        len(rs), "" if len(rs) == 1 else "s", ranking.noise_of(rs) or trials_heading(allv))
+    ranked = sum(1 for r in rs if r["entries"])
+    out = "%d variant%s on %d host%s%s, %d phase%s ranked (%s)." % (
+        len(allv), "" if len(allv) == 1 else "s", len(hosts), "" if len(hosts) == 1 else "s",
+        " from %d runs" % nruns if nruns > 1 else "", ranked, "" if ranked == 1 else "s",
+        ranking.noise_of(rs) or trials_heading(allv))
     if best:
         out += " Best overall: %s (%d significant win%s; ahead of every other by %.1f%% or more over the phases)." % (
             name(best["v"]), best["wins"], "" if best["wins"] == 1 else "s", min(-a["cmp"].hi for a in standing[1:]))
@@ -125,10 +127,9 @@ def first_screen_md(f):
     for c in f["cards"]:
         tail = [x for x in (c["mde"], "reference, in memory (not ranked): " + c["reference"] if c["reference"] else "",
                             c["disturbed"], c["out"]) if x]
-        md.append("- **%s** (%s): %s. %s%s" % (
-            c["title"], c["sub"], "winner " + c["winner"] if c["winner"] else c["verdict"],
-            "; ".join("%s %s (%s)" % (r["label"], r["figure"], r["md"]) for r in c["rows"]),
-            "".join("; " + t for t in tail)))
+        rows = ["%s %s (%s)" % (r["label"], r["figure"], r["md"]) for r in c["rows"]]
+        md.append("- **%s** (%s): %s. %s" % (c["title"], c["sub"], "winner " + c["winner"] if c["winner"] else c["verdict"],
+                                            "; ".join(rows + tail)))
     return md + [""]
 
 
