@@ -24,12 +24,11 @@ def split_runs(args):
     return out
 
 
-def prepare_out(out):
-    """OUT exists and holds none of our old files (other files are left alone)."""
-    os.makedirs(out, exist_ok=True)
-    for fn in os.listdir(out):
-        if fn.endswith((".png", ".svg", ".gp", ".dat", ".tsv", ".html", ".md")):
-            os.unlink(os.path.join(out, fn))
+def aside(a, out, runs, replaced=()):
+    """outdir.Aside for OUT: not inside the results root nor a run; the
+    project's own default OUT (no --out) may hold an older report's files."""
+    import outdir
+    return outdir.Aside(out, [a.results] + [r.path for r in runs], replaced, legacy=not a.out)
 
 
 def main(argv):
@@ -48,8 +47,8 @@ def main(argv):
         resultslib.check_mergeable([base, new])
         out = a.out or os.path.join("plots", "out", "compare-%s-vs-%s" % (
             base.name.replace(":", "-"), new.name.replace(":", "-")))
-        prepare_out(out)
-        compare.compare(base, new, out)
+        with aside(a, out, [base, new]) as tmp:
+            compare.compare(base, new, tmp)
         print("plots: comparison of %s (base) and %s (new) in %s/compare.html and compare.md" % (base.name, new.name, out))
         return 0
     if not names:
@@ -66,16 +65,16 @@ def main(argv):
     import charts
     if a.command == "plots":
         out = a.out or os.path.join("plots", "out", "+".join(r.name for r in runs))
-        prepare_out(out)
-        made = charts.Renderer(runs, out).render_all()
+        with aside(a, out, runs) as tmp:
+            made = charts.Renderer(runs, tmp).render_all()
         print("plots: %d charts (PNG and SVG) of %s in %s/" % (len(made), ", ".join(names), out))
         return 0
     import report
     out = a.out or "report"
-    prepare_out(out)
-    made = charts.Renderer(runs, out).render_all()
-    report.write(runs, made, out)
-    export.write(runs, out)
+    with aside(a, out, runs, export.FILES) as tmp:
+        made = charts.Renderer(runs, tmp).render_all()
+        report.write(runs, made, tmp)
+        export.write(runs, tmp)
     print("plots: report of %s in %s/index.html (%d charts), summary in %s/summary.md, results for other tools "
           "in %s/{%s}" % (", ".join(names), out, len(made), out, out, ",".join(export.FILES)))
     return 0
