@@ -11,6 +11,7 @@ CPU's wall time: idle is a root of its own), so shares of variants add up
 the same way."""
 import html
 import os
+import re
 import shutil
 import subprocess
 from collections import defaultdict
@@ -221,8 +222,17 @@ def change_table(base, new, multi):
     return h
 
 
+# A phase with more flame graphs than this (its variants' and two per
+# difference) is drawn on a page of its own, profiles/phase-PHASE.html;
+# profile.html keeps its top tables and links it.  Every graph is an <img>
+# of its own SVG file, sized and loaded lazily: a browser fetches the ones
+# near the screen, so 40 variants load as fast as two (docs/profile.md).
+PHASE_PAGE = 20
+SVG_SIZE = re.compile(r'<svg\b[^>]*?\bwidth="(\d+)"[^>]*?\bheight="(\d+)"')
+
+
 class Page:
-    """profile.html and its SVGs (in OUT/profiles/)."""
+    """profile.html and its SVGs and phase pages (in OUT/profiles/)."""
 
     def __init__(self, out):
         self.out = out
@@ -231,20 +241,27 @@ class Page:
         self.drawn = 0
 
     def svg(self, name, folded_text, title, negate=False):
+        """(file name in profiles/, width, height) of the flame graph drawn, or None."""
         path = os.path.join(self.dir, name + ".svg")
-        if flamegraph(folded_text, path, title, negate):
-            self.drawn += 1
-            return "profiles/%s.svg" % name
-        return None
+        if not flamegraph(folded_text, path, title, negate):
+            return None
+        self.drawn += 1
+        with open(path, encoding="utf-8", errors="replace") as f:
+            size = SVG_SIZE.search(f.read(4096))
+        return (name + ".svg",) + (size.groups() if size else ("1200", "600"))
 
-    def figure(self, href, caption):
-        if not href:
+    def figure(self, drawn, caption, where):
+        """A flame graph DRAWN (Page.svg) as a figure of a page in WHERE
+        ("profiles/" for profile.html, "" for a phase page)."""
+        if not drawn:
             return "<p><small>%s: no flame graph (%s)</small></p>" % (
                 e(caption), "inferno is not built: make deps" if not inferno("inferno-flamegraph") else "no samples")
-        return ("<figure><a href=\"%s\"><img src=\"%s\" alt=\"%s\"></a><figcaption>%s (<a href=\"%s\">SVG</a>, "
-                "interactive)</figcaption></figure>" % (e(href), e(href), e(caption), e(caption), e(href)))
+        href = where + drawn[0]
+        return ("<figure><a href=\"%s\"><img src=\"%s\" alt=\"%s\" width=\"%s\" height=\"%s\" loading=\"lazy\"></a>"
+                "<figcaption>%s (<a href=\"%s\">SVG</a>, interactive)</figcaption></figure>"
+                % (e(href), e(href), e(caption), drawn[1], drawn[2], e(caption), e(href)))
 
-    def diff(self, base, new, phase, multi):
+    def diff(self, base, new, phase, multi, where):
         """Both differential flame graphs of NEW against BASE, and the table."""
         h = ["<h4>%s against %s</h4>" % (e(label(new.v, multi)), e(label(base.v, multi)))]
         bp, np_ = os.path.join(self.dir, "base.tmp"), os.path.join(self.dir, "new.tmp")
@@ -255,33 +272,56 @@ class Page:
         for os_path in (bp, np_):
             os.unlink(os_path)
         h.append(self.figure(fwd and self.svg(name + "-new", fwd, "%s: %s, coloured by the change from %s" % (
-            phase, label(new.v, multi), label(base.v, multi))), "new shape: red grew, blue shrank"))
+            phase, label(new.v, multi), label(base.v, multi))), "new shape: red grew, blue shrank", where))
         h.append(self.figure(back and self.svg(name + "-base", back, "%s: %s (base shape), coloured by the change to %s"
                                                % (phase, label(base.v, multi), label(new.v, multi)), negate=True),
-                             "base shape: blue is what shrank or vanished"))
+                             "base shape: blue is what shrank or vanished", where))
         h += change_table(base, new, multi)
         return h
 
 
-def phase_sections(page, groups, pairs_of, multi):
-    """GROUPS: {phase: [Side...]}; PAIRS_OF(phase, sides): [(base, new)]."""
+def phase_body(page, phase, sides, pairs, multi, where):
+    """A phase's flame graphs, top tables and differences, linked from WHERE."""
+    h = []
+    for s in sides:
+        folded = "".join("%s %d\n" % (k, s.merged[k]) for k in sorted(s.merged))
+        h.append(page.figure(page.svg(slug(phase, s.v.run, s.v.host, s.v.name), folded, "%s: %s" % (
+            phase, label(s.v, multi))), "%s, %s" % (phase, label(s.v, multi)), where))
+    h += top_tables(sides, multi)
+    if pairs:
+        h.append("<h3>Differences</h3>")
+    for base, new in pairs:
+        h += page.diff(base, new, phase, multi, where)
+    return h
+
+
+def top_tables(sides, multi):
+    return (["<div class=\"scroll\">"] + top_table(sides, "children", multi) + top_table(sides, "self", multi)
+            + ["</div>"])
+
+
+def phase_sections(page, groups, pairs_of, multi, title):
+    """GROUPS: {phase: [Side...]}; PAIRS_OF(phase, sides): [(base, new)].
+    profile.html's lines; a phase of many graphs gets its page written."""
     h = []
     for phase in sorted(groups):
         sides = groups[phase]
-        h.append("<h2 id=\"%s\">%s</h2>" % (e(slug("profile", phase)), e(phase)))
-        h.append("<p>%s</p>" % e("; ".join("%s: %d samples, %d trial%s" % (
-            label(s.v, multi), s.samples, len(s.trials), "" if len(s.trials) == 1 else "s") for s in sides)))
-        for s in sides:
-            folded = "".join("%s %d\n" % (k, s.merged[k]) for k in sorted(s.merged))
-            h.append(page.figure(page.svg(slug(phase, s.v.run, s.v.host, s.v.name), folded, "%s: %s" % (
-                phase, label(s.v, multi))), "%s, %s" % (phase, label(s.v, multi))))
-        h += top_table(sides, "children", multi)
-        h += top_table(sides, "self", multi)
         pairs = pairs_of(phase, sides)
-        if pairs:
-            h.append("<h3>Differences</h3>")
-        for base, new in pairs:
-            h += page.diff(base, new, phase, multi)
+        h.append("<h2 id=\"%s\">%s</h2>" % (e(slug("profile", phase)), e(phase)))
+        said = "<p>%s</p>" % e("; ".join("%s: %d samples, %d trial%s" % (
+            label(s.v, multi), s.samples, len(s.trials), "" if len(s.trials) == 1 else "s") for s in sides))
+        h.append(said)
+        graphs = len(sides) + 2 * len(pairs)
+        if graphs <= PHASE_PAGE:
+            h += phase_body(page, phase, sides, pairs, multi, "profiles/")
+            continue
+        name = slug("phase", phase) + ".html"
+        write_html(os.path.join(page.dir, name), "%s: %s" % (title, phase),
+                   ["<p><a href=\"../profile.html\">All phases</a></p>", said]
+                   + phase_body(page, phase, sides, pairs, multi, ""))
+        h.append("<p><a href=\"profiles/%s\">The %d flame graphs of %s: each variant's and the differences "
+                 "against the baseline, on a page of its own</a></p>" % (e(name), graphs, e(phase)))
+        h += top_tables(sides, multi)
     return h
 
 
@@ -293,20 +333,24 @@ def status_lines(variants, multi):
 
 CSS = ("body{font-family:sans-serif;max-width:1200px;margin:1em auto;padding:0 1em}table{border-collapse:collapse;"
        "margin:.5em 0 1em;font-size:90%}th,td{border:1px solid #ccc;padding:2px 6px}td.n{text-align:right}"
-       "caption{text-align:left;font-weight:bold}tr.noise{color:#777}img{max-width:100%;border:1px solid #eee}")
+       "caption{text-align:left;font-weight:bold}tr.noise{color:#777}.scroll{overflow-x:auto;max-width:100%}"
+       "img{max-width:100%;height:auto;border:1px solid #eee}")
+
+
+def write_html(path, title, lines):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title><style>%s</style>"
+                "</head><body><h1>%s</h1>\n" % (e(title), CSS, e(title)))
+        f.write("\n".join(x for x in lines if x) + "\n</body></html>\n")
 
 
 def write_page(out, title, variants, groups, pairs_of, multi, intro=""):
     page = Page(out)
-    h = ["<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title><style>%s</style>"
-         "</head><body><h1>%s</h1>" % (e(title), CSS, e(title)), intro,
-         "<p>%s</p>" % e(WHAT % ("99", NOISE_MIN)), "<ul>"] + status_lines(variants, multi) + ["</ul>"]
+    h = [intro, "<p>%s</p>" % e(WHAT % ("99", NOISE_MIN)), "<ul>"] + status_lines(variants, multi) + ["</ul>"]
     if not groups:
         h.append("<p>No phase has a profile.</p>")
-    h += phase_sections(page, groups, pairs_of, multi)
-    h.append("</body></html>")
-    with open(os.path.join(out, "profile.html"), "w", encoding="utf-8") as f:
-        f.write("\n".join(x for x in h if x) + "\n")
+    h += phase_sections(page, groups, pairs_of, multi, title)
+    write_html(os.path.join(out, "profile.html"), title, h)
     return page.drawn
 
 

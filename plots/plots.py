@@ -6,6 +6,8 @@ It reads only results/ (the formats: docs/formats.md#records).
   plots.py report  [--results DIR] [--out DIR] [RUN ...]
   plots.py compare [--results DIR] [--out DIR] BASE NEW   (RUN, or RUN:OS / RUN:HOST)
   plots.py export  [--results DIR] [--out DIR] [RUN ...]  results.csv, results.json, composite.xml
+  plots.py needs   [--results DIR] [RUN ...]  the harness/deps.sh groups beyond plots that
+                                              their report or comparison draws with (profile)
 """
 import argparse
 import os
@@ -33,12 +35,18 @@ def aside(a, out, runs, replaced=()):
 
 def main(argv):
     ap = argparse.ArgumentParser(prog="plots", description=__doc__.split("\n")[0])
-    ap.add_argument("command", choices=["plots", "report", "compare", "export"])
+    ap.add_argument("command", choices=["plots", "report", "compare", "export", "needs"])
     ap.add_argument("runs", nargs="*", help="run ids under RESULTS, or paths of run directories")
     ap.add_argument("--results", default="results", help="results root (default: results)")
     ap.add_argument("--out", help="output directory")
     a = ap.parse_intermixed_args(argv)
     names = split_runs(a.runs)
+    if a.command == "needs":
+        # a kernel profile is drawn by inferno (harness/deps.sh's profile group builds it)
+        import kprofile
+        runs = [resultslib.load_side(a.results, n) for n in names or [resultslib.default_run(a.results)]]
+        print("profile" if any(kprofile.variant_profiles(v) for r in runs for v in r.variants) else "")
+        return 0
     if a.command == "compare":
         if len(names) != 2:
             raise Error("compare wants two runs: BASE and NEW")
