@@ -20,6 +20,7 @@ import fcntl
 import os
 import shutil
 import stat
+import sys
 import tempfile
 
 from resultslib import Error
@@ -135,9 +136,9 @@ class Aside:
         try:
             fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            os.close(self.lock)
-            raise Error("another make plots, report or compare is writing in %s now; try again when it is done"
-                        % self.parent) from None
+            print("plots: waiting for another make plots, report or compare writing in %s" % self.parent,
+                  file=sys.stderr)
+            fcntl.flock(self.lock, fcntl.LOCK_EX)
         prefix = "." + self.name + ASIDE
         for n in os.listdir(self.parent):  # what a stopped report left (we hold the lock: none is running)
             if n.startswith(prefix) and os.path.isdir(os.path.join(self.parent, n)):

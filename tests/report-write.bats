@@ -24,9 +24,9 @@ setup() {
   export INFERNO_BIN=$ROOT/tests/fixtures/report-write/inferno
 }
 
-# report [ARGS...] : make report of run r into OUT, its output in $T/report.out.
+# report : make report of run r into OUT, its output in $T/report.out.
 report() {
-  make --no-print-directory report RESULTS="$RESULTS" RUN=r OUT="$OUT" "$@" >"$T/report.out" 2>&1
+  make --no-print-directory report RESULTS="$RESULTS" RUN=r OUT="$OUT" >"$T/report.out" 2>&1
 }
 
 # files DIR : every file under DIR with its checksum, sorted.
