@@ -223,23 +223,28 @@ def change_table(base, new, multi):
     return h
 
 
-# A phase with more flame graphs than this (its variants' and two per
-# difference) is drawn on a page of its own, profiles/phase-PHASE.html;
-# profile.html keeps its top tables and links it.  Every graph is an <img>
-# of its own SVG file, sized and loaded lazily: a browser fetches the ones
-# near the screen, so 40 variants load as fast as two (docs/profile.md).
-PHASE_PAGE = 20
+# No page shows more than PAGE_IMAGES flame graphs as images (a browser
+# draws every one of an SVG's frames: 56 real ones took 8 s to load, 1,652
+# did not load in 5 minutes, loading="lazy" or not).  All of them on
+# profile.html when they are that few; else a page a phase
+# (profiles/phase-PHASE.html: its graphs as images when they are that few,
+# else as links to the SVGs), profile.html keeping each phase's samples, top
+# tables and the link (docs/profile.md).
+PAGE_IMAGES = 30
 SVG_SIZE = re.compile(r'<svg\b[^>]*?\bwidth="(\d+)"[^>]*?\bheight="(\d+)"')
 
 
 class Page:
-    """profile.html and its SVGs and phase pages (in OUT/profiles/)."""
+    """profile.html, its SVGs and phase pages (in OUT/profiles/).  WHERE:
+    the SVGs from the page being written ("profiles/" from profile.html);
+    SHOW: its graphs are images, else links."""
 
     def __init__(self, out):
         self.out = out
         self.dir = os.path.join(out, "profiles")
         os.makedirs(self.dir, exist_ok=True)
         self.drawn = 0
+        self.where, self.show = "profiles/", True
 
     def svg(self, name, folded_text, title, negate=False):
         """(file name in profiles/, width, height) of the flame graph drawn, or None."""
@@ -251,18 +256,19 @@ class Page:
             size = SVG_SIZE.search(f.read(4096))
         return (name + ".svg",) + (size.groups() if size else ("1200", "600"))
 
-    def figure(self, drawn, caption, where):
-        """A flame graph DRAWN (Page.svg) as a figure of a page in WHERE
-        ("profiles/" for profile.html, "" for a phase page)."""
+    def figure(self, drawn, caption):
+        """A flame graph DRAWN (Page.svg): an image, or a link."""
         if not drawn:
             return "<p><small>%s: no flame graph (%s)</small></p>" % (
                 e(caption), "inferno is not built: make deps" if not inferno("inferno-flamegraph") else "no samples")
-        href = where + drawn[0]
+        href = self.where + drawn[0]
+        if not self.show:
+            return "<p><a href=\"%s\">%s</a> (SVG, interactive)</p>" % (e(href), e(caption))
         return ("<figure><a href=\"%s\"><img src=\"%s\" alt=\"%s\" width=\"%s\" height=\"%s\" loading=\"lazy\"></a>"
                 "<figcaption>%s (<a href=\"%s\">SVG</a>, interactive)</figcaption></figure>"
                 % (e(href), e(href), e(caption), drawn[1], drawn[2], e(caption), e(href)))
 
-    def diff(self, base, new, phase, multi, where):
+    def diff(self, base, new, phase, multi):
         """Both differential flame graphs of NEW against BASE, and the table."""
         h = ["<h4>%s against %s</h4>" % (e(label(new.v, multi)), e(label(base.v, multi)))]
         bp, np_ = os.path.join(self.dir, "base.tmp"), os.path.join(self.dir, "new.tmp")
@@ -273,26 +279,31 @@ class Page:
         for os_path in (bp, np_):
             os.unlink(os_path)
         h.append(self.figure(fwd and self.svg(name + "-new", fwd, "%s: %s, coloured by the change from %s" % (
-            phase, label(new.v, multi), label(base.v, multi))), "new shape: red grew, blue shrank", where))
+            phase, label(new.v, multi), label(base.v, multi))), "new shape: red grew, blue shrank"))
         h.append(self.figure(back and self.svg(name + "-base", back, "%s: %s (base shape), coloured by the change to %s"
                                                % (phase, label(base.v, multi), label(new.v, multi)), negate=True),
-                             "base shape: blue is what shrank or vanished", where))
+                             "base shape: blue is what shrank or vanished"))
         h += change_table(base, new, multi)
         return h
 
 
-def phase_body(page, phase, sides, pairs, multi, where):
-    """A phase's flame graphs, top tables and differences, linked from WHERE."""
+def graphs_of(sides, pairs):
+    """The flame graphs of a phase: each side's and two per difference."""
+    return len(sides) + 2 * len(pairs)
+
+
+def phase_body(page, phase, sides, pairs, multi):
+    """A phase's flame graphs, top tables and differences."""
     h = []
     for s in sides:
         folded = "".join("%s %d\n" % (k, s.merged[k]) for k in sorted(s.merged))
         h.append(page.figure(page.svg(slug(phase, s.v.run, s.v.host, s.v.name), folded, "%s: %s" % (
-            phase, label(s.v, multi))), "%s, %s" % (phase, label(s.v, multi)), where))
+            phase, label(s.v, multi))), "%s, %s" % (phase, label(s.v, multi))))
     h += top_tables(sides, multi)
     if pairs:
         h.append("<h3>Differences</h3>")
     for base, new in pairs:
-        h += page.diff(base, new, phase, multi, where)
+        h += page.diff(base, new, phase, multi)
     return h
 
 
@@ -303,25 +314,29 @@ def top_tables(sides, multi):
 
 def phase_sections(page, groups, pairs_of, multi, title):
     """GROUPS: {phase: [Side...]}; PAIRS_OF(phase, sides): [(base, new)].
-    profile.html's lines; a phase of many graphs gets its page written."""
+    profile.html's lines; the phase pages, when there are too many graphs
+    for one, written."""
+    pairs = {phase: pairs_of(phase, groups[phase]) for phase in groups}
+    one_page = sum(graphs_of(groups[p], pairs[p]) for p in groups) <= PAGE_IMAGES
     h = []
     for phase in sorted(groups):
         sides = groups[phase]
-        pairs = pairs_of(phase, sides)
         h.append("<h2 id=\"%s\">%s</h2>" % (e(slug("profile", phase)), e(phase)))
         said = "<p>%s</p>" % e("; ".join("%s: %d samples, %d trial%s" % (
             label(s.v, multi), s.samples, len(s.trials), "" if len(s.trials) == 1 else "s") for s in sides))
         h.append(said)
-        graphs = len(sides) + 2 * len(pairs)
-        if graphs <= PHASE_PAGE:
-            h += phase_body(page, phase, sides, pairs, multi, "profiles/")
+        graphs = graphs_of(sides, pairs[phase])
+        if one_page:
+            h += phase_body(page, phase, sides, pairs[phase], multi)
             continue
         name = slug("phase", phase) + ".html"
+        page.where, page.show = "", graphs <= PAGE_IMAGES
         write_html(os.path.join(page.dir, name), "%s: %s" % (title, phase),
                    ["<p><a href=\"../profile.html\">All phases</a></p>", said]
-                   + phase_body(page, phase, sides, pairs, multi, ""))
+                   + phase_body(page, phase, sides, pairs[phase], multi))
         h.append("<p><a href=\"profiles/%s\">The %d flame graphs of %s: each variant's and the differences "
-                 "against the baseline, on a page of its own</a></p>" % (e(name), graphs, e(phase)))
+                 "against the baseline, on a page of its own</a>%s</p>" % (
+                     e(name), graphs, e(phase), "" if page.show else " (as links: too many to show at once)"))
         h += top_tables(sides, multi)
     return h
 

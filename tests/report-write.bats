@@ -125,43 +125,59 @@ files() {
   [ "$output" = r ]
 }
 
-@test "report write: profile.html of 40 variants links a page per phase, no flame graph on it; every graph an <img> loaded lazily" {
+# profile_of RESULTS RUN OUT : kprofile's section of the report of RUN (profile.html and its pages in OUT).
+profile_of() {
+  (cd plots && "$PY" -c "import resultslib, kprofile
+print('\n'.join(kprofile.report_section([resultslib.load_run('$1', '$2')], '$3')))")
+}
+
+# images PAGE : the <img> tags of PAGE, one a line.
+images() {
+  grep -o '<img [^>]*>' "$1" || true
+}
+
+@test "report write: profile.html of 40 variants links a page per phase; no page shows more than 30 flame graphs as images" {
   rm -rf "$RESULTS"
   "$PY" tests/fixtures/report-write/mkrun.py profiles "$RESULTS" big 40 2
-  (cd plots && "$PY" -c "import resultslib, kprofile
-print('\n'.join(kprofile.report_section([resultslib.load_run('$RESULTS', 'big')], '$OUT')))") >"$T/section"
+  profile_of "$RESULTS" big "$OUT" >"$T/section"
   cat "$T/section"
   grep -q 'href="profile.html"' "$T/section"
   # 2 phases of 40 flame graphs and 2 x 39 differential ones
   grep -q '(2 phases, 236 flame graphs)' "$T/section"
-  local p=$OUT/profile.html
-  # the page itself: the top tables and a link a phase, no graph (main: 236 of them, 432 MB at 14 phases)
+  local p=$OUT/profile.html ph page
+  # the page itself: each phase's top tables and a link, no graph (main: 236 images, 1,652 and 432 MB at 14 phases)
   [ "$(stat -c %s "$p")" -lt 100000 ]
-  run grep -c '<img' "$p"
-  [ "$output" -eq 0 ]
+  [ "$(images "$p" | wc -l)" -eq 0 ]
   [ "$(grep -c 'top kernel functions by children share' "$p")" -eq 2 ]
-  local ph page imgs lazy
   for ph in phase0 phase1; do
     grep -q "<h2 id=\"profile-$ph\">$ph</h2>" "$p"
-    grep -q "<a href=\"profiles/phase-$ph.html\">The 118 flame graphs of $ph" "$p"
+    grep -q "<a href=\"profiles/phase-$ph.html\">The 118 flame graphs of $ph.*(as links: too many to show at once)" "$p"
     page=$OUT/profiles/phase-$ph.html
-    imgs=$(grep -o '<img [^>]*>' "$page" | wc -l)
-    lazy=$(grep -o '<img [^>]*>' "$page" | grep -c ' width="[0-9]*" height="[0-9]*" loading="lazy"')
-    [ "$imgs" -eq 118 ]
-    [ "$lazy" -eq "$imgs" ]
-    [ "$(grep -c '<h4>h / v[0-9]* against h / v00</h4>' "$page")" -eq 39 ]
-    grep -q '<a href="../profile.html">All phases</a>' "$page"
-    # every graph it shows is there, beside it
-    grep -o '<img src="[^"]*"' "$page" | cut -d'"' -f2 | while read -r f; do
+    # the phase's page: its 118 graphs as links to their SVGs, every one there; the differences' tables
+    [ "$(images "$page" | wc -l)" -eq 0 ]
+    [ "$(grep -o '<a href="[^"]*\.svg">' "$page" | sort -u | wc -l)" -eq 118 ]
+    grep -o '<a href="[^"]*\.svg">' "$page" | cut -d'"' -f2 | while read -r f; do
       [ -s "$OUT/profiles/$f" ] || { echo "no $f"; return 1; }
     done
+    [ "$(grep -c '<h4>h / v[0-9]* against h / v00</h4>' "$page")" -eq 39 ]
+    [ "$(grep -c 'share: largest changes, h / v[0-9]* against h / v00' "$page")" -eq 78 ]
+    grep -q '<a href="../profile.html">All phases</a>' "$page"
   done
-  # two variants: everything on profile.html, as before, the graphs lazy too
+  # 6 variants of 2 phases, 16 graphs each: a page a phase, its graphs as images, sized and lazy
+  rm -rf "$OUT"
+  "$PY" tests/fixtures/report-write/mkrun.py profiles "$T/six" six 6 2
+  profile_of "$T/six" six "$OUT" >/dev/null
+  [ "$(images "$OUT/profile.html" | wc -l)" -eq 0 ]
+  for ph in phase0 phase1; do
+    page=$OUT/profiles/phase-$ph.html
+    [ "$(images "$page" | wc -l)" -eq 16 ]
+    [ "$(images "$page" | grep -c '^<img src="[^"/]*\.svg" alt="[^"]*" width="1200" height="150" loading="lazy">$')" -eq 16 ]
+  done
+  # 2 variants: everything on profile.html, as before
   rm -rf "$OUT"
   "$PY" tests/fixtures/report-write/mkrun.py profiles "$T/small" s 2 1
-  (cd plots && "$PY" -c "import resultslib, kprofile
-kprofile.report_section([resultslib.load_run('$T/small', 's')], '$OUT')")
-  [ "$(grep -o '<img [^>]*loading="lazy"' "$OUT/profile.html" | wc -l)" -eq 4 ]
+  profile_of "$T/small" s "$OUT" >/dev/null
+  [ "$(images "$OUT/profile.html" | grep -c 'src="profiles/[^"]*\.svg".*loading="lazy"')" -eq 4 ]
   grep -q '<h4>h / v01 against h / v00</h4>' "$OUT/profile.html"
   [ ! -e "$OUT/profiles/phase-phase0.html" ]
 }
