@@ -13,6 +13,7 @@ import csv
 import json
 import os
 import re
+import tempfile
 import time
 import xml.etree.ElementTree as ET
 
@@ -216,19 +217,32 @@ def write_composite(runs, table, path):
 
 def write(runs, out):
     """results.csv, results.json and composite.xml of RUNS into OUT (made if
-    need be; other files there are left alone); returns their paths."""
+    need be; other files there are left alone); returns their paths.  All
+    three are written first under hidden names (.NAME.XXXXXXXX, what a killed
+    export left of them removed), then renamed over the old ones in a row."""
     os.makedirs(out, exist_ok=True)
+    for fn in os.listdir(out):
+        if any(fn.startswith("." + f + ".") for f in FILES):
+            os.unlink(os.path.join(out, fn))
     table = rows(runs)
-    paths = [os.path.join(out, f) for f in FILES]
-    csv_path, json_path, xml_path = (p + ".tmp" for p in paths)
+    made = []
     try:
-        write_csv(table, csv_path)
-        write_json(table, json_path)
-        write_composite(runs, table, xml_path)
-        for p in paths:
-            os.replace(p + ".tmp", p)
-    finally:  # a failed write (a full disk) leaves no .tmp behind
-        for p in paths:
-            if os.path.exists(p + ".tmp"):
-                os.unlink(p + ".tmp")
-    return paths
+        for f, writer in zip(FILES, (write_csv, write_json, lambda t, p: write_composite(runs, t, p))):
+            fd, tmp = tempfile.mkstemp(prefix="." + f + ".", dir=out)
+            os.close(fd)
+            made.append(tmp)
+            writer(table, tmp)
+            os.chmod(tmp, 0o666 & ~umask())
+        for f, tmp in zip(FILES, made):
+            os.replace(tmp, os.path.join(out, f))
+    finally:  # a failed write (a full disk) leaves nothing behind
+        for tmp in made:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    return [os.path.join(out, f) for f in FILES]
+
+
+def umask():
+    m = os.umask(0)
+    os.umask(m)
+    return m
