@@ -125,9 +125,8 @@ class Aside:
         self.given, self.out = out, os.path.realpath(out)
         self.parent, self.name = os.path.split(self.out)
         refuse_place(self.out, [os.path.realpath(g) for g in guards], out)
-        self.replaced = set(replaced)
-        self.ours = read_manifest(self.out, legacy)
-        kept_files(self.out, self.ours, out)  # refused before anything is drawn
+        self.replaced, self.legacy = set(replaced), legacy
+        kept_files(self.out, read_manifest(self.out, legacy), out)  # refused before anything is drawn
         self.lock = self.tmp = None
 
     def __enter__(self):
@@ -139,11 +138,17 @@ class Aside:
             print("plots: waiting for another make plots, report or compare writing in %s" % self.parent,
                   file=sys.stderr)
             fcntl.flock(self.lock, fcntl.LOCK_EX)
+        self.ours = read_manifest(self.out, self.legacy)  # as it is now that no other report writes
         prefix = "." + self.name + ASIDE
         for n in os.listdir(self.parent):  # what a stopped report left (we hold the lock: none is running)
             if n.startswith(prefix) and os.path.isdir(os.path.join(self.parent, n)):
                 shutil.rmtree(os.path.join(self.parent, n), ignore_errors=True)
-        self.tmp = tempfile.mkdtemp(prefix=prefix, dir=self.parent)
+        try:
+            self.tmp = tempfile.mkdtemp(prefix=prefix, dir=self.parent)
+        except OSError as x:
+            os.close(self.lock)
+            raise Error("cannot make the report beside OUT=%s, in %s (it is made there and swapped in whole): %s"
+                        % (self.given, self.parent, x.strerror)) from None
         return self.tmp
 
     def __exit__(self, kind, _value, _tb):
