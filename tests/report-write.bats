@@ -104,6 +104,28 @@ files() {
   [ "$(ls -A "$user")" = photos ]
 }
 
+@test "report write: where renameat2 cannot swap (not Linux), two renames give the same OUT: the new report, the user's files" {
+  mkdir -p "$OUT"
+  echo "my notes" >"$OUT/README.md"
+  ln -s README.md "$OUT/notes.lnk"
+  echo old >"$OUT/index.html"
+  echo index.html >"$OUT/.plots-manifest"
+  (cd plots && "$PY" - "$OUT" <<'PY')
+import os, sys
+import outdir
+outdir.exchange = lambda a, b: False
+with outdir.Aside(sys.argv[1], []) as tmp:
+    with open(os.path.join(tmp, "index.html"), "w") as f:
+        f.write("new\n")
+PY
+  [ "$(cat "$OUT/index.html")" = new ]
+  [ "$(cat "$OUT/README.md")" = "my notes" ]
+  [ "$(readlink "$OUT/notes.lnk")" = README.md ]
+  [ "$(cat "$OUT/.plots-manifest")" = index.html ]
+  run ls -d "$T"/.report.plots-aside-*
+  [ "$status" -ne 0 ]
+}
+
 @test "report write: OUT=a run directory or the results root is refused with one line; the run's summary.tsv stays" {
   printf 'run\tsummary\n' >"$RESULTS/r/summary.tsv"
   files "$RESULTS" >"$T/before"
