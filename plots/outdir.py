@@ -6,10 +6,11 @@ RENAME_EXCHANGE; where the kernel or libc lacks it, two renames): stopped
 at any point, even by SIGKILL, OUT holds the old complete report or the new
 complete one, and the next report removes what a stopped one left aside.
 
-OUT/.plots-manifest lists what the report wrote (docs/formats.md#the-report-
-directory).  The next one drops only those, and results.csv, results.json
-and composite.xml (make export writes them too); every other file of OUT is
-carried over (a hard link, or a copy), so a user's README.md stays.  OUT is
+OUT/.plots-manifest lists what the report wrote
+(docs/formats.md#the-report-directory).  The next one drops only those,
+and results.csv, results.json and composite.xml (make export writes them
+too); every other file of OUT is carried over (a hard link, or a copy), so
+a user's README.md stays.  OUT is
 refused with one line when it is the results root, inside it, or inside a
 run; when it holds a directory no report wrote, or a file no report wrote
 whose name the new report has."""
