@@ -25,6 +25,7 @@ the confidence interval of the estimate of V1 V2 ... relative to the
 estimate, in percent (inf below 2 values), and whether it is within PCT.
 Bad input: one line on stderr, exit 2.
 """
+import functools
 import math
 import sys
 from statistics import NormalDist
@@ -163,8 +164,10 @@ def _t_cdf_whole(t, n):
     return 0.5 + math.copysign(a / 2, t)
 
 
+@functools.lru_cache(maxsize=1024)
 def _t_quantile_whole(p, n):
-    """Newton's method on _t_cdf_whole from the Cornish-Fisher start."""
+    """Newton's method on _t_cdf_whole from the Cornish-Fisher start (kept:
+    an export asks for the same few thousands of times)."""
     t = _cornish_fisher(p, n)
     if n <= 2:
         return t
