@@ -29,7 +29,7 @@ blklat_probe() {
   fi
 }
 
-BLKLAT_TOOL='' BLKLAT_PID='' BLKLAT_NAME='' BLKLAT_RAW='' BLKLAT_ENDED=0
+BLKLAT_TOOL='' BLKLAT_PID='' BLKLAT_NAME='' BLKLAT_TRIAL='' BLKLAT_RAW='' BLKLAT_ENDED=0
 
 # blklat_begin : from phase_begin; traces CUR_PHASE until the next
 # blklat_switch or blklat_end (phase_on_exit, after the children stopped:
@@ -40,11 +40,12 @@ blklat_begin() {
   blklat_start "$CUR_PHASE"
 }
 
-# blklat_start NAME : the tracer in the background, its output in WORK,
-# until it says it is ready (30 s: bpftrace compiles its program first).
+# blklat_start NAME : the tracer in the background for NAME's trial
+# CUR_TRIAL, its output in WORK, until it says it is ready (30 s: bpftrace
+# compiles its program first).
 blklat_start() {
   [ -n "$BLKLAT_TOOL" ] || return 0
-  BLKLAT_NAME=$1 BLKLAT_RAW=$WORK/blklat-$1.raw
+  BLKLAT_NAME=$1 BLKLAT_TRIAL=$CUR_TRIAL BLKLAT_RAW=$WORK/blklat-$1.raw
   : >"$BLKLAT_RAW"
   (os_blklat_run "$BLKLAT_DEV" "$BLKLAT_RAW") >>"$PHASE_LOG" 2>&1 &
   BLKLAT_PID=$!
@@ -87,15 +88,16 @@ blklat_stop() {
   [ -n "$CUR_TRIAL" ] || return 0
   dir=$(run_dir) || return 0
   mkdir -p "$dir/latency"
-  blklat_parse blk_ns <"$BLKLAT_RAW" >>"$dir/latency/$BLKLAT_NAME-$CUR_TRIAL.tsv"
+  blklat_parse blk_ns <"$BLKLAT_RAW" >>"$dir/latency/$BLKLAT_NAME-$BLKLAT_TRIAL.tsv"
 }
 
 # blklat_switch NAME : the trace so far belongs to the previous record
-# name; from here on to NAME.  After blklat_pause, the trace starts again
-# (NAME the record it paused or the next one).
+# name (or trial); from here on to NAME's trial CUR_TRIAL.  After
+# blklat_pause, the trace starts again (NAME the record it paused or the
+# next one).
 blklat_switch() {
   [ -n "$BLKLAT_TOOL" ] && [ "$BLKLAT_ENDED" = 0 ] || return 0
-  [ -z "$BLKLAT_PID" ] || [ "$1" != "$BLKLAT_NAME" ] || return 0
+  [ -z "$BLKLAT_PID" ] || [ "$1" != "$BLKLAT_NAME" ] || [ "$CUR_TRIAL" != "$BLKLAT_TRIAL" ] || return 0
   blklat_stop
   blklat_start "$1"
 }
@@ -109,22 +111,22 @@ blklat_pause() {
 }
 
 # blklat_end : the last trace, and the httpd histograms of every httpd the
-# phase started (WORK/tool-cpu.tsv: "record httpd stats-file").
+# phase started (WORK/tool-cpu.tsv: "record httpd stats-file trial").
 blklat_end() {
   [ "$BLKLAT_ENDED" = 0 ] || return 0
   BLKLAT_ENDED=1
   blklat_stop
-  local f=$WORK/tool-cpu.tsv dir rec tool stats hist
+  local f=$WORK/tool-cpu.tsv dir rec tool stats trial hist
   [ -s "$f" ] && [ -n "$CUR_TRIAL" ] || return 0
   dir=$(run_dir) || return 0
-  while IFS=$'\t' read -r rec tool stats; do
+  while IFS=$'\t' read -r rec tool stats trial; do
     case $rec in serve-*) ;; *) continue ;; esac # the source httpd of untar is not measured
     if [ "$tool" != httpd ] || [ ! -s "$stats" ]; then continue; fi
     # none in a fork server's stats with FORKLAT=0 (its CPU times only): no file
     hist=$(blklat_httpd <"$stats")
     [ -n "$hist" ] || continue
     mkdir -p "$dir/latency"
-    printf '%s\n' "$hist" >>"$dir/latency/$rec-$CUR_TRIAL.tsv"
+    printf '%s\n' "$hist" >>"$dir/latency/$rec-${trial:-$CUR_TRIAL}.tsv"
   done <"$f"
 }
 

@@ -251,6 +251,13 @@ os_kthreads() {
   :
 }
 
+# os_tree_cpu ROOT : nothing.  ps shows each process's CPU time, but no
+# recorded output of it is in tests/fixtures/bsd: a phase's budget there
+# has no outside_cpu_s and no disturbed flag.
+os_tree_cpu() {
+  :
+}
+
 # The disks of NetBSD and OpenBSD (FreeBSD replaces these four): `iostat -D
 # -I DISK` prints a line of names, "KB xfr time", then the totals since boot
 # (-D alone shows no tty or cpu columns); time is the seconds the disk was

@@ -162,6 +162,22 @@ os_kthreads() {
   cat /proc/[0-9]*/stat 2>/dev/null | os_parse_kthreads
 }
 
+# os_parse_tree_cpu ROOT < the lines of /proc/PID/stat : the user + system
+# ticks of process ROOT and every live process below it, each with its
+# reaped children's (cutime + cstime): a child reaped between two readings
+# moves from its own line into its parent's, so the difference of two
+# readings is the CPU the tree took between them.  Nothing when ROOT is
+# not among the lines.
+os_parse_tree_cpu() {
+  awk -v root="$1" '{ s = $0; if (!sub(/^.*\) /, "", s)) next; n = split(s, f, " "); if (n < 15) next
+      pid = $1 + 0; parent[pid] = f[2] + 0; ticks[pid] = f[12] + f[13] + f[14] + f[15] }
+    function inside(p,   d) { for (d = 0; p > 1 && d < 64; d++) { if (p == root) return 1; p = parent[p] } return p == root }
+    END { if (!(root in ticks)) exit; for (p in ticks) if (inside(p + 0)) t += ticks[p]; printf "%.0f\n", t }'
+}
+os_tree_cpu() {
+  cat /proc/[0-9]*/stat 2>/dev/null | os_parse_tree_cpu "$1"
+}
+
 # os_parse_disk_time DISK < /proc/diskstats : "IO_MS QUEUE_MS" of DISK since
 # boot: milliseconds with at least one request in flight (io_ticks) and the
 # sum over requests of their time in flight (weighted; over a wall time it
