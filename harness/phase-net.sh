@@ -78,6 +78,7 @@ for p in $NET_PROCS; do
     # server and a replay with its steady window (MIN_MEASURE_S).
     name=$CUR_PHASE
     precision_begin
+    rates=()
     for ((t = base; ; t++)); do
       precision_next_trial "$name" "$t"
       precision_trial_began
@@ -90,10 +91,11 @@ for p in $NET_PROCS; do
       replay_verdict "$CUR_PHASE"
       record "$CUR_PHASE" "$CUR_TRIAL" status 0 exit
       harness_say "$(stat_value "$WORK/$CUR_PHASE.stats" mbps) MB/s, $(stat_value "$WORK/$CUR_PHASE.stats" rps) req/s"
+      rates+=("$(stat_value "$WORK/$CUR_PHASE.stats" "$(precision_metric "$name" | sed 's/mbps$/rps/')")")
       precision_more "$name" || break
     done
     precision_end "$name" "$t"
-    rps=$(precision_values "$name" "$(precision_metric "$name" | sed 's/mbps$/rps/')" all | precision_median)
+    rps=$(printf '%s\n' "${rates[@]}" | precision_median)
     phase_figure "$name ${rps%%.*} req/s$(precision_note "$name" "$base" "$t")"
   done
 done

@@ -73,7 +73,8 @@ warm_args=()
 
 # serve_once KIND P CONC : one replay of KIND (cold or warm) against a
 # fresh server of mode P (so that its CPU time is this replay's), its
-# figures recorded as CUR_PHASE's trial CUR_TRIAL.
+# figures recorded as CUR_PHASE's trial CUR_TRIAL; its rate appended to
+# RATES (the end line's median).
 serve_once() {
   local kind=$1 p=$2 c=$3 rps more=()
   [ "$kind" = cold ] || more=("${warm_args[@]}")
@@ -87,6 +88,7 @@ serve_once() {
   record "$CUR_PHASE" "$CUR_TRIAL" status 0 exit
   rps=$(stat_value "$WORK/$CUR_PHASE.stats" "$(precision_metric "$CUR_PHASE")")
   harness_say "$rps req/s, $(stat_value "$WORK/$CUR_PHASE.stats" failed) failed"
+  RATES+=("$rps")
   proc_stop "$HTTPD_GROUP"
 }
 
@@ -110,6 +112,7 @@ for p in $SERVE_MODES; do
     for kind in cold warm; do
       name=serve-$kind-$p$sfx
       precision_begin
+      RATES=()
       for ((t = base; ; t++)); do
         precision_next_trial "$name" "$t"
         precision_trial_began
@@ -123,7 +126,7 @@ for p in $SERVE_MODES; do
         precision_more "$name" || break
       done
       precision_end "$name" "$t"
-      rps=$(precision_values "$name" "$(precision_metric "$name")" all | precision_median)
+      rps=$(printf '%s\n' "${RATES[@]}" | precision_median)
       phase_figure "$kind-$p$sfx ${rps%%.*} req/s$(precision_note "$name" "$base" "$t")"
     done
   done

@@ -16,7 +16,7 @@
 # Run as a command, `harness/profile.sh record RAW HZ` execs the sampler
 # (what profile_start starts in a process group of its own).
 
-PROFILE_GROUP='' PROFILE_RAW='' PROFILE_NAME='' PROFILE_T0='' PROFILE_T1='' PROFILE_DONE=0
+PROFILE_GROUP='' PROFILE_RAW='' PROFILE_NAME='' PROFILE_T0='' PROFILE_T1='' PROFILE_DONE=0 PROFILE_NOTED=0
 PROFILE_HZ=99
 
 # profile_start NAME : sample while NAME (trial CUR_TRIAL) runs.
@@ -105,9 +105,12 @@ profile_fill_idle() {
 }
 
 # profile_note TEXT : meta.json's "profile" is TEXT, unless a phase of this
-# run has set it already (said once per run directory).
+# run has set it already (said once per run directory; looked at once per
+# phase, not at each trial's start: PROFILE_NOTED).
 profile_note() {
+  [ "$PROFILE_NOTED" = 0 ] || return 0
   [ -s "$RUN_DIR/meta.json" ] || return 0
+  PROFILE_NOTED=1
   jq -e 'has("profile")' "$RUN_DIR/meta.json" >/dev/null 2>&1 && return 0
   phase_meta_set profile "$1"
 }

@@ -29,14 +29,13 @@ precision_metric() {
   esac
 }
 
-# precision_values NAME METRIC [all] : METRIC of NAME, one a line, in
-# trial order: the trials of this run with status 0 and not disturbed
-# (all: disturbed ones too).
+# precision_values NAME METRIC : METRIC of NAME, one a line, in trial
+# order: the trials of this run with status 0 and not disturbed.
 precision_values() {
-  awk -F '\t' -v n="$1" -v m="$2" -v all="${3:-}" '$1 == n {
+  awk -F '\t' -v n="$1" -v m="$2" '$1 == n {
       if ($3 == m) v[$2] = $4
       else if ($3 == "status") ok[$2] = ($4 == "0")
-      else if ($3 == "disturbed" && $4 == "1" && all == "") bad[$2] = 1
+      else if ($3 == "disturbed" && $4 == "1") bad[$2] = 1
       if (!($2 in seen)) { seen[$2] = 1; order[++k] = $2 }
     }
     END { for (i = 1; i <= k; i++) { t = order[i]; if (ok[t] && !bad[t] && t in v) print v[t] } }' \
