@@ -445,10 +445,22 @@ os_blklat_probe() {
 # Tracepoint fields as in Linux 5.x-6.x: dev (dev_t, MAJOR << 20 | MINOR),
 # sector.  "blklat ready" is its line once the probes are attached (to
 # stdout, line-buffered: bpftrace's -o file is flushed only at its end).
+# With MARK (a number above any pid), a kill(MARK, 0) by anyone (os_blklat_cut)
+# prints the histograms so far, clears them and writes "blklat cut" after
+# them: one tracer for a phase's record names and trials, cut at each.
 os_blklat_run() {
   _dev=$(( (${1%%:*} << 20) | ${1##*:} ))
+  _cut='' _cuts=''
+  if [ -n "${3-}" ] && [ -d /sys/kernel/tracing/events/syscalls/sys_enter_kill ]; then
+    _cuts='printf("blklat cuts\n");'
+    _cut='
+tracepoint:syscalls:sys_enter_kill /args->pid == '"$3"' && args->sig == 0/ {
+  print(@blk_ns); print(@blk_qd); clear(@blk_ns); clear(@blk_qd);
+  printf("blklat cut\n");
+}'
+  fi
   exec bpftrace -B line -e '
-BEGIN { printf("blklat ready\n"); }
+BEGIN { '"$_cuts"' printf("blklat ready\n"); }'"$_cut"'
 tracepoint:block:block_rq_issue /args->dev == '"$_dev"'/ {
   @start[args->sector] = nsecs;
   @inflight = @inflight + 1;
@@ -460,4 +472,10 @@ tracepoint:block:block_rq_complete /args->dev == '"$_dev"' && @start[args->secto
   @inflight = @inflight - 1;
 }
 END { clear(@start); clear(@inflight); }' >"$2"
+}
+
+# os_blklat_cut MARK : the tracer started with MARK prints and clears its
+# histograms (a kill(MARK, 0): no such process, but the tracepoint sees it).
+os_blklat_cut() {
+  kill -0 "$1" 2>/dev/null || :
 }

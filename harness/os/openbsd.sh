@@ -94,3 +94,6 @@ os_blklat_probe() {
 os_blklat_run() {
   return 1
 }
+os_blklat_cut() {
+  return 1
+}
