@@ -356,8 +356,17 @@ os_profile_check() {
 }
 
 # os_profile_record RAW HZ : exec the sampler, writing RAW until SIGINT.
+# Its samples carry the wall clock (-k realtime: EPOCHREALTIME's), so that
+# one sampler can run for a whole phase and be cut into its parts after
+# (os_profile_slices).
 os_profile_record() {
-  exec perf record -a -g -F "$2" -e cpu-clock -q -o "$1"
+  exec perf record -a -g -F "$2" -e cpu-clock -k realtime -q -o "$1"
+}
+
+# os_profile_slices : status 0: os_profile_fold RAW WINDOWS cuts one
+# sampler's RAW into the parts of a phase.
+os_profile_slices() {
+  :
 }
 
 # os_profile_started RAW : the sampler has started (perf writes RAW's
@@ -366,35 +375,51 @@ os_profile_started() {
   [ -s "$1" ]
 }
 
-# os_profile_fold RAW : RAW's samples as folded stacks (os_parse_profile_perf);
-# status 1 when perf script cannot read RAW.  None, with status 0: perf took
+# os_profile_fold RAW [WINDOWS] : RAW's samples as folded stacks
+# (os_parse_profile_perf); with WINDOWS ("KEY<TAB>T0<TAB>T1" lines, wall
+# clock seconds), "KEY<TAB>STACK COUNT" lines of the samples inside each.
+# Status 1 when perf script cannot read RAW.  None, with status 0: perf took
 # no sample (the cpu-clock timer does not wake an idle CPU; a span of a few
 # milliseconds).
 os_profile_fold() {
-  perf script -i "$1" -F comm,pid,ip,sym,dso >"$1.script" 2>/dev/null || { rm -f "$1.script"; return 1; }
+  _f=comm,pid,ip,sym,dso
+  [ -z "${2-}" ] || _f=time,$_f
+  perf script -i "$1" -F "$_f" >"$1.script" 2>/dev/null || { rm -f "$1.script"; return 1; }
   _st=0
-  os_parse_profile_perf <"$1.script" || _st=$?
+  os_parse_profile_perf ${2:+"$2"} <"$1.script" || _st=$?
   rm -f "$1.script"
   return "$_st"
 }
 
-# os_parse_profile_perf < `perf script -F comm,pid,ip,sym,dso` : folded
-# stacks "ROOT;OUTERMOST;...;INNERMOST COUNT", one a distinct stack, sorted.
+# os_parse_profile_perf [WINDOWS] < `perf script -F comm,pid,ip,sym,dso` : folded
+# stacks "ROOT;OUTERMOST;...;INNERMOST COUNT", one a distinct stack, sorted;
+# with WINDOWS (os_profile_fold's; the script's -F with time first) each
+# prefixed "KEY<TAB>" of the window its sample's time is in, samples in none
+# dropped.
 # ROOT is the command (pid 0, the idle task: "idle"); kernel frames (a dso
 # in brackets: [kernel.kallsyms], a module such as [xfs]) end in _[k]; user
 # frames are DSO`SYMBOL with the DSO's file name; a run of unnamed frames
 # ([unknown]) is one.  A sample is a header line
 # "COMM PID" and its frames, innermost first, a tab before each.
 os_parse_profile_perf() {
-  awk '
-    function flush(   s, i) {
-      if (have) { s = root; for (i = n; i >= 1; i--) s = s ";" f[i]; c[s]++ }
+  awk -v wf="${1-}" '
+    BEGIN {
+      while (wf != "" && (getline line < wf) > 0) { split(line, w, "\t"); nw++; wk[nw] = w[1]; w0[nw] = w[2]; w1[nw] = w[3] }
+    }
+    function flush(   s, i, k) {
+      if (have) {
+        s = root; for (i = n; i >= 1; i--) s = s ";" f[i]
+        if (wf == "") c[s]++
+        else for (k = 1; k <= nw; k++) if (t >= w0[k] + 0 && t <= w1[k] + 0) { c[wk[k] "\t" s]++; break }
+      }
       have = 0; n = 0
     }
     /^[[:space:]]*$/ { flush(); next }
-    /^[^[:space:]]/ || /^ +[^[:space:]]+ +[0-9]+ *$/ {
+    (wf == "" && (/^[^[:space:]]/ || /^ +[^[:space:]]+ +[0-9]+ *$/)) || (wf != "" && /[0-9]+\.[0-9]+: *$/) {
       flush()
       l = $0; sub(/[[:space:]]+$/, "", l)
+      # with WINDOWS: "COMM PID TIME:", the time apart
+      if (wf != "") { t = l; sub(/^.*[[:space:]]/, "", t); sub(/:$/, "", t); t += 0; sub(/[[:space:]]+[^[:space:]]+$/, "", l) }
       pid = l; sub(/^.*[[:space:]]/, "", pid)
       comm = l; sub(/[[:space:]]+[0-9]+$/, "", comm); sub(/^[[:space:]]+/, "", comm)
       root = pid == "0" ? "idle" : comm
