@@ -386,13 +386,18 @@ metric() { # metric NAME FILE
   [[ "$output" == *"malformed response: conflicting Content-Length headers"* ]]
 }
 
-@test "replay: --min-time keeps the first pass's figures and measures a steady window of its own" {
+# site_on_httpd : make_site served by bin/httpd on PORT (skipped when it is not built).
+site_on_httpd() {
   [ -x "$BIN/httpd" ] || skip "bin/httpd not built"
   make_site
   PORT=$(free_port)
   "$BIN/httpd" -r "$T/www" -i 127.0.0.1 -p "$PORT" -q 3>&- &
   PIDS+=($!)
   wait_for_port "$PORT" 10
+}
+
+@test "replay: --min-time keeps the first pass's figures and measures a steady window of its own" {
+  site_on_httpd
   run timeout 60 "$BIN/replay" -c 4 -k 10 -u "$T/requests.txt" -M "$T/manifest.tsv" --min-time 0.5 \
     --stats "$T/s.tsv" --series "$T/series.tsv" "127.0.0.1:$PORT"
   echo "$output"
@@ -427,12 +432,7 @@ metric() { # metric NAME FILE
 }
 
 @test "replay: against bin/httpd too, when it is built" {
-  [ -x "$BIN/httpd" ] || skip "bin/httpd not built"
-  make_site
-  PORT=$(free_port)
-  "$BIN/httpd" -r "$T/www" -i 127.0.0.1 -p "$PORT" -q 3>&- &
-  PIDS+=($!)
-  wait_for_port "$PORT" 10
+  site_on_httpd
   run timeout 30 "$BIN/replay" -c 8 -k 10 -u "$T/requests.txt" -M "$T/manifest.tsv" --stats "$T/s.tsv" "127.0.0.1:$PORT"
   echo "$output"
   [ "$status" -eq 0 ]
