@@ -6,6 +6,7 @@
 # flag (DISTURBED_PCT), the extra cycles of untar, untar2 and delete, and
 # the measured share of a run.  On tmpfs with the tiny dataset (root: a
 # mount); the tiny settings keep each test to seconds.
+# shellcheck disable=SC2030,SC2031 # d: each test's own, set by net or the_run
 load helpers
 
 setup() {
