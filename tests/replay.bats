@@ -425,7 +425,8 @@ site_on_httpd() {
   run timeout 30 "$BIN/replay" -c 4 -k 10 -u "$T/requests.txt" --stats "$T/one.tsv" "127.0.0.1:$PORT"
   [ "$status" -eq 0 ]
   [ "$(metric requests "$T/one.tsv")" -eq 400 ]
-  [ -z "$(grep '^steady_' "$T/one.tsv")" ]
+  run grep -c '^steady_' "$T/one.tsv"
+  [ "$output" = 0 ]
   run "$BIN/replay" --min-time 0 -U / -n 1 127.0.0.1:1
   [ "$status" -eq 2 ]
   [[ "$output" == *"bad value for --min-time"* ]]
