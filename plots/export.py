@@ -77,7 +77,7 @@ def notes(v, phase, n, trials, troubles, metric=""):
     out += troubles.get(phase, [])
     out.append(noise_label(trials))
     busy = disturbed_note(v, phase, metric)
-    out.append(busy + (", left out" if busy else ""))
+    out.append(busy + (", left out" if busy and not busy.endswith("theirs") else ""))
     return "; ".join(x for x in out if x)
 
 

@@ -19,7 +19,7 @@ from standings import mdc
 from chartlib import PLOTSDIR
 from budget import interval_text, proof, proof_text, rss_text
 import stats
-from resultslib import (INVALID, NOISE_MIN, NOT_FLUSHABLE, SPREAD_MAX, Error, cold_phase, disturbed_note, figure,
+from resultslib import (INVALID, NOISE_MIN, NOT_FLUSHABLE, SPREAD_MAX, Error, cold_phase, figure,
                         fmt_value, memory_fs, os_key, os_label, run_oses, trials_heading)
 
 META_COLUMNS = [("os", "OS"), ("kernel", "kernel"), ("arch", "arch"), ("virt", "virt"), ("fs", "fs"),
@@ -258,12 +258,7 @@ def cell(v, phase, metric):
         return NOT_FLUSHABLE
     if not n and any(p == phase for p, _t in v.invalid):
         return INVALID
-    if not n and disturbed_note(v, phase, metric):
-        return DISTURBED
     return fmt_value(med, v.unit(phase, metric)) if n else "-"
-
-
-DISTURBED = "all trials disturbed"
 
 
 def proof_html(p):
@@ -292,7 +287,7 @@ def cell_html(v, phase, metric):
     """The figure and at most one mark (noisy); what backs it a hover
     (title) or a click (details) away."""
     text = cell(v, phase, metric)
-    if text in ("-", NOT_FLUSHABLE, INVALID, DISTURBED):
+    if text in ("-", NOT_FLUSHABLE, INVALID):
         return e(text)
     p = proof(v, phase, metric)
     why = proof_text(p)
@@ -304,7 +299,7 @@ def cell_html(v, phase, metric):
 
 def cell_md(v, phase, metric):
     text = cell(v, phase, metric)
-    why = proof_text(proof(v, phase, metric)) if text not in ("-", NOT_FLUSHABLE, INVALID, DISTURBED) else ""
+    why = proof_text(proof(v, phase, metric)) if text not in ("-", NOT_FLUSHABLE, INVALID) else ""
     return "%s (%s)" % (text, why) if why else text
 
 

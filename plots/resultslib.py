@@ -133,14 +133,18 @@ class Variant:
 
     def values(self, phase, metric, invalid=False):
         """Numeric values of PHASE/METRIC, one per trial (the last if repeated);
-        an invalid trial's (self.invalid) or a disturbed one's (self.disturbed:
-        the machine was busy) only with INVALID."""
-        by_trial = {}
+        an invalid trial's (self.invalid) only with INVALID; a disturbed one's
+        (self.disturbed: the machine was busy) only with INVALID or when every
+        valid trial is disturbed (a figure of a busy machine, disturbed_note
+        says so, rather than none)."""
         flag = disturbed_flag(metric)
+        valid, calm = {}, {}
         for t, v, _u in self.metrics(phase).get(metric, ()):
-            if num(v) is not None and (invalid or ((phase, t) not in self.invalid
-                                                   and (phase, t, flag) not in self.disturbed)):
-                by_trial[t] = num(v)
+            if num(v) is not None and (invalid or (phase, t) not in self.invalid):
+                valid[t] = num(v)
+                if invalid or (phase, t, flag) not in self.disturbed:
+                    calm[t] = num(v)
+        by_trial = calm or valid
         return [by_trial[t] for t in sorted(by_trial)]
 
     def unit(self, phase, metric):
@@ -340,12 +344,14 @@ def disturbed_note(v, phase, metric=""):
     """ "2 of 7 trials disturbed: machine busy" when the harness marked
     trials of PHASE of variant V disturbed for METRIC (`PHASE TRIAL
     disturbed 1`, or sync_disturbed: processes outside the phase or the
-    hypervisor took CPU time; their figures are left out), else "" (also
-    for runs from before the mark)."""
+    hypervisor took CPU time; their figures are left out), with ", the
+    figure is theirs" when every trial was (Variant.values keeps them then),
+    else "" (also for runs from before the mark)."""
     bad, marked = disturbed_trials(v, phase, metric)
     if not bad:
         return ""
-    return "%d of %d trial%s disturbed: machine busy" % (bad, marked, "" if marked == 1 else "s")
+    return "%d of %d trial%s disturbed: machine busy%s" % (bad, marked, "" if marked == 1 else "s",
+                                                            ", the figure is theirs" if bad == marked else "")
 
 
 def memory_fs(v):

@@ -176,3 +176,17 @@ print("{:,.0f}".format(sum(v) / len(v)))' "$BATS_TEST_TMPDIR/res/steady/h1/B/rec
   run grep -q '^| h1 / B .*stopped at' "$OUT/summary.md"
   [ "$status" -eq 1 ]
 }
+
+@test "stats: a figure whose every trial was disturbed is kept and says so; exports count them" {
+  require_cmd gnuplot
+  aa_run busy --disturb B=7
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=busy OUT="$OUT"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  # B's trials, all disturbed (twice as slow): its figure is theirs, named so beside it and on its cards
+  grep -q '^| h1 / B | [0-9.]* s (95% CI ±[0-9.]*%; spread [0-9.]*%[: noisy]*; 7 of 7 trials disturbed: machine busy, the figure is theirs) | ' "$OUT/summary.md"
+  grep -q '<p class="out flag">B: 7 of 7 trials disturbed: machine busy, the figure is theirs</p>' "$OUT/index.html"
+  [ "$("$PY" -c 'import json, sys
+print(*[(r["trials"], r["disturbed"], r["note"]) for r in json.load(open(sys.argv[1]))
+        if (r["variant"], r["phase"], r["metric"]) == ("B", "delete", "wall_s")])' "$OUT/results.json")" = \
+    "(7, 7, '7 of 7 trials disturbed: machine busy, the figure is theirs')" ]
+}
