@@ -17,9 +17,8 @@ records prefixed sync_), first that holds:
               locks, the network
 None where the budget has no CPU split (runs from before the time budget).  On
 the BSDs the split comes from kern.cp_time, without iowait or steal."""
-import os
 
-from chartlib import gq, instance
+from chartlib import gdat, gq, instance, out_path, stem
 from resultslib import num
 
 DEVICE_BUSY = 0.8  # of the wall time: the device is the limit
@@ -152,11 +151,11 @@ def render(runs, out):
             rows.append((name + "\n" + word, sh, dev))
         if not rows:
             continue
-        name = "budget-%s%s" % (phase, "-sync" if prefix else "")
-        with open(os.path.join(out, name + ".dat"), "w", encoding="utf-8") as f:
+        name = stem("budget-%s%s" % (phase, "-sync" if prefix else ""))
+        with open(out_path(out, name + ".dat"), "w", encoding="utf-8") as f:
             f.write("# variant %s device_busy_pct\n" % " ".join(k for k, _l, _c in PARTS))
             for i, (lab, sh, dev) in enumerate(rows):
-                f.write("%s %s %s\n" % (gq(lab), " ".join("%.2f" % sh[k] for k, _l, _c in PARTS),
+                f.write("%s %s %s\n" % (gdat(lab), " ".join("%.2f" % sh[k] for k, _l, _c in PARTS),
                                         "NaN" if dev is None else "%.1f" % dev))
         lines = ["datafile = %s" % gq(name + ".dat"), "chart_title = %s" % gq(title),
                  "width = %d\nheight = 520" % max(720, 110 * len(rows) + 300),
