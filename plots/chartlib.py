@@ -59,11 +59,11 @@ def stem(name):
     """A file name stem for a chart named NAME (from a phase's name: any
     text) that stays inside the output directory and is NAME's alone: NAME
     when it is STEM (letters, digits, . _ + -, not leading . or -, up to 100),
-    else its safe characters and a hash of NAME."""
+    else its letters, digits, + and - (the rest runs of _) and a hash of NAME."""
     name = str(name)
     if STEM.fullmatch(name):
         return name
-    safe = re.sub(r"[^A-Za-z0-9._+-]+", "_", name).lstrip(".+-")[:80]
+    safe = re.sub(r"[^A-Za-z0-9+-]+", "_", name).strip("_+-")[:80]
     digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
     return "%s-%s" % (safe or "_", digest)
 
