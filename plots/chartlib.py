@@ -27,12 +27,13 @@ GP_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f]")
 
 def gq(s):
     """S as a gnuplot string expression taken literally, whatever S holds
-    (a name from a result tree): single-quoted, where gnuplot substitutes no
-    `command` and reads no escape ('' is a quote); a newline (a title's
-    second line) joined on as "\\n"; other control characters dropped.  The
+    (a name from a result tree): single-quoted pieces, where gnuplot
+    substitutes no `command` and reads no escape, joined by "'" for a quote
+    (gnuplot 5.4 misreads '' next to another quote) and "\\n" for a newline
+    (a title's second line); other control characters dropped.  The
     terminals are noenhanced (common.gp): ^ _ @ { } are drawn as they are."""
-    lines = GP_CONTROL.sub("", str(s)).split("\n")
-    return ' . "\\n" . '.join("'%s'" % line.replace("'", "''") for line in lines)
+    pieces = re.split(r"(['\n])", GP_CONTROL.sub("", str(s)))
+    return " . ".join({"'": '"\'"', "\n": '"\\n"'}.get(p) or "'%s'" % p for p in pieces if p) or "''"
 
 
 def gtic(s):
@@ -120,7 +121,10 @@ def run_gnuplot(out, name):
         p = subprocess.run(["gnuplot", name + ".gp"], cwd=out, capture_output=True, text=True, check=False)
     except OSError as e:
         raise Error("cannot run gnuplot: %s (apt-get install gnuplot-nox)" % e) from e
-    err = p.stderr.strip()
+    # gnuplot 5.4 sizes a label of several lines with its enhanced-text
+    # parser even on a noenhanced terminal, and warns of the markup it meets
+    # in a name (a brace); the label is drawn as written all the same.
+    err = "\n".join(line for line in p.stderr.strip().splitlines() if "warning: enhanced text" not in line)
     if p.returncode or err:
         raise Error("gnuplot %s.gp failed: %s" % (os.path.join(out, name),
                                                    err.splitlines()[-1] if err else "exit %d" % p.returncode))
@@ -232,11 +236,14 @@ def write_dat(path, rows):
 
 
 def write_table(path, unit, table):
+    """The .tsv behind a chart; a meta.json's fs with a TAB or a newline
+    in it is one field still."""
     with open(path, "w", encoding="utf-8") as f:
         f.write("run\thost\tvariant\tfs\ttrials\tmedian\tmin\tmax\tunit\n")
         for v, n, med, lo, hi in table:
             f.write("%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n" % (
-                v.run, v.host, v.name, v.fs, n, *("" if x is None else exact(x) for x in (med, lo, hi)), unit))
+                v.run, v.host, v.name, re.sub(r"\s", " ", v.fs), n,
+                *("" if x is None else exact(x) for x in (med, lo, hi)), unit))
 
 
 def instance(out, name, template, lines):

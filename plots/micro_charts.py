@@ -37,8 +37,9 @@ POSTMARK_FIELDS = [("tps", "transactions per second"), ("created_per_s", "files 
                    ("read_kBps", "kB read per second"), ("written_kBps", "kB written per second"),
                    ("wall_s", "wall time (lower is better)")]
 COLORS = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#8C6D31", "#999999"]
-IOMETER_RE = re.compile(r"^(.+)\.qd(\d+)\.([a-z0-9_]+)$")
-IOZONE_RE = re.compile(r"^([a-z]+)\.fs(\d+)k\.rs(\d+)k\.kBps$")
+# sizes and queue depths from 1 (drawn on log2 scales), in ASCII digits
+IOMETER_RE = re.compile(r"^(.+)\.qd([1-9][0-9]{0,8})\.([a-z0-9_]+)$")
+IOZONE_RE = re.compile(r"^([a-z]+)\.fs([1-9][0-9]{0,11})k\.rs([1-9][0-9]{0,11})k\.kBps$")
 POSTMARK_RE = re.compile(r"^(n\d+\.t\d+)\.tps$")
 
 
@@ -215,7 +216,7 @@ class MicroCharts:
 
     def heat(self, test, cells):
         gq = chartlib.gq
-        panels = [(n, c[test]) for n, c in zip(self.names, cells) if c.get(test)]
+        panels = [(n, c[test]) for n, c in zip(self.names, cells) if any(x > 0 for x in c.get(test, {}).values())]
         vals = [x for _n, c in panels for x in c.values() if x > 0]
         if not vals:
             return

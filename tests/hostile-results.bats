@@ -62,8 +62,9 @@ one_line_about() {
   local d=$RES/r/h/xfs
   jq '.os = "deb`touch pwned-os`" | .fs = "x^{2}_y@z`touch pwned-fs`"' "$d/meta.json" >"$d/m" && mv "$d/m" "$d/meta.json"
   printf 'p`touch pwned-phase`\t1\twall_s\t1.5\ts\n' >>"$d/records.tsv"
-  mv "$RES/r/h/ext4" "$RES/r/h/v\`touch pwned-variant\`"
-  mv "$RES/r/h" "$RES/r/h\`touch pwned-host\`"
+  # quotes side by side (gnuplot 5.4 misreads '' next to a quote), a brace
+  mv "$RES/r/h/ext4" "$RES/r/h/v''\`touch pwned-variant\`"
+  mv "$RES/r/h" "$RES/r/h}\`touch pwned-host\`"
   report
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   [ -z "$(find "$T" "$ROOT" -maxdepth 3 -name 'pwned-*' -print -quit)" ] || { find "$T" "$ROOT" -maxdepth 3 -name 'pwned-*'; false; }
@@ -71,7 +72,9 @@ one_line_about() {
   # markup), the phase in its chart's title, host and variant in the series panels
   grep -qF 'x^{2}_y@z`touch pwned-fs`' "$OUT/untar.svg"
   grep -lF 'p`touch pwned-phase`' "$OUT"/*.svg | grep -q .
-  grep -qF 'h`touch pwned-host` / v`touch pwned-variant`' "$OUT/series-untar.svg"
+  grep -qF "h}\`touch pwned-host\` / v''\`touch pwned-variant\`" "$OUT/series-untar.svg"
+  # a label of two lines (gnuplot sizes it as enhanced text: the brace) too
+  grep -qF "h}\`touch pwned-host\` / v''\`touch pwned-variant\`" "$OUT/budget-untar.svg"
 }
 
 @test "hostile results: a phase named ../../victim/records or an absolute path writes nothing outside OUT" {
