@@ -42,7 +42,8 @@ label_of() {
         continue
       fi
       l=$(label_of "$h")
-      grep -qF "$l" "$gp" || grep -qF "${l//\'/\'\'}" "$gp" ||
+      # inside a panel's setup string, itself quoted: each ' a "'" between pieces
+      grep -qF "$l" "$gp" || grep -qF "${l//"'"/"' . \"'\" . '"}" "$gp" ||
         { echo "$gp: no group of $h ($l)"; false; }
     done
   done
