@@ -170,17 +170,28 @@ def whole(s, lo=0, hi=TRIAL_MAX):
     return v if lo <= v <= hi else None
 
 
-def record_of(fields):
-    """The record (phase, trial, metric, value, unit) of a records.tsv line's
-    FIELDS; ValueError saying why it is none."""
-    if len(fields) != 5:
-        raise ValueError("%d fields, not 5 TAB-separated ones" % len(fields))
-    phase, trial, metric, value, unit = fields
-    for what, name in (("phase", phase), ("metric", metric), ("unit", unit)):
-        if not name or len(name) > NAME_MAX or CONTROL.search(name) or name != name.strip():
-            raise ValueError("%s %s is not a name" % (what, brief(name)))
-    t = whole(trial)
-    if t is None:
+# A records.tsv line whose names are names (record_of): the fast path of
+# the common line; any other is looked at field by field for the reason.
+_NAME = "[^\\s\x00-\x1f\x7f-\x9f\ud800-\udfff](?:[^\t\x00-\x1f\x7f-\x9f\ud800-\udfff]{0,%d}" \
+        "[^\\s\x00-\x1f\x7f-\x9f\ud800-\udfff])?" % (NAME_MAX - 2)
+RECORD = re.compile("(%s)\t([0-9]{1,9})\t(%s)\t([^\t]*)\t(%s)" % (_NAME, _NAME, _NAME))
+
+
+def record_of(line):
+    """The record (phase, trial, metric, value, unit) of a records.tsv
+    LINE; ValueError saying why it is none."""
+    m = RECORD.fullmatch(line)
+    if not m:
+        fields = line.split("\t")
+        if len(fields) != 5:
+            raise ValueError("%d fields, not 5 TAB-separated ones" % len(fields))
+        for what, name in (("phase", fields[0]), ("metric", fields[2]), ("unit", fields[4])):
+            if not name or len(name) > NAME_MAX or CONTROL.search(name) or name != name.strip():
+                raise ValueError("%s %s is not a name" % (what, brief(name)))
+        raise ValueError("trial %s is not a whole number up to %d" % (brief(fields[1]), TRIAL_MAX))
+    phase, trial, metric, value, unit = m.groups()
+    t = int(trial)
+    if t > TRIAL_MAX:
         raise ValueError("trial %s is not a whole number up to %d" % (brief(trial), TRIAL_MAX))
     if unit not in TEXT_UNITS:
         v = num(value)
@@ -264,7 +275,7 @@ class Variant:
                 if not line or (n == 1 and line.startswith("phase\t")):
                     continue
                 try:
-                    self.records.append(record_of(line.split("\t")))
+                    self.records.append(record_of(line))
                 except ValueError as e:
                     bad.add(n, str(e))
         bad.report()
