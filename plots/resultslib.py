@@ -311,8 +311,9 @@ class Variant:
         such a phase say status 0): values() leaves it out."""
         allowed = {(p, t): num(v) or 0 for p, t, m, v, _u in self.records if m == "failed_allowed"}
         for p, t, m, v, _u in self.records:
-            if m == "failed" and (num(v) or 0) > allowed.get((p, t), 0):
-                self.invalid[(p, t)] = "%d failed requests" % num(v)
+            failed = num(v) if m == "failed" else None  # None: a text failed (no count)
+            if failed is not None and failed > allowed.get((p, t), 0):
+                self.invalid[(p, t)] = "%d failed requests" % failed
 
     @property
     def fs(self):
