@@ -8,6 +8,10 @@
 # serve net delete iometer iozone postmark discover" runs those phases (any
 # of harness/phase-*.sh, flush included) in that order instead.  At the end,
 # the run's results.csv, results.json and composite.xml (plots/export.py).
+# The run holds TARGET's lock and its results directory's (harness/lock.sh):
+# a second run on either is refused, one line naming this one, exit 2.  A
+# run refused at its first phase leaves no run directory and .current as
+# it was.
 set -eu
 SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -16,7 +20,49 @@ SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$SHOOTOUT_ROOT/harness/target-guard.sh"
 # shellcheck source=SCRIPTDIR/common/settings.sh
 . "$SHOOTOUT_ROOT/harness/common/settings.sh"
+# shellcheck source=SCRIPTDIR/poll.sh
+. "$SHOOTOUT_ROOT/harness/poll.sh"
+# shellcheck source=SCRIPTDIR/lock.sh
+. "$SHOOTOUT_ROOT/harness/lock.sh"
+# shellcheck source=SCRIPTDIR/common/strays.sh
+. "$SHOOTOUT_ROOT/harness/common/strays.sh"
 settings_check harness micro
+
+# shootout_lock : TARGET's lock for the whole run (harness/lock.sh; the
+# phases it runs find it held by their parent), before a run is made: a
+# second run on TARGET is one line naming this one, exit 2.
+shootout_lock() {
+  LOCK_ON_ORPHAN=strays_of_lock
+  lock_take target "$TARGET" "TARGET=$TARGET" ||
+    settings_refuse "${LOCK_ERROR:-$LOCK_REFUSAL: wait for it to end, or name another TARGET}"
+  strays_begin
+  strays_reap
+}
+
+# shootout_lock_variant : the lock of RESULTS/RUN_ID/HOST/VARIANT (a RUN_ID
+# given twice would mix two runs' records).
+shootout_lock_variant() {
+  local r
+  lib_names_ok
+  r=$(cd "$RESULTS" 2>/dev/null && pwd -P) || r=$RESULTS
+  lock_take variant "$r/$RUN_ID/$HOST/$VARIANT" "RUN_ID=$RUN_ID HOST=$HOST VARIANT=$VARIANT ($RESULTS/$RUN_ID/$HOST/$VARIANT)" ||
+    settings_refuse "${LOCK_ERROR:-$LOCK_REFUSAL: wait for it to end, or give this one another VARIANT or RUN_ID}"
+  lock_note_run "$RUN_ID"
+}
+
+# shootout_unmake_run : a run refused at its first phase leaves nothing: the
+# run made here goes again if nothing was written in it, and .current names
+# what it named before.
+shootout_unmake_run() {
+  [ -n "$made_run" ] || return 0
+  rmdir "$RESULTS/$made_run" 2>/dev/null || return 0
+  [ "$(cat "$RESULTS/.current" 2>/dev/null)" = "$made_run" ] || return 0
+  if [ -n "$was_current" ]; then
+    printf '%s\n' "$was_current" >"$RESULTS/.current.$$" && mv -f "$RESULTS/.current.$$" "$RESULTS/.current"
+  else
+    rm -f "$RESULTS/.current"
+  fi
+}
 
 TRIALS=${TRIALS:-1}
 FLUSH=${FLUSH:-drop}
@@ -41,13 +87,21 @@ case $TRIALS in '' | *[!0-9]* | 0) harness_die "TRIALS=$TRIALS: want a number of
   harness_die "FLUSH=reboot needs Ansible to reboot between phases: run the playbook, or use FLUSH=drop, remount, prime or none"
 # Refused here already (before a run is made) by the guard every phase makes.
 target_guard || harness_die "$TARGET_REFUSAL"
-RUN_ID=${RUN_ID:-$(new_run)}
+shootout_lock
+made_run=''
+if [ -z "${RUN_ID:-}" ]; then
+  was_current=$(cat "$RESULTS/.current" 2>/dev/null || :)
+  RUN_ID=$(new_run)
+  made_run=$RUN_ID
+fi
 export RUN_ID
+shootout_lock_variant
 start=$EPOCHREALTIME
 
 child=''
 trap '[ -z "$child" ] || kill -TERM "$child" 2>/dev/null; wait "$child" 2>/dev/null; exit 143' TERM HUP
-trap '[ -z "$child" ] || kill -TERM "$child" 2>/dev/null; wait "$child" 2>/dev/null; exit 130' INT
+trap '[ -z "$child" ] || kill -INT "$child" 2>/dev/null; wait "$child" 2>/dev/null; exit 130' INT
+trap 'lock_release_all' EXIT
 
 for trial in $(seq 1 "$TRIALS"); do
   for phase in $phases; do
@@ -57,8 +111,14 @@ for trial in $(seq 1 "$TRIALS"); do
     rc=0
     wait "$child" || rc=$?
     child=''
+    # What the phase started and left running (killed outright, it ran no
+    # trap): stopped before the next phase or the end of the run.
+    strays_reap
     # exit 2: the phase refused to start (its line said why), no trial recorded
-    [ "$rc" -ne 2 ] || exit 2
+    if [ "$rc" -eq 2 ]; then
+      shootout_unmake_run
+      exit 2
+    fi
     [ "$rc" -eq 0 ] || harness_die "phase $phase failed (exit $rc): see $(run_dir)/failures.tsv"
   done
 done

@@ -46,8 +46,8 @@ budget_part() {
 # budget_end : the current part ends: its records.
 budget_end() {
   [ -n "$BUDGET_START" ] || return 0
-  budget_records "$BUDGET_NAME" "$CUR_TRIAL" "$BUDGET_PREFIX" "$BUDGET_HZ" "$BUDGET_START" "$(budget_snap)" \
-    >>"$(run_dir)/records.tsv"
+  record_lines < <(budget_records "$BUDGET_NAME" "$CUR_TRIAL" "$BUDGET_PREFIX" "$BUDGET_HZ" "$BUDGET_START" \
+    "$(budget_snap)")
   BUDGET_START=''
 }
 
