@@ -121,7 +121,7 @@ run_dir() {
 # line is left for a reader to take for a figure.  Status 1 and LIB_ERR
 # ("cannot append to FILE: REASON") when it failed.
 lib_append() {
-  _size=$(wc -c <"$1" 2>/dev/null) || _size=0
+  _size=$(wc -c 2>/dev/null <"$1") || _size=0
   if _err=$({ printf '%s\n' "$2" >>"$1"; } 2>&1); then
     return 0
   fi

@@ -28,14 +28,15 @@ phase_on_signal() {
 # The failure is recorded first, into the room phase_begin reserved
 # (lib_reserve): a full RESULTS still gets it, and the report shows it.
 phase_on_exit() {
-  local rc=$?
+  local rc=$? full=''
   set +e
   PHASE_EXITING=1
   trap '' INT TERM HUP PIPE
   proc_stop_all
+  [ "$rc" -eq 0 ] || [ -n "$FAIL_MSG" ] || full=$(phase_results_full)
   [ -z "${RUN_DIR:-}" ] || lib_unreserve "$RUN_DIR"
   if [ "$rc" -ne 0 ] && [ -n "$CUR_TRIAL" ] && [ "$PHASE_DONE" = 0 ]; then
-    FAIL_MSG=${FAIL_MSG:-exit status $rc}
+    FAIL_MSG=${FAIL_MSG:-exit status $rc$full}
     record_failure "$CUR_PHASE" "$CUR_TRIAL" "$FAIL_MSG" ||
       printf '%s: the failure is not recorded: %s\n' "$CUR_PHASE" "$LIB_ERR" >&2
     printf '%s: %s\n' "${CUR_PHASE:-harness}" "$FAIL_MSG" >&2
@@ -49,6 +50,16 @@ phase_on_exit() {
   strays_unwatch
   lock_release_all
   exit "$rc"
+}
+
+# phase_results_full : ": RESULTS is full (...)" when the filesystem of
+# RUN_DIR has no room left (a write of the harness's failed there: a log
+# line, a series), else nothing.
+phase_results_full() {
+  local avail
+  [ -n "${RUN_DIR:-}" ] || return 0
+  read -r _ _ avail _ < <(os_fs_space "$RUN_DIR" 2>/dev/null) || return 0
+  [ "${avail:-1}" != 0 ] || printf ': RESULTS is full (no space left on the filesystem of %s)' "$RUN_DIR"
 }
 
 # phase_refuse MESSAGE : a check refused the phase before anything was
