@@ -44,12 +44,12 @@ records_of() {
 hold_lock() {
   # shellcheck disable=SC2016 # the inner shell expands them
   bash -c 'SHOOTOUT_ROOT=$1; . "$1/harness/os.sh"; . "$1/harness/poll.sh"; . "$1/harness/lock.sh"
-    lock_take "$2" "$3" "$4" || { echo "$LOCK_REFUSAL$LOCK_ERROR" >"$5.no"; exit 1; }
+    lock_take "$2" "$3" "$4" || { printf "%s" "$LOCK_REFUSAL" >"$5.no"; exit 1; }
     echo held >"$5"; exec sleep 300' hold "$ROOT" "$1" "$2" "$3" "$T/held" 3>&- &
   HOLDER=$!
   poll_until 10 test -e "$T/held" -o -e "$T/held.no"
-  [ ! -e "$T/held.no" ] || skip "the lock is held already: $(cat "$T/held.no")"
-  [ -e "$T/held" ]
+  [ ! -s "$T/held.no" ] || skip "the lock is held already: $(cat "$T/held.no")"
+  [ -e "$T/held" ] || { echo "the test could not take the lock" >&2; false; }
 }
 
 # long_dataset N : $T/ds/long-1, the tiny dataset with its request list N
