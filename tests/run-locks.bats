@@ -75,6 +75,18 @@ untar_both() {
   make -C "$ROOT" -s phase-untar phase-untar2 TARGET="$1" DATASET=tiny >/dev/null
 }
 
+# wait_all PID... : RCS, their exit statuses in order, on one line (not
+# in $(...): a subshell cannot wait for the test's children).
+wait_all() {
+  local p rc out=()
+  for p in "$@"; do
+    rc=0
+    wait "$p" || rc=$?
+    out+=("$rc")
+  done
+  RCS=${out[*]}
+}
+
 # no_server PORT : no httpd of ours listens on PORT, no replay of this test runs.
 no_server() {
   ! pgrep -f -- "$BIN/httpd .*-p $1( |$)" >/dev/null && ! pgrep -f -- "$BIN/replay .*$T/" >/dev/null &&
@@ -85,26 +97,22 @@ no_server() {
   require_tools
   tmpfs_at "$T/mnt" 256m
   tiny_dataset
+  pids=()
   for v in a b; do
     VARIANT=$v make -C "$ROOT" -s shootout TARGET="$T/mnt" DATASET=tiny FLUSH=none PHASES="untar untar2 serve delete" \
       SERVE_MODES=1 REPLAY_COUNT=1000 >"$T/out.$v" 2>&1 &
-    eval "pid_$v=\$!"
+    pids+=("$!")
   done
-  rc_a=0 rc_b=0
-  # shellcheck disable=SC2154 # set by the eval above
-  wait "$pid_a" || rc_a=$?
-  # shellcheck disable=SC2154
-  wait "$pid_b" || rc_b=$?
+  wait_all "${pids[@]}"
   cat "$T/out.a" "$T/out.b"
-  if [ "$rc_a" -eq 2 ]; then won=b lost=a; else won=a lost=b; fi
-  [ "$(eval echo "\$rc_$won")" -eq 0 ]
-  [ "$(eval echo "\$rc_$lost")" -eq 2 ]
+  [ "$RCS" = "0 2" ] || [ "$RCS" = "2 0" ]
+  if [ "$RCS" = "2 0" ]; then won=b lost=a; else won=a lost=b; fi
   # one line, naming the holder: pid, run, start
   [ "$(grep -vc '^make' "$T/out.$lost")" -eq 1 ]
   grep -Eq "^shootout.sh: TARGET=$T/mnt is in use by pid [0-9]+, run [0-9TZ]+-$HOST, started 20[0-9-]+T[0-9:]+Z: wait for it to end, or name another TARGET$" "$T/out.$lost"
   # the refused run made no run directory; the other's figures are whole
   [ "$(find "$RESULTS" -mindepth 1 -maxdepth 1 -type d | wc -l)" -eq 1 ]
-  [ ! -e "$RESULTS"/*/"$HOST/$lost" ]
+  [ -z "$(find "$RESULTS" -path "*/$HOST/$lost")" ]
   d=$(echo "$RESULTS"/*/"$HOST/$won")
   [ ! -e "$d/failures.tsv" ] || { cat "$d/failures.tsv"; false; }
   [ "$(awk -F '\t' '$3 == "status" { printf "%s:%s ", $1, $4 }' "$d/records.tsv")" = \
@@ -121,19 +129,16 @@ no_server() {
   mkdir -p "$T/t1" "$T/t2"
   tiny_dataset
   export ALLOW_NONMOUNT=1 RUN_ID=r1
+  pids=()
   for t in t1 t2; do
     make -C "$ROOT" -s shootout TARGET="$T/$t" DATASET=tiny FLUSH=none PHASES="untar untar2 serve delete" \
       SERVE_MODES=1 REPLAY_COUNT=500 >"$T/out.$t" 2>&1 &
-    eval "pid_$t=\$!"
+    pids+=("$!")
   done
-  rc_1=0 rc_2=0
-  # shellcheck disable=SC2154 # set by the eval above
-  wait "$pid_t1" || rc_1=$?
-  # shellcheck disable=SC2154
-  wait "$pid_t2" || rc_2=$?
+  wait_all "${pids[@]}"
   cat "$T/out.t1" "$T/out.t2"
-  [ "$((rc_1 + rc_2))" -eq 2 ] && [ "$((rc_1 * rc_2))" -eq 0 ]
-  if [ "$rc_1" -eq 2 ]; then lost=t1; else lost=t2; fi
+  [ "$RCS" = "0 2" ] || [ "$RCS" = "2 0" ]
+  if [ "$RCS" = "2 0" ]; then lost=t1; else lost=t2; fi
   [ "$(grep -vc '^make' "$T/out.$lost")" -eq 1 ]
   grep -Eq "^shootout.sh: RUN_ID=r1 HOST=$HOST VARIANT=$VARIANT \($RESULTS/r1/$HOST/$VARIANT\) is in use by pid [0-9]+, run r1, started [0-9TZ:-]+: wait for it to end, or give this one another VARIANT or RUN_ID$" "$T/out.$lost"
   d=$RESULTS/r1/$HOST/$VARIANT
