@@ -46,7 +46,7 @@ blklat_start() {
   [ -n "$BLKLAT_TOOL" ] || return 0
   BLKLAT_NAME=$1 BLKLAT_RAW=$WORK/blklat-$1.raw
   : >"$BLKLAT_RAW"
-  (os_blklat_run "$BLKLAT_DEV" "$BLKLAT_RAW") >>"$PHASE_LOG" 2>&1 &
+  (lock_close_fds; os_blklat_run "$BLKLAT_DEV" "$BLKLAT_RAW") >>"$PHASE_LOG" 2>&1 &
   BLKLAT_PID=$!
   if ! poll_until 30 blklat_ready || ! grep -q '^blklat ready' "$BLKLAT_RAW"; then
     blklat_say "block tracer ($BLKLAT_TOOL) did not start or died: no block-latency histogram for $1 (see $PHASE_LOG)"
