@@ -75,16 +75,29 @@ untar_both() {
   make -C "$ROOT" -s phase-untar phase-untar2 TARGET="$1" DATASET=tiny >/dev/null
 }
 
-# wait_all PID... : RCS, their exit statuses in order, on one line (not
-# in $(...): a subshell cannot wait for the test's children).
-wait_all() {
-  local p rc out=()
-  for p in "$@"; do
-    rc=0
-    wait "$p" || rc=$?
-    out+=("$rc")
+# shootouts_at_once NAME VALUE1 VALUE2 MAKE-ARGS... : two `make shootout`
+# of untar, untar2, serve and delete on the tiny dataset started together,
+# with NAME=VALUE1 and NAME=VALUE2; their output in $T/out.1 and $T/out.2.
+# One must pass and the other be refused with one line (exit 2): LOST is
+# its number.  (Not in $(...): a subshell cannot wait for the test's
+# children.)
+shootouts_at_once() {
+  local name=$1 i pids=() rcs=()
+  shift
+  for i in 1 2; do
+    make -C "$ROOT" -s shootout "$name=${!i}" DATASET=tiny FLUSH=none PHASES="untar untar2 serve delete" \
+      SERVE_MODES=1 "${@:3}" >"$T/out.$i" 2>&1 &
+    pids+=("$!")
   done
-  RCS=${out[*]}
+  for i in 0 1; do
+    rcs[i]=0
+    wait "${pids[i]}" || rcs[i]=$?
+  done
+  cat "$T/out.1" "$T/out.2"
+  [ "${rcs[*]}" = "0 2" ] || [ "${rcs[*]}" = "2 0" ]
+  LOST=1
+  [ "${rcs[0]}" = 0 ] && LOST=2
+  [ "$(grep -vc '^make' "$T/out.$LOST")" -eq 1 ]
 }
 
 # no_server PORT : no httpd of ours listens on PORT, no replay of this test runs.
@@ -97,19 +110,11 @@ no_server() {
   require_tools
   tmpfs_at "$T/mnt" 256m
   tiny_dataset
-  pids=()
-  for v in a b; do
-    VARIANT=$v make -C "$ROOT" -s shootout TARGET="$T/mnt" DATASET=tiny FLUSH=none PHASES="untar untar2 serve delete" \
-      SERVE_MODES=1 REPLAY_COUNT=1000 >"$T/out.$v" 2>&1 &
-    pids+=("$!")
-  done
-  wait_all "${pids[@]}"
-  cat "$T/out.a" "$T/out.b"
-  [ "$RCS" = "0 2" ] || [ "$RCS" = "2 0" ]
-  if [ "$RCS" = "2 0" ]; then won=b lost=a; else won=a lost=b; fi
+  shootouts_at_once VARIANT a b TARGET="$T/mnt" REPLAY_COUNT=1000
+  variants=(- a b)
+  lost=${variants[LOST]} won=${variants[3 - LOST]}
   # one line, naming the holder: pid, run, start
-  [ "$(grep -vc '^make' "$T/out.$lost")" -eq 1 ]
-  grep -Eq "^shootout.sh: TARGET=$T/mnt is in use by pid [0-9]+, run [0-9TZ]+-$HOST, started 20[0-9-]+T[0-9:]+Z: wait for it to end, or name another TARGET$" "$T/out.$lost"
+  grep -Eq "^shootout.sh: TARGET=$T/mnt is in use by pid [0-9]+, run [0-9TZ]+-$HOST, started 20[0-9-]+T[0-9:]+Z: wait for it to end, or name another TARGET$" "$T/out.$LOST"
   # the refused run made no run directory; the other's figures are whole
   [ "$(find "$RESULTS" -mindepth 1 -maxdepth 1 -type d | wc -l)" -eq 1 ]
   [ -z "$(find "$RESULTS" -path "*/$HOST/$lost")" ]
@@ -129,22 +134,12 @@ no_server() {
   mkdir -p "$T/t1" "$T/t2"
   tiny_dataset
   export ALLOW_NONMOUNT=1 RUN_ID=r1
-  pids=()
-  for t in t1 t2; do
-    make -C "$ROOT" -s shootout TARGET="$T/$t" DATASET=tiny FLUSH=none PHASES="untar untar2 serve delete" \
-      SERVE_MODES=1 REPLAY_COUNT=500 >"$T/out.$t" 2>&1 &
-    pids+=("$!")
-  done
-  wait_all "${pids[@]}"
-  cat "$T/out.t1" "$T/out.t2"
-  [ "$RCS" = "0 2" ] || [ "$RCS" = "2 0" ]
-  if [ "$RCS" = "2 0" ]; then lost=t1; else lost=t2; fi
-  [ "$(grep -vc '^make' "$T/out.$lost")" -eq 1 ]
-  grep -Eq "^shootout.sh: RUN_ID=r1 HOST=$HOST VARIANT=$VARIANT \($RESULTS/r1/$HOST/$VARIANT\) is in use by pid [0-9]+, run r1, started [0-9TZ:-]+: wait for it to end, or give this one another VARIANT or RUN_ID$" "$T/out.$lost"
+  shootouts_at_once TARGET "$T/t1" "$T/t2" REPLAY_COUNT=500
+  grep -Eq "^shootout.sh: RUN_ID=r1 HOST=$HOST VARIANT=$VARIANT \($RESULTS/r1/$HOST/$VARIANT\) is in use by pid [0-9]+, run r1, started [0-9TZ:-]+: wait for it to end, or give this one another VARIANT or RUN_ID$" "$T/out.$LOST"
   d=$RESULTS/r1/$HOST/$VARIANT
   [ -z "$(awk -F '\t' 'NR > 1 { print $1 "\t" $2 "\t" $3 }' "$d/records.tsv" | sort | uniq -d)" ]
   [ "$(records_of "$d" serve-warm-1 status)" = 0 ]
-  [ ! -e "$T/$lost/data" ]
+  [ ! -e "$T/t$LOST/data" ]
   # A phase run alone takes it too: held by another process, refused, nothing written.
   sum=$(cksum <"$d/records.tsv")
   hold_lock variant "$(cd "$RESULTS" && pwd -P)/r1/$HOST/$VARIANT" "the test's hold"
