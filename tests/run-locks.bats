@@ -196,6 +196,16 @@ no_server() {
   long_dataset 30
   rm -rf "$RESULTS"
   tmpfs_at "$RESULTS" 2m
+  # A record that a full filesystem cuts short is cut off again.
+  head -c 4000 /dev/zero | tr '\0' x >"$RESULTS/probe"
+  dd if=/dev/zero of="$RESULTS/fill" bs=4k 2>/dev/null || true
+  # shellcheck disable=SC2016 # the inner shell expands them
+  run bash -c '. "$SHOOTOUT_ROOT/harness/lib.sh"; lib_append "$1" "$2" || { echo "$LIB_ERR"; exit 1; }' sh \
+    "$RESULTS/probe" "$(printf 'serve-cold-1\t1\trps\t%0200d\treq/s' 0)"
+  [ "$status" -eq 1 ]
+  [ "$output" = "cannot append to $RESULTS/probe: No space left on device" ]
+  [ "$(wc -c <"$RESULTS/probe")" -eq 4000 ]
+  rm "$RESULTS/probe" "$RESULTS/fill"
   export TARGET=$T/mnt DATASETS_OUT=$T/ds DATASET=long FLUSH=none SERVE_MODES=1 REPLAY_COUNT=0 REPLAY_CONC=2
   "$ROOT/harness/phase-serve.sh" >"$T/out" 2>&1 3>&- &
   phase=$!
