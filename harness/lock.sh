@@ -100,7 +100,7 @@ lock_take() {
     IFS=$'\t' read -r pid run started _ <<<"$(lock_line "$file")" || :
     # An ancestor holds it: shootout.sh, for the phases it runs.
     case " ${SHOOTOUT_LOCKERS:-} " in *" ${pid:-none} "*) return 0 ;; esac
-    if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null && [ "$try" -lt 5 ] && [ -n "${LOCK_ON_ORPHAN:-}" ]; then
+    if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null && [ "$try" = 1 ] && [ -n "${LOCK_ON_ORPHAN:-}" ]; then
       # The holder is gone, processes it left hold the lock: stop them.
       "$LOCK_ON_ORPHAN" "$kind" "$path"
       POLL_STEP=0.1 poll_until 5 lock_free "$file" || :
