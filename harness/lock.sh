@@ -21,6 +21,10 @@
 #                             descriptors, inherited); 1 with LOCK_REFUSAL, one line
 #                             naming the holder (pid, run, start), or with
 #                             LOCK_ERROR when the lock file cannot be made.
+#   lock_target               TARGET's lock (lock_take), with the hint of a
+#                             refusal; what a holder that is gone left
+#                             running is stopped first (strays_of_lock)
+#   lock_variant RUN          the lock of RESULTS/RUN/HOST/VARIANT, likewise
 #   lock_note_run RUN         the run id into the line of every lock held
 #   lock_release_all          drop every lock held (their files go)
 #   lock_file KIND PATH       the lock file of PATH
@@ -116,6 +120,25 @@ lock_take() {
   done
   LOCK_REFUSAL="$what: cannot take the lock $file"
   return 1
+}
+
+lock_target() {
+  LOCK_ON_ORPHAN=strays_of_lock
+  lock_take target "$TARGET" "TARGET=$TARGET" && return 0
+  LOCK_REFUSAL+=": wait for it to end, or name another TARGET"
+  return 1
+}
+
+# (RESULTS resolved: a symbolic link to it is the same directory.)
+lock_variant() {
+  local r
+  r=$(cd "$RESULTS" 2>/dev/null && pwd -P) || r=$RESULTS
+  LOCK_ON_ORPHAN=''
+  lock_take variant "$r/$1/$HOST/$VARIANT" "RUN_ID=$1 HOST=$HOST VARIANT=$VARIANT ($RESULTS/$1/$HOST/$VARIANT)" || {
+    LOCK_REFUSAL+=": wait for it to end, or give this one another VARIANT or RUN_ID"
+    return 1
+  }
+  lock_note_run "$1"
 }
 
 # lock_free FILE : nobody holds FILE's lock (taken and let go at once).

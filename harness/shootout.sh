@@ -32,9 +32,7 @@ settings_check harness micro
 # phases it runs find it held by their parent), before a run is made: a
 # second run on TARGET is one line naming this one, exit 2.
 shootout_lock() {
-  LOCK_ON_ORPHAN=strays_of_lock
-  lock_take target "$TARGET" "TARGET=$TARGET" ||
-    settings_refuse "${LOCK_ERROR:-$LOCK_REFUSAL: wait for it to end, or name another TARGET}"
+  lock_target || settings_refuse "${LOCK_ERROR:-$LOCK_REFUSAL}"
   strays_begin
   strays_reap
 }
@@ -42,12 +40,8 @@ shootout_lock() {
 # shootout_lock_variant : the lock of RESULTS/RUN_ID/HOST/VARIANT (a RUN_ID
 # given twice would mix two runs' records).
 shootout_lock_variant() {
-  local r
   lib_names_ok
-  r=$(cd "$RESULTS" 2>/dev/null && pwd -P) || r=$RESULTS
-  lock_take variant "$r/$RUN_ID/$HOST/$VARIANT" "RUN_ID=$RUN_ID HOST=$HOST VARIANT=$VARIANT ($RESULTS/$RUN_ID/$HOST/$VARIANT)" ||
-    settings_refuse "${LOCK_ERROR:-$LOCK_REFUSAL: wait for it to end, or give this one another VARIANT or RUN_ID}"
-  lock_note_run "$RUN_ID"
+  lock_variant "$RUN_ID" || settings_refuse "${LOCK_ERROR:-$LOCK_REFUSAL}"
 }
 
 # shootout_unmake_run : a run refused at its first phase leaves nothing: the

@@ -157,11 +157,11 @@ phase_begin() {
 
 # phase_lock_target : this phase holds TARGET's lock, or shootout.sh that
 # runs it does (harness/lock.sh), or it is refused naming the holder; then
-# what a phase gone before left running on TARGET is stopped
+# what a phase gone before left running on TARGET is stopped, and a watcher
+# stops what this one starts should it be killed outright
 # (harness/common/strays.sh).
 phase_lock_target() {
-  LOCK_ON_ORPHAN=strays_of_lock
-  lock_take target "$TARGET" "TARGET=$TARGET" || phase_lock_refused "wait for it to end, or name another TARGET"
+  lock_target || phase_lock_refused
   strays_begin
   strays_reap
   strays_watch
@@ -170,17 +170,13 @@ phase_lock_target() {
 # phase_lock_variant RUN : the lock of RESULTS/RUN/HOST/VARIANT, where this
 # phase's records go (two runs there would mix their records).
 phase_lock_variant() {
-  local r
-  r=$(cd "$RESULTS" 2>/dev/null && pwd -P) || r=$RESULTS
-  lock_take variant "$r/$1/$HOST/$VARIANT" "RUN_ID=$1 HOST=$HOST VARIANT=$VARIANT ($RESULTS/$1/$HOST/$VARIANT)" ||
-    phase_lock_refused "wait for it to end, or give this one another VARIANT or RUN_ID"
-  lock_note_run "$1"
+  lock_variant "$1" || phase_lock_refused
 }
 
-# phase_lock_refused HINT : the lock is another run's: one line, exit 2.
+# phase_lock_refused : the lock is another run's: one line, exit 2.
 phase_lock_refused() {
   [ -z "$LOCK_ERROR" ] || harness_die "$LOCK_ERROR"
-  phase_refuse "$LOCK_REFUSAL: $1"
+  phase_refuse "$LOCK_REFUSAL"
 }
 
 # phase_figure TEXT : add TEXT to the end line's figures (serve: a mode's).
