@@ -100,6 +100,10 @@ shootouts_at_once() {
   [ "$(grep -vc '^make' "$T/out.$LOST")" -eq 1 ]
 }
 
+dir_empty() {
+  [ -z "$(ls -A "$1")" ]
+}
+
 # no_server PORT : no httpd of ours listens on PORT, no replay of this test runs.
 no_server() {
   ! pgrep -f -- "$BIN/httpd .*-p $1( |$)" >/dev/null && ! pgrep -f -- "$BIN/replay .*$T/" >/dev/null &&
@@ -160,14 +164,18 @@ no_server() {
   port=$(free_port)
   export TARGET=$T/mnt DATASETS_OUT=$T/ds DATASET=long FLUSH=none SERVE_MODES=32 REPLAY_COUNT=0 \
     REPLAY_CONC=2 REPLAY_KEEPALIVE=1 PORT=$port
-  # A phase alone (as make phase-serve runs it): its watcher stops what it left.
-  "$ROOT/harness/phase-serve.sh" >"$T/out" 2>&1 3>&- &
+  # A phase alone (as make phase-serve runs it): its watcher stops what it
+  # left, and removes its temporary directory and its results' reserve.
+  mkdir -p "$T/tmp"
+  TMPDIR=$T/tmp "$ROOT/harness/phase-serve.sh" >"$T/out" 2>&1 3>&- &
   phase=$!
   wait_for_port "$port" 30
   poll_until 10 pgrep -f -- "$BIN/replay .*$T/" >/dev/null
   kill -KILL "$phase"
   wait "$phase" || true
   POLL_STEP=0.1 poll_until 15 no_server "$port" || { pgrep -af -- "$BIN/(httpd|replay)"; false; }
+  poll_until 10 dir_empty "$T/tmp" || { ls -A "$T/tmp"; false; }
+  [ -z "$(find "$RESULTS" -name .reserve)" ]
   # Under shootout.sh: it stops what the phase left before it exits.
   PHASES=serve "$ROOT/harness/shootout.sh" >"$T/out2" 2>&1 3>&- &
   sh=$!

@@ -144,6 +144,7 @@ phase_begin() {
     CUR_TRIAL=$(next_trial "${names[@]}")
   fi
   RUN_DIR=$(run_dir)
+  printf '%s\n' "$RUN_DIR" >"$WORK/run_dir"
   lib_reserve "$RUN_DIR" ||
     phase_refuse "RESULTS has no room for this phase's records (64 KiB in $RUN_DIR): free some space on its filesystem"
   mkdir -p "$RUN_DIR/logs"

@@ -77,8 +77,10 @@ strays_reap() {
 
 # strays_watch : a watcher of this phase (a subshell, holding no lock) that
 # stops what the phase noted once the phase is gone: a phase killed outright
-# runs no trap.  Its lines go to stderr; strays_unwatch (the phase's EXIT
-# trap) ends it.
+# runs no trap.  It also removes what the trap would have: the phase's WORK
+# and the reserve of the results directory that WORK/run_dir names
+# (phase_begin writes it).  Its lines go to stderr; strays_unwatch (the
+# phase's EXIT trap) ends it.
 strays_watch() {
   local owner=$$
   [ -n "${STRAYS_FILE:-}" ] || return 0
@@ -87,6 +89,10 @@ strays_watch() {
     trap - EXIT
     while kill -0 "$owner" 2>/dev/null; do sleep 1; done
     strays_reap "$owner"
+    [ -z "$WORK" ] || [ ! -d "$WORK" ] || {
+      [ ! -s "$WORK/run_dir" ] || lib_unreserve "$(cat "$WORK/run_dir")"
+      rm -rf "$WORK"
+    }
   ) </dev/null >/dev/null &
   STRAYS_WATCHER=$!
 }
