@@ -81,6 +81,7 @@ case $TRIALS in '' | *[!0-9]* | 0) harness_die "TRIALS=$TRIALS: want a number of
   harness_die "FLUSH=reboot needs Ansible to reboot between phases: run the playbook, or use FLUSH=drop, remount, prime or none"
 # Refused here already (before a run is made) by the guard every phase makes.
 target_guard || harness_die "$TARGET_REFUSAL"
+trap 'lock_release_all' EXIT
 shootout_lock
 made_run=''
 if [ -z "${RUN_ID:-}" ]; then
@@ -95,7 +96,6 @@ start=$EPOCHREALTIME
 child=''
 trap '[ -z "$child" ] || kill -TERM "$child" 2>/dev/null; wait "$child" 2>/dev/null; exit 143' TERM HUP
 trap '[ -z "$child" ] || kill -INT "$child" 2>/dev/null; wait "$child" 2>/dev/null; exit 130' INT
-trap 'lock_release_all' EXIT
 
 for trial in $(seq 1 "$TRIALS"); do
   for phase in $phases; do

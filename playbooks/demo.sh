@@ -43,6 +43,7 @@ demo_lock() {
   . harness/poll.sh
   # shellcheck source=harness/lock.sh
   . harness/lock.sh
+  trap lock_release_all EXIT
   for what in /var/tmp/shootout "$PWD/build/demo-vars.yml"; do
     if ! lock_take demo "$what" "the demo's $what"; then
       say "${LOCK_ERROR:-$LOCK_REFUSAL: another make demo runs; wait for it to end}"

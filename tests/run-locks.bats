@@ -39,13 +39,16 @@ records_of() {
 }
 
 # hold_lock KIND PATH WHAT : a process of the test holds that lock
-# (harness/lock.sh) until teardown; HOLDER is its pid.  Skips the test when
+# (harness/lock.sh) until teardown (TERM: it lets go, its file goes);
+# HOLDER is its pid.  Skips the test when
 # something else holds it.
 hold_lock() {
   # shellcheck disable=SC2016 # the inner shell expands them
   bash -c 'SHOOTOUT_ROOT=$1; . "$1/harness/os.sh"; . "$1/harness/poll.sh"; . "$1/harness/lock.sh"
     lock_take "$2" "$3" "$4" || { printf "%s" "$LOCK_REFUSAL" >"$5.no"; exit 1; }
-    echo held >"$5"; exec sleep 300' hold "$ROOT" "$1" "$2" "$3" "$T/held" 3>&- &
+    trap "kill \$s; lock_release_all; exit 0" TERM
+    sleep 300 & s=$!
+    echo held >"$5"; wait' hold "$ROOT" "$1" "$2" "$3" "$T/held" 3>&- &
   HOLDER=$!
   poll_until 10 test -e "$T/held" -o -e "$T/held.no"
   [ ! -s "$T/held.no" ] || skip "the lock is held already: $(cat "$T/held.no")"

@@ -48,6 +48,7 @@ phase_on_exit() {
   [ -z "$CUR_TRIAL" ] || proof_record_cpu
   [ -z "$WORK" ] || rm -rf "$WORK"
   strays_unwatch
+  strays_forget
   lock_release_all
   exit "$rc"
 }

@@ -75,6 +75,19 @@ strays_reap() {
   fi
 }
 
+# strays_forget : this phase's lines go (it stopped what they name, as it
+# ended); the file with them when no other is left.
+strays_forget() {
+  local f=${STRAYS_FILE:-} keep
+  [ -n "$f" ] && [ -s "$f" ] || return 0
+  keep=$(awk -F '\t' -v me="$$" '$2 != me' "$f") || return 0
+  if [ -z "$keep" ]; then
+    rm -f "$f"
+  else
+    printf '%s\n' "$keep" >"$f.$$" && mv -f "$f.$$" "$f"
+  fi
+}
+
 # strays_watch : a watcher of this phase (a subshell, holding no lock) that
 # stops what the phase noted once the phase is gone: a phase killed outright
 # runs no trap.  It also removes what the trap would have: the phase's WORK
