@@ -18,9 +18,10 @@
 #                             process holds it, or a process of
 #                             SHOOTOUT_LOCKERS (shootout.sh running this
 #                             phase) does (SHOOTOUT_LOCK_FDS: the
-#                             descriptors, inherited); 1 with LOCK_REFUSAL, one line
-#                             naming the holder (pid, run, start), or with
-#                             LOCK_ERROR when the lock file cannot be made.
+#                             descriptors, inherited); 1 with LOCK_REFUSAL,
+#                             one line naming the holder (pid, run,
+#                             start), or LOCK_ERROR when the lock file
+#                             cannot be made.
 #   lock_target               TARGET's lock (lock_take), with the hint of a
 #                             refusal; what a holder that is gone left
 #                             running is stopped first (strays_of_lock)

@@ -7,7 +7,9 @@
 # process: "ID<TAB>OWNER<TAB>COMMAND", ID a pid or -PGID (a process group),
 # OWNER the pid of the phase that started it, COMMAND its command line.
 # strays_reap stops what a phase that is gone left running: shootout.sh
-# after each phase, phase_begin before a phase starts its own.
+# after each phase, phase_begin before a phase starts its own, and the
+# phase's watcher (strays_watch) once it is gone; a phase that ends drops
+# its lines (strays_forget).
 
 # strays_begin : STRAYS_FILE of TARGET (resolved); none without a lock
 # directory.
