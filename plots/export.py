@@ -1,7 +1,8 @@
 """The results of runs for other tools (docs/formats.md#exports): results.csv
 and results.json, one row per run, host, variant, phase and metric (every
 numeric metric of records.tsv: trials, median, min, max, spread, unit, which
-way is better, the time budget's verdict and notes), and composite.xml, the
+way is better, the time budget's verdict, notes, the estimate with its 95%
+interval and the detectable effect: plots/stats.py), and composite.xml, the
 Phoronix Test Suite's result file (its pts-core/openbenchmarking.org/schemas/
 result-file.xsd) with the timings and rates, so that PTS draws a run
 (result-file-to-text) and merge-results merges it with PTS results.
@@ -11,17 +12,21 @@ and of the playbooks' run (the collect role) writes them too, where there may
 be no gnuplot or scipy."""
 import csv
 import json
+import math
 import os
 import re
+import tempfile
 import time
 import xml.etree.ElementTree as ET
 
-from budget import phase_verdict
+from budget import phase_verdict, prefix_of
 from resultslib import NOISE_MIN, NOT_FLUSHABLE, cold_phase, memory_fs, noise_label, spread, stats, trial_count
-from stats import direction
+from resultslib import disturbed_note, disturbed_trials
+from stats import direction, estimate, mde_pct, ranked_metric as figure
 
 COLUMNS = ["run", "host", "variant", "fs", "phase", "metric", "unit", "trials", "median", "min", "max",
-           "spread_pct", "better", "verdict", "note"]
+           "spread_pct", "better", "verdict", "note", "estimate", "ci_low", "ci_high", "estimate_method", "mde_pct",
+           "disturbed"]
 FILES = ("results.csv", "results.json", "composite.xml")
 # composite.xml's Result identifier: one test profile, "local/" as PTS names
 # profiles that are not on OpenBenchmarking.org; phase and metric are its
@@ -29,12 +34,6 @@ FILES = ("results.csv", "results.json", "composite.xml")
 PTS_PROFILE = "local/fs-shootout"
 PTS_CLIENT = "fs-shootout plots/export.py"
 BETTER = {1: "higher", -1: "lower", 0: ""}
-
-
-def figure(metric, unit):
-    """A timing or a rate a reader ranks (the composite.xml's results, the
-    rows with a verdict): not the CPU seconds or the time budget's parts."""
-    return bool(direction(unit)) and metric not in ("user_s", "sys_s") and "budget_" not in metric
 
 
 def clean(x):
@@ -57,35 +56,73 @@ def metrics_of(v):
     return out
 
 
-def notes(v, phase, n, trials):
-    """Why a row's figure needs a word: not flushable, invalid or failed
-    trials, too few trials to know the noise."""
+def phase_troubles(v):
+    """{phase: [text]} of variant V's invalid and failed trials, each phase's
+    invalid ones first (by trial), then its failures in record order."""
+    out = {}
+    for (p, t), why in sorted(v.invalid.items()):
+        out.setdefault(p, []).append("trial %d not a valid figure (%s)" % (t, why))
+    for p, t, msg in v.failures:
+        out.setdefault(p, []).append("trial %d failed: %s" % (t, msg))
+    return out
+
+
+def notes(v, phase, n, trials, troubles, metric=""):
+    """Why a row's figure of METRIC needs a word: not flushable, invalid or
+    failed trials (TROUBLES: phase_troubles(v)), too few trials to know the
+    noise, disturbed trials."""
     out = []
     if n and memory_fs(v) and cold_phase(phase):
         out.append(NOT_FLUSHABLE)
-    out += ["trial %d not a valid figure (%s)" % (t, why) for (p, t), why in sorted(v.invalid.items()) if p == phase]
-    out += ["trial %d failed: %s" % (t, msg) for p, t, msg in v.failures if p == phase]
+    out += troubles.get(phase, [])
     out.append(noise_label(trials))
+    busy = disturbed_note(v, phase, metric)
+    out.append(busy + (", left out" if busy and not busy.endswith("theirs") else ""))
     return "; ".join(x for x in out if x)
 
 
 def rows(runs):
-    """The rows of results.csv and results.json (dicts with COLUMNS)."""
+    """The rows of results.csv and results.json (dicts with COLUMNS); each
+    step asks for one phase and metric, so the time grows with the records,
+    not with their square (tests/bench/report.bench.sh)."""
     out = []
     for r in runs:
         for v in r.variants:
+            troubles, verdicts = phase_troubles(v), {}
             for p, m, u in metrics_of(v):
                 vals = v.values(p, m)
                 n, med, lo, hi = stats(vals)
                 trials = trial_count(v, p, n)
                 sp = spread(vals) if trials >= NOISE_MIN else None
-                verdict = phase_verdict(v, p, m) if figure(m, u) else None
+                verdict = None
+                if figure(m, u):  # one verdict per phase and budget part (prefix_of)
+                    key = (p, prefix_of(m))
+                    if key not in verdicts:
+                        verdicts[key] = phase_verdict(v, p, m)
+                    verdict = verdicts[key]
+                est = estimate(vals)
+                mde = mde_pct(est.cv, est.n, est.cv, est.n) if est.n else math.inf
                 out.append({"run": r.name, "host": v.host, "variant": v.name, "fs": v.fs, "phase": p, "metric": m,
                             "unit": u, "trials": trials, "median": clean(med), "min": clean(lo), "max": clean(hi),
                             "spread_pct": clean(None if sp is None else round(sp, 3)),
                             "better": BETTER[direction(u)] if figure(m, u) else "", "verdict": verdict or "",
-                            "note": notes(v, p, n, trials)})
+                            "note": notes(v, p, n, trials, troubles, m), "estimate": clean(est.center),
+                            "ci_low": clean(est.lo), "ci_high": clean(est.hi),
+                            "estimate_method": est.method if est.n else "",
+                            "mde_pct": clean(round(mde, 3)) if math.isfinite(mde) and figure(m, u) else None,
+                            "disturbed": disturbed_trials(v, p, m)[0]})
     return out
+
+
+def csv_cell(x):
+    """X for a cell of results.csv: a number as it is; text that a
+    spreadsheet would take for a formula (= + - @ TAB CR first: a name from a
+    result tree) behind a ' as OWASP's CSV injection advice has it."""
+    if x is None:
+        return ""
+    if isinstance(x, str) and x.startswith(("=", "+", "-", "@", "\t", "\r")):
+        return "'" + x
+    return x
 
 
 def write_csv(table, path):
@@ -93,7 +130,7 @@ def write_csv(table, path):
         w = csv.DictWriter(f, COLUMNS, lineterminator="\n")
         w.writeheader()
         for row in table:
-            w.writerow({k: ("" if row[k] is None else row[k]) for k in COLUMNS})
+            w.writerow({k: csv_cell(row[k]) for k in COLUMNS})
 
 
 def write_json(table, path):
@@ -144,7 +181,7 @@ def system(parent, ident, v, now):
 
 def write_composite(runs, table, path):
     """composite.xml: a System per host and variant, a Result per timing or
-    rate with an Entry per system that has a valid figure of it (the median;
+    rate with an Entry per system that has a valid figure of it (the estimate;
     the trials in RawString, min and max in its JSON as PTS keeps them)."""
     multi = len(runs) > 1
     now = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
@@ -153,8 +190,9 @@ def write_composite(runs, table, path):
     sub(g, "Title", ("fs-shootout " + " + ".join(r.name for r in runs))[:126])
     sub(g, "LastModified", now)
     sub(g, "TestClient", PTS_CLIENT)
-    sub(g, "Description", "Filesystem shootout: the median over the trials of each figure (RawString: every "
-        "trial); the time budget's verdict (what limited the phase) in each entry's JSON.")
+    sub(g, "Description", "Filesystem shootout: the mean over the valid trials of each figure (the median where "
+        "they are skewed; RawString: every trial); in each entry's JSON the median, the 95% confidence interval, "
+        "the detectable effect and the time budget's verdict (what limited the phase).")
     ident, variants = {}, [(r, v) for r in runs for v in r.variants]
     for r, v in variants:
         ident[(r.name, v.host, v.name)] = ("%s / %s / %s" % (r.name, v.host, v.name) if multi
@@ -166,7 +204,7 @@ def write_composite(runs, table, path):
         if figure(row["metric"], row["unit"]):
             results.setdefault((row["phase"], row["metric"], row["unit"]), []).append(row)
     for (phase, metric, unit), rs in results.items():
-        good = [x for x in rs if x["median"] is not None and NOT_FLUSHABLE not in x["note"]]
+        good = [x for x in rs if x["estimate"] is not None and NOT_FLUSHABLE not in x["note"]]
         if not good:
             continue
         res = sub(root, "Result")
@@ -187,10 +225,11 @@ def write_composite(runs, table, path):
             key = (x["run"], x["host"], x["variant"])
             e = sub(data, "Entry")
             sub(e, "Identifier", ident[key])
-            sub(e, "Value", x["median"])
+            sub(e, "Value", x["estimate"])
             sub(e, "RawString", ":".join(str(clean(val)) for val in by_variant[key].values(phase, metric)))
             extra = {"min-result": x["min"], "max-result": x["max"], "trials": x["trials"]}
-            extra.update({k: x[k] for k in ("verdict", "note", "spread_pct") if x[k] not in ("", None)})
+            extra.update({k: x[k] for k in ("verdict", "note", "spread_pct", "median", "ci_low", "ci_high", "mde_pct")
+                          if x[k] not in ("", None)})
             sub(e, "JSON", json.dumps(extra, ensure_ascii=False))
     ET.indent(root)
     ET.ElementTree(root).write(path, encoding="UTF-8", xml_declaration=True)
@@ -198,19 +237,32 @@ def write_composite(runs, table, path):
 
 def write(runs, out):
     """results.csv, results.json and composite.xml of RUNS into OUT (made if
-    need be; other files there are left alone); returns their paths."""
+    need be; other files there are left alone); returns their paths.  All
+    three are written first under hidden names (.NAME.XXXXXXXX, what a killed
+    export left of them removed), then renamed over the old ones in a row."""
     os.makedirs(out, exist_ok=True)
+    for fn in os.listdir(out):
+        if any(fn.startswith("." + f + ".") for f in FILES):
+            os.unlink(os.path.join(out, fn))
     table = rows(runs)
-    paths = [os.path.join(out, f) for f in FILES]
-    csv_path, json_path, xml_path = (p + ".tmp" for p in paths)
+    made = []
     try:
-        write_csv(table, csv_path)
-        write_json(table, json_path)
-        write_composite(runs, table, xml_path)
-        for p in paths:
-            os.replace(p + ".tmp", p)
-    finally:  # a failed write (a full disk) leaves no .tmp behind
-        for p in paths:
-            if os.path.exists(p + ".tmp"):
-                os.unlink(p + ".tmp")
-    return paths
+        for f, writer in zip(FILES, (write_csv, write_json, lambda t, p: write_composite(runs, t, p))):
+            fd, tmp = tempfile.mkstemp(prefix="." + f + ".", dir=out)
+            os.close(fd)
+            made.append(tmp)
+            writer(table, tmp)
+            os.chmod(tmp, 0o666 & ~umask())
+        for f, tmp in zip(FILES, made):
+            os.replace(tmp, os.path.join(out, f))
+    finally:  # a failed write (a full disk) leaves nothing behind
+        for tmp in made:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    return [os.path.join(out, f) for f in FILES]
+
+
+def umask():
+    m = os.umask(0)
+    os.umask(m)
+    return m
