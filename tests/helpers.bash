@@ -96,7 +96,6 @@ loop_cleanup() {
   [ -z "${LOOP:-}" ] || losetup -d "$LOOP" 2>/dev/null || true
 }
 
-
 # The lanes' lock: `solo` (tests/lane.bash).
 # shellcheck source=tests/lane.bash
 . "$ROOT/tests/lane.bash"
