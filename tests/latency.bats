@@ -138,7 +138,6 @@ httpd_replay() {
 }
 
 @test "phase untar and serve on a loop ext4: the loop device's latency and queue depth, and httpd's histograms, per record" {
-  solo # no bpftrace left: any at all
   require_cmd bpftrace jq
   require_tools
   loop_ext4
