@@ -171,7 +171,8 @@ for h in yaml.safe_load(open(sys.argv[1])):
   require_cmd ansible-playbook
   run ansible-playbook --list-tasks -i "$PB/inventory/example-lab.yml" "$PB/shootout.yml"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
-  for t in "Packages and kernel settings" "Guards before any mkfs" "Every variant" "Fetch the results" \
+  for t in "Packages and kernel settings" "Guards before any mkfs" "Make every variant's filesystem" \
+    "Each trial of each variant, in that order" "Fetch the results" \
     "Dataset server" "Stop the dataset server" "Summary table"; do
     [[ $output == *"$t"* ]] || { echo "missing task: $t"; false; }
   done
@@ -279,15 +280,16 @@ sig() {
   mkfs.ext2 -q "$second"
   mkdir "$tmp/m"
   before=$(sig "$second")
-  # While the first variant runs its phase (long after the guards passed),
+  # While the first variant's filesystem is made (after the guards passed),
   # the second variant's device gets mounted.
-  # shellcheck disable=SC2016 # $VARIANT and $@ are the wrapper's
-  printf '#!/bin/sh\nif [ "$VARIANT" = a ] && [ ! -e %s/mounted ]; then\n  mount %s %s/m && : >%s/mounted\nfi\nexec make "$@"\n' \
-    "$tmp" "$second" "$tmp" "$tmp" >"$tmp/make"
-  chmod +x "$tmp/make"
+  mkdir "$tmp/bin"
+  # shellcheck disable=SC2016 # $@ is the wrapper's
+  printf '#!/bin/sh\ncase " $* " in *" %s "*) mount %s %s/m && : >%s/mounted ;; esac\nexec %s "$@"\n' \
+    "$first" "$second" "$tmp" "$tmp" "$(command -v mkfs.ext4)" >"$tmp/bin/mkfs.ext4"
+  chmod +x "$tmp/bin/mkfs.ext4"
   inventory "$tmp/inv.yml" "[{name: a, fs: ext4, device: $first}, {name: b, fs: ext4, device: $second}]" \
     "      shootout_confirm_wipe: true"
-  run play "$tmp/inv.yml" -e shootout_run_id=rc -e "shootout_make=$tmp/make" -e '{"shootout_phases": ["untar"]}'
+  PATH=$tmp/bin:$PATH run play "$tmp/inv.yml" -e shootout_run_id=rc -e '{"shootout_phases": ["untar"]}'
   [ -e "$tmp/mounted" ] || { echo "$output"; false; }
   sum=$tmp/results/rc/summary.tsv
   cat "$sum"
@@ -325,6 +327,40 @@ sig() {
   # Everything the play set up is gone: no mount, no loop device, no image, no state.
   nothing_left
   [ -z "$(find "$tmp/work/loops" "$tmp/work/state" -mindepth 1)" ]
+}
+
+@test "the trials alternate between the variants in a seeded order recorded in order.tsv; a failed variant's later trials are left out" {
+  require_root
+  require_cmd ansible-playbook
+  inventory "$tmp/inv.yml" "[{name: a, fs: tmpfs, size: 16M}, {name: b, fs: tmpfs, size: 16M}, {name: c, fs: tmpfs, size: 16M}]"
+  STUB_FAIL=c:delete run play "$tmp/inv.yml" -e shootout_run_id=o1 -e shootout_order_seed=7 -e shootout_trials=3 \
+    -e '{"shootout_phases": ["untar", "delete"]}' -e "shootout_progress=$tmp/progress.tsv"
+  [ "$status" -ne 0 ] || { echo "$output"; false; }
+  order=$tmp/results/o1/$(hostname -s)/order.tsv
+  cat "$order"
+  [ "$(head -1 "$order")" = "$(printf 'trial\tposition\tvariant\tseed')" ]
+  # Every trial has each variant once, in an order of its own; not a, a, a, b, b, b, ...
+  [ "$(awk -F '\t' 'NR > 1 { print $1 $3 }' "$order" | sort | tr '\n' ' ')" = "1a 1b 1c 2a 2b 2c 3a 3b 3c " ]
+  [ "$(awk -F '\t' 'NR > 1 { print $4 }' "$order" | sort -u)" = 7 ]
+  [ "$(awk -F '\t' 'NR > 1 && $1 < 3 { o[$1] = o[$1] $3 } END { print (o[1] != o[2]) }' "$order")" = 1 ]
+  # The phases ran in that order (c failed in trial 1: left out after it).
+  expect=$(awk -F '\t' 'NR > 1 && !($3 == "c" && $1 > 1) { print $3 }' "$order" | tr '\n' ' ')
+  [ "$(awk '$1 == "untar" { print substr($2, 9) }' "$tmp/results/calls.log" | tr '\n' ' ')" = "$expect" ]
+  sum=$tmp/results/o1/summary.tsv
+  grep -qP '^localhost\ta\t6/6 untar,delete\t-$' "$sum"
+  grep -qP '^localhost\tb\t6/6 untar,delete\t-$' "$sum"
+  grep -qP '^localhost\tc\t1/6 untar\t.*stub: delete failed on purpose$' "$sum"
+  # A progress line for each variant made and each phase started, then done.
+  [ "$(grep -c "	make	" "$tmp/progress.tsv")" -eq 3 ]
+  grep -qP '\tstep\t1/18\t1/3\t[abc]\t1/3\tuntar$' "$tmp/progress.tsv"
+  [ "$(grep -c "	step	" "$tmp/progress.tsv")" -eq 14 ]
+  [ "$(tail -1 "$tmp/progress.tsv" | cut -f2)" = done ]
+  # The same seed, the same order.
+  run play "$tmp/inv.yml" -e shootout_run_id=o2 -e shootout_order_seed=7 -e shootout_trials=3 \
+    -e '{"shootout_phases": ["untar", "delete"]}'
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  cmp "$order" "$tmp/results/o2/$(hostname -s)/order.tsv"
+  nothing_left
 }
 
 # render_runs INVENTORY : the phase commands render.yml shows, one a line.
