@@ -533,10 +533,12 @@ EOF
 demo_vars() {
   mkdir -p "$tmp/stub"
   # shellcheck disable=SC2016 # the stand-in's own $a, expanded when it runs
-  printf '#!/bin/sh\nfor a; do case $a in @*) cat "${a#@}" ;; esac; done\nexit 1\n' >"$tmp/stub/ansible-playbook"
+  printf '#!/bin/sh\nfor a; do case $a in @*) cat "${a#@}" >%s/vars.yml ;; esac; done\nexit 1\n' "$tmp" >"$tmp/stub/ansible-playbook"
   chmod +x "$tmp/stub/ansible-playbook"
-  env -u PROFILE -u BLKLAT -u FORKLAT PATH="$tmp/stub:$PATH" make -C "$ROOT" -s --no-print-directory demo DEMO_VARIANTS=tmpfs "$@" 2>/dev/null |
-    grep '^shootout_make_vars:'
+  rm -f "$tmp/vars.yml"
+  env -u PROFILE -u BLKLAT -u FORKLAT PATH="$tmp/stub:$PATH" make -C "$ROOT" -s --no-print-directory demo DEMO_VARIANTS=tmpfs "$@" \
+    >/dev/null 2>&1 || true
+  grep '^shootout_make_vars:' "$tmp/vars.yml"
 }
 
 @test "make demo turns on the kernel profile, the block tracer and the fork mode's httpd histograms; PROFILE=0 BLKLAT=0 FORKLAT=0 turn them off; FORKLAT=2 is refused" {
@@ -550,6 +552,31 @@ demo_vars() {
   run make -C "$ROOT" -s --no-print-directory demo FORKLAT=2
   [ "$status" -ne 0 ]
   [ "$(grep -v '^make' <<<"$output")" = "demo.sh: FORKLAT=2: want 0 or 1" ]
+}
+
+@test "make demo prints one line per step with the time left, and keeps Ansible's task output in a log it names" {
+  require_root
+  "$ROOT/harness/deps.sh" check build harness fs playbooks plots profile >/dev/null 2>&1 ||
+    skip "the demo's packages are not all installed (make deps): demo.sh would install them"
+  mkdir -p "$tmp/stub"
+  # A stand-in play: task output on stdout, three steps in the progress file.
+  # shellcheck disable=SC2016 # the stand-in's own variables
+  printf '%s\n' '#!/bin/bash' 'for a; do case $a in shootout_progress=*) p=${a#*=} ;; esac; done' \
+    'echo "TASK [phases : Phase untar] ****"' \
+    'printf "vm\tmake\ttmpfs\t1/1\n" >>"$p"' \
+    'for n in 1 2 3; do printf "vm\tstep\t%s/3\t1/1\ttmpfs\t1/1\tphase%s\n" $n $n >>"$p"; done' \
+    'printf "vm\tdone\n" >>"$p"; exit 1' >"$tmp/stub/ansible-playbook"
+  chmod +x "$tmp/stub/ansible-playbook"
+  run env PATH="$tmp/stub:$PATH" make -C "$ROOT" -s --no-print-directory demo DEMO_VARIANTS=tmpfs
+  [ "$status" -ne 0 ]
+  [[ $output == *"demo: making the filesystem of tmpfs (1 of 1)"* ]]
+  [[ $output == *"demo: trial 1/1, tmpfs (1 of 1): phase1 (step 1/3, "* ]]
+  [[ $output =~ "demo: trial 1/1, tmpfs (1 of 1): phase3 (step 3/3, "[0-9]+" s in, ~"[0-9]+" s left)" ]]
+  [[ $output != *"TASK ["* ]]
+  log=$(sed -n 's/^demo: Ansible.s task output: //p' <<<"$output" | head -1)
+  [[ $log == build/demo/*-demo.log ]]
+  grep -q 'TASK \[phases : Phase untar\]' "$ROOT/$log"
+  rm -f "$ROOT/$log" "$ROOT/${log%.log}.progress"
 }
 
 @test "a real local run: two loop-backed variants, tiny dataset, complete records, nothing left behind" {
