@@ -1,0 +1,197 @@
+#!/usr/bin/env bats
+# The statistics proven on known answers (issue 40): runs through the
+# playbook (the variants' trials alternating, as `make demo` runs them) on
+# tmpfs and the tiny dataset, then the report's verdicts.
+#   - an A/A run, the same configuration as three variants, names no winner
+#     and no best overall;
+#   - a slowdown of known size, injected with a CPU cap (cgroup v2 cpu.max,
+#     or v1 cpu.cfs_quota_us), is found with the right sign and an interval
+#     that contains it.
+# The slowdown is made load-insensitive: both variants' tools run capped,
+# "fast" at CAP_FAST of a CPU and "slow" at half of that, each group
+# weighted high enough to get its cap on a busy machine, so that the
+# CPU-bound net phase of "slow" takes about twice as long whatever else
+# runs.  That ratio is first measured on its own (the phase's workload in
+# either group), then looked for in the shootout's net figures.  The full-size version is
+# tests/bench/known-answers.bench.sh (`make bench`).
+load helpers
+# ROOT comes from helpers.bash.
+# shellcheck disable=SC2153
+
+PB=$ROOT/playbooks
+CAP_FAST=0.3  # CPUs "fast" may use; "slow" gets half of it
+
+setup() {
+  require_root
+  require_cmd ansible-playbook jq python3
+  make -C "$ROOT" -n phase-serve >/dev/null 2>&1 || skip "the harness's phase targets are not here"
+  tmp=$(mktemp -d /var/tmp/shootout-known.XXXXXX)
+  export ANSIBLE_LOCAL_TEMP=$tmp/ansible-local ANSIBLE_REMOTE_TEMP=$tmp/ansible-remote
+  export ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 ANSIBLE_FORCE_COLOR=0
+  groups=()
+}
+
+teardown() {
+  local g m
+  [ -n "${tmp:-}" ] && [ -d "$tmp" ] || return 0
+  for m in $(findmnt -rn -o TARGET | grep "^$tmp/" | sort -r); do umount "$m" || true; done
+  # Our groups only; their processes have exited with the play.
+  for g in ${groups[@]+"${groups[@]}"}; do rmdir "$g" 2>/dev/null || true; done
+  rm -rf "$tmp"
+}
+
+# cg_root : the directory new CPU-capped groups go into: cgroup v2's root
+# when it has the cpu controller, else v1's cpu hierarchy.
+cg_root() {
+  if grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+    grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control || echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
+    echo /sys/fs/cgroup
+  elif [ -w /sys/fs/cgroup/cpu/cpu.cfs_quota_us ] || [ -d /sys/fs/cgroup/cpu ]; then
+    echo /sys/fs/cgroup/cpu
+  else
+    return 1
+  fi
+}
+
+# cg_new NAME CPUS : a new group capped at CPUS (a decimal) of one CPU over
+# a 10 ms period (short, so that phases of a fraction of a second are
+# throttled evenly, not in one 100 ms lump), weighted as ten tasks so that
+# it gets its cap however busy the machine is.  Prints its directory.
+cg_new() {
+  local root dir quota
+  root=$(cg_root) || return 1
+  dir=$root/shootout-known-$$-$1
+  quota=$(awk -v c="$2" 'BEGIN { printf "%d", c * 10000 }')
+  mkdir "$dir" || return 1
+  groups+=("$dir")
+  if [ -e "$dir/cpu.max" ]; then
+    echo "$quota 10000" >"$dir/cpu.max"
+    echo 1000 >"$dir/cpu.weight"
+  else
+    echo 10000 >"$dir/cpu.cfs_period_us"
+    echo "$quota" >"$dir/cpu.cfs_quota_us"
+    echo 10240 >"$dir/cpu.shares"
+  fi
+  echo "$dir"
+}
+
+# in_group DIR COMMAND... : COMMAND in the group DIR.
+in_group() {
+  local dir=$1
+  shift
+  sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$dir" "$@"
+}
+
+# net_alone GROUP : seconds bin/replay takes for 20,000 requests of
+# $tmp/www/file.jpg from bin/httpd -N 1, both in GROUP (the net phase's
+# workload without the phase around it).
+net_alone() {
+  local port pid t0 t1 rc=0
+  port=$(free_port)
+  # A session of its own: httpd -N forks its worker, and the whole group stops at the end.
+  setsid sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$1" \
+    "$BIN/httpd" -q -N 1 -r "$tmp/www" -i 127.0.0.1 -p "$port" >>"$tmp/httpd.log" 2>&1 &
+  pid=$!
+  wait_for_port "$port" || { kill -- "-$pid"; return 1; }
+  t0=$EPOCHREALTIME
+  in_group "$1" "$BIN/replay" -c 50 -k 10 -U /file.jpg -n 20000 "127.0.0.1:$port" >/dev/null 2>&1 || rc=$?
+  t1=$EPOCHREALTIME
+  kill -- "-$pid"
+  wait "$pid" 2>/dev/null || true
+  wait_for_exit "-$pid"
+  [ "$rc" -eq 0 ] || return 1
+  awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }'
+}
+
+# inventory VARIANTS-YAML : a local one-host inventory of tmpfs variants.
+inventory() {
+  cat >"$tmp/inv.yml" <<EOF
+all:
+  hosts:
+    localhost:
+      ansible_connection: local
+      ansible_python_interpreter: /usr/bin/python3
+      ansible_become: false
+      shootout_role: server
+      shootout_flush: drop
+      shootout_provision: false
+      shootout_workdir: $tmp/work
+      shootout_variants: $1
+EOF
+}
+
+# play RUN TRIALS [ARGS...] : the net phase (one httpd process, 20,000
+# requests of one 11 KB file over loopback: a CPU-bound second or so that
+# needs no dataset on the target), TRIALS trials of each variant,
+# alternating.  (The phases' own start and end cost seconds each; more of
+# them would not fit the few minutes a test may take: the bench runs all.)
+play() {
+  local run=$1 trials=$2
+  shift 2
+  ansible-playbook -i "$tmp/inv.yml" "$PB/shootout.yml" -e "shootout_run_id=$run" -e shootout_dataset=tiny \
+    -e "shootout_trials=$trials" -e "shootout_results_dir=$tmp/results" -e "shootout_control_results=$tmp/results" \
+    -e '{"shootout_phases": ["net"], "shootout_make_vars": {"NET_PROCS": "1", "NET_COUNT": "20000", "PROFILE": "0", "BLKLAT": "0"}}' "$@"
+}
+
+# verdicts RUN : the report of RUN; its summary.md on stdout.
+verdicts() {
+  /usr/bin/python3 "$ROOT/plots/plots.py" report --results "$tmp/results" --out "$tmp/report-$1" "$1" >&2
+  cat "$tmp/report-$1/summary.md"
+}
+
+@test "A/A: the same configuration as three variants, trials alternating: no winner in any phase, no best overall" {
+  inventory "[{name: A, fs: tmpfs, size: 64M}, {name: B, fs: tmpfs, size: 64M}, {name: C, fs: tmpfs, size: 64M}]"
+  run play aa 3
+  [ "$status" -eq 0 ] || { echo "$output" | tail -30; false; }
+  run verdicts aa
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  echo "$output"
+  [ -e "$ROOT/plots/stats.py" ] || skip "the report's verdicts of issue 40 (plots/stats.py) have not landed"
+  [[ $output != *"Best overall"* ]]
+  [[ $output != *"winner"* ]] || [[ $output == *"no winner"* ]]
+}
+
+@test "a slowdown of known size (a CPU cap of half) is found, slower, with an interval that contains it" {
+  cg_root >/dev/null || skip "no cgroup cpu controller (v2 cpu.max or v1 cpu.cfs_quota_us) here"
+  fast=$(cg_new fast "$CAP_FAST")
+  slow=$(cg_new slow "$(awk -v c="$CAP_FAST" 'BEGIN { print c / 2 }')")
+  # The known answer, measured on its own: the net phase's workload (bin/replay
+  # fetching one 11 KB file 20,000 times from bin/httpd -N 1), both in one
+  # group, then both in the other, three times.
+  mkdir "$tmp/www"
+  head -c 11264 /dev/urandom >"$tmp/www/file.jpg"
+  ratios=()
+  for _ in 1 2 3; do
+    fast_s=$(net_alone "$fast") && slow_s=$(net_alone "$slow")
+    ratios+=("$(awk -v f="$fast_s" -v s="$slow_s" 'BEGIN { printf "%.4f", f / s }')")
+  done
+  known=$(printf '%s\n' "${ratios[@]}" | sort -g | sed -n 2p)
+  echo "requests/s of slow / fast, measured on its own: $known (${ratios[*]})"
+  awk -v r="$known" 'BEGIN { exit !(r > 0.35 && r < 0.65) }'
+  # The tools of variant "slow" run in the slow group, those of "fast" in
+  # the fast one (the harness's own scripts around them run free): a
+  # HARNESS_BIN of wrappers for each, chosen by the make the play runs.
+  for side in fast slow; do
+    mkdir "$tmp/bin-$side"
+    for t in "$ROOT"/bin/*; do
+      [ -f "$t" ] && [ -x "$t" ] || continue
+      # shellcheck disable=SC2016 # the wrapper's own $$ and $@
+      printf '#!/bin/sh\necho $$ >%s/cgroup.procs || exit 9\nexec %s "$@"\n' "${!side}" "$t" >"$tmp/bin-$side/${t##*/}"
+      chmod +x "$tmp/bin-$side/${t##*/}"
+    done
+  done
+  # shellcheck disable=SC2016 # the wrapper's own variables
+  printf '#!/bin/sh\ncase ${VARIANT:-} in fast | slow) HARNESS_BIN=%s/bin-$VARIANT; export HARNESS_BIN ;; esac\nexec make "$@"\n' \
+    "$tmp" >"$tmp/make"
+  chmod +x "$tmp/make"
+  inventory "[{name: fast, fs: tmpfs, size: 64M}, {name: slow, fs: tmpfs, size: 64M}]"
+  run play ab 3 -e "shootout_make=$tmp/make"
+  [ "$status" -eq 0 ] || { echo "$output" | tail -30; false; }
+  run verdicts ab
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  echo "$output"
+  grep -h -P '^net-1(-v6)?\t[0-9]+\trps\t' "$tmp"/results/ab/*/*/records.tsv "$tmp"/results/ab/*/order.tsv >&3 # DEBUG
+  grep -A3 -i "net" "$tmp/report-ab/summary.md" | head -20 >&3 # DEBUG
+  [ -e "$ROOT/plots/stats.py" ] || skip "the report's verdicts of issue 40 (plots/stats.py) have not landed"
+  false  # the assertions follow when the verdicts land
+}
