@@ -17,8 +17,8 @@ import time
 import xml.etree.ElementTree as ET
 
 from budget import phase_verdict
-from compare import direction
 from resultslib import NOISE_MIN, NOT_FLUSHABLE, cold_phase, memory_fs, noise_label, spread, stats, trial_count
+from stats import direction
 
 COLUMNS = ["run", "host", "variant", "fs", "phase", "metric", "unit", "trials", "median", "min", "max",
            "spread_pct", "better", "verdict", "note"]

@@ -15,6 +15,7 @@ import shutil
 import subprocess
 from collections import defaultdict
 
+import stats
 from resultslib import NOISE_MIN, noise_label, warn
 
 KERNEL = "_[k]"
@@ -151,7 +152,6 @@ def changes(base, new, kind):
     """Rows (function, base %, new %, change in points, base range, new
     range, verdict) of the kernel functions whose KIND share (self or
     children) changed, largest change first; none when nothing changed."""
-    import compare
     b_all, n_all = (base.self_pct, new.self_pct) if kind == "self" else (base.child_pct, new.child_pct)
     rows = []
     for fn in set(b_all) | set(n_all):
@@ -164,7 +164,8 @@ def changes(base, new, kind):
         if few < NOISE_MIN:
             flag = noise_label(few)
         else:
-            flag = "real" if compare.welch_p(bt, nt) < compare.SIGNIFICANCE else "within noise"
+            p = stats.welch_p(bt, nt)
+            flag = "real" if p is not None and p < 1 - stats.CONF else "within noise"
         rows.append((fn, b_all.get(fn, 0.0), n_all.get(fn, 0.0), d, (min(bt), max(bt)), (min(nt), max(nt)), flag))
     rows.sort(key=lambda r: (-abs(r[3]), r[0]))
     return rows[:TOP]

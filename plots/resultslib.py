@@ -11,6 +11,8 @@ import os
 import re
 import sys
 
+import stats as statslib
+
 PROG = "plots"
 
 
@@ -199,16 +201,6 @@ def load_run(results, name):
     return run
 
 
-def stats(vals):
-    """(n, median, min, max) of a list of numbers."""
-    s = sorted(vals)
-    n = len(s)
-    if not n:
-        return (0, None, None, None)
-    med = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
-    return (n, med, s[0], s[-1])
-
-
 def fmt_time(sec):
     """Seconds as M:SS from 100 s on (H:MM:SS from an hour on), else as s."""
     if sec is None:
@@ -274,9 +266,10 @@ def rates(points, scale=1.0):
     return out
 
 
-# Trials and their noise (docs/results.md): a figure's min-max range is shown
-# from NOISE_MIN trials on; with fewer the noise is unknown and said so.
-NOISE_MIN = 3
+# Trials and their noise (docs/results.md): plots/stats.py decides; these
+# names of it stay here for the callers that read results.
+NOISE_MIN, SPREAD_MAX = statslib.NOISE_MIN, statslib.SPREAD_MAX
+stats, noise_label, spread = statslib.summary, statslib.noise_label, statslib.spread
 # Phases run more than once in a cycle of make shootout (flush: after untar,
 # before delete, ...): their record's trial counts the runs of the phase
 # (next_trial), not the cycles, so a one-trial run has flush trials 1, 2, 3.
@@ -297,13 +290,6 @@ def trial_count(v, phase, n):
     """The trials behind N values of PHASE of variant V (a phase run several
     times a cycle counts its cycles)."""
     return min(n, cycles(v) or n) if phase in PER_RUN_PHASES else n
-
-
-def noise_label(trials):
-    """ "1 trial: noise unknown" below NOISE_MIN trials, else ""."""
-    if trials >= NOISE_MIN or trials <= 0:
-        return ""
-    return "%d trial%s: noise unknown" % (trials, "" if trials == 1 else "s")
 
 
 def trials_heading(variants):
@@ -328,57 +314,6 @@ def cold_phase(phase):
 NOT_FLUSHABLE = "not flushable"
 # A replay with failed requests (more than REPLAY_MAX_FAILED) is no figure.
 INVALID = "not a valid figure"
-
-
-# The proof beside a figure (see docs/harness.md); what limited it is the
-# time budget's verdict (plots/budget.py).
-SPREAD_MAX = 3.5  # percent: a figure whose trials spread wider is marked noisy
-
-
-def spread(vals):
-    """(max - min) / median in percent over three or more trials, else None."""
-    n, med, lo, hi = stats(vals)
-    if n < NOISE_MIN or not med:
-        return None
-    return (hi - lo) / abs(med) * 100
-
-
-def proof(v, phase, metric):
-    """What backs one figure: {"limit": the time budget's verdict or None,
-    "spread": percent or None, "noisy": bool, "resident": median
-    resident_pct or None, "rss_kb": median tool_maxrss_kb or None,
-    "noise": "1 trial: noise unknown" below NOISE_MIN trials, else ""}."""
-    import budget
-    vals = v.values(phase, metric)
-    trials = trial_count(v, phase, len(vals))
-    sp = spread(vals) if trials >= NOISE_MIN else None
-    res = stats(v.values(phase, "resident_pct"))[1]
-    rss = stats(v.values(phase, "tool_maxrss_kb"))[1]
-    return {"limit": budget.phase_verdict(v, phase, metric),
-            "spread": sp, "noisy": sp is not None and sp > SPREAD_MAX, "resident": res, "rss_kb": rss,
-            "noise": noise_label(trials)}
-
-
-def rss_text(p):
-    """The peak resident size of the phase's largest tool, e.g. "peak RSS 4.2 MB"."""
-    return "peak RSS %.1f MB" % (p["rss_kb"] * 1024 / 1e6)
-
-
-def proof_text(p):
-    """The proof of one figure as short words, e.g. "kernel CPU; spread
-    4.1%: noisy" ("" when nothing backs it)."""
-    parts = []
-    if p["limit"] is not None:
-        parts.append(p["limit"])
-    if p["spread"] is not None:
-        parts.append("spread %.1f%%%s" % (p["spread"], ": noisy" if p["noisy"] else ""))
-    if p.get("noise"):
-        parts.append(p["noise"])
-    if p["resident"] is not None:
-        parts.append("%.1f%% resident before" % p["resident"])
-    if p.get("rss_kb") is not None:
-        parts.append(rss_text(p))
-    return "; ".join(parts)
 
 
 # Operating systems side by side (the VM lab's LAB_OS="debian12 debian13").
