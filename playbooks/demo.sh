@@ -12,6 +12,8 @@
 #   PROFILE=0                no kernel profile of the phases (default 1)
 #   BLKLAT=0                 no block-latency histograms (default 1)
 #   FORKLAT=0                no httpd histograms of the fork serve mode (default 1)
+#   PRECISION PRECISION_MAX_TRIALS PRECISION_MAX_S MIN_MEASURE_S DISTURBED_PCT
+#                            the harness's stopping rule (docs/harness.md), passed on
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -69,6 +71,28 @@ progress_lines() {
   done
 }
 
+STOPPING_RULE='PRECISION PRECISION_MAX_TRIALS PRECISION_MAX_S MIN_MEASURE_S DISTURBED_PCT'
+
+# stopping_rule_check : each setting of the harness's stopping rule given is
+# a number (it goes into YAML that Ansible reads as a template); one line
+# and exit 2 otherwise.  The harness checks them again.
+stopping_rule_check() {
+  local n
+  for n in $STOPPING_RULE; do
+    [ -z "${!n:-}" ] || [[ ${!n} =~ ^[0-9]+(\.[0-9]+)?$ ]] || { say "$n=${!n}: want a number"; exit 2; }
+  done
+}
+
+# stopping_rule_yaml : ", NAME: VALUE" for each setting of the harness's
+# stopping rule given, for shootout_make_vars; the harness's defaults
+# otherwise.
+stopping_rule_yaml() {
+  local n
+  for n in $STOPPING_RULE; do
+    [ -z "${!n:-}" ] || printf ', %s: "%s"' "$n" "${!n}"
+  done
+}
+
 # run_playbook LOG PROGRESS ARGS... : ansible-playbook ARGS, its task output
 # into LOG, and a line on stderr for each step of the run (progress_lines).
 run_playbook() {
@@ -89,6 +113,7 @@ run_playbook() {
 # shellcheck source=harness/common/settings.sh
 . harness/common/settings.sh
 SHOOTOUT_ROOT=$PWD settings_check demo
+stopping_rule_check
 
 if [ "$(id -u)" -ne 0 ]; then
   say "needs root: it installs packages (make deps), attaches loop devices,"
@@ -161,7 +186,7 @@ vars=build/demo-vars.yml
   echo "shootout_dataset: $dataset"
   echo "shootout_trials: $trials"
   echo "shootout_repeat: {$repeat_yaml}"
-  echo "shootout_make_vars: {PROFILE: $profile, BLKLAT: $blklat, FORKLAT: $forklat}"
+  echo "shootout_make_vars: {PROFILE: $profile, BLKLAT: $blklat, FORKLAT: $forklat$(stopping_rule_yaml)}"
   echo "shootout_variants:"
   for fs in "${variants[@]}"; do
     if [ "$fs" = tmpfs ]; then
