@@ -7,8 +7,9 @@
 #   DEMO_VARIANTS=ext4,xfs   only these filesystems
 #   DATASET=tiny             another dataset profile (default small)
 #   DEMO_SIZE=4G             size of each sparse loop image (and of tmpfs)
-#   TRIALS=N                 trials of the whole cycle per variant (default 1)
-#   DEMO_REPEAT=serve:3,net:3  runs of those phases within each cycle
+#   TRIALS=N                 trials of the whole cycle per variant (default 2), the
+#                            variants' trials alternating in a shuffled order
+#   DEMO_REPEAT=serve:3,net:3  runs of those phases within each cycle (default none)
 #   PROFILE=0                no kernel profile of the phases (default 1)
 #   BLKLAT=0                 no block-latency histograms (default 1)
 #   FORKLAT=0                no httpd histograms of the fork serve mode (default 1)
@@ -124,17 +125,18 @@ fi
 
 dataset=${DATASET:-small}
 size=${DEMO_SIZE:-4G}
-trials=${TRIALS:-1}
+trials=${TRIALS:-2}
 # The demo shows the why too: a kernel profile of every phase (PROFILE=1).
 profile=${PROFILE:-1}
 # ... and the block device's latency distribution (BLKLAT=1).
 blklat=${BLKLAT:-1}
 # ... and httpd's open and first-byte times in the fork serve mode (FORKLAT=1).
 forklat=${FORKLAT:-1}
-# DEMO_REPEAT (serve:3,net:3): those phases run 3 times in each cycle, so
-# their figures have a spread; untar, untar2 and delete change TARGET and
-# run once.
-repeat=${DEMO_REPEAT:-serve:3,net:3}
+# DEMO_REPEAT (e.g. serve:3,net:3): those phases run 3 times in each cycle;
+# untar, untar2 and delete change TARGET and run once a cycle.  By default
+# none: the harness's stopping rule (PRECISION) repeats the serve and net
+# figures within their phase until precise, more cheaply.
+repeat=${DEMO_REPEAT:-none}
 repeat_yaml=''
 [ "$repeat" != none ] || repeat=''
 IFS=', ' read -r -a repeat_items <<<"$repeat"
