@@ -34,77 +34,17 @@ setup() {
 teardown() {
   local g m
   [ -n "${tmp:-}" ] && [ -d "$tmp" ] || return 0
-  # An httpd of net_alone left by a failed test (its command line names $tmp).
-  pkill -f -- "-r $tmp/www" 2>/dev/null || true
+  # An httpd of cg_known_net left by a failed test (its command line names $tmp).
+  pkill -f -- "-r $tmp/known" 2>/dev/null || true
   for m in $(findmnt -rn -o TARGET | grep "^$tmp/" | sort -r); do umount "$m" || true; done
   # Our groups only; their processes have exited with the play.
   for g in ${groups[@]+"${groups[@]}"}; do rmdir "$g" 2>/dev/null || true; done
   rm -rf "$tmp"
 }
 
-# cg_root : the directory new CPU-capped groups go into: cgroup v2's root
-# when it has the cpu controller, else v1's cpu hierarchy.
-cg_root() {
-  if grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
-    grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control || echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
-    echo /sys/fs/cgroup
-  elif [ -w /sys/fs/cgroup/cpu/cpu.cfs_quota_us ] || [ -d /sys/fs/cgroup/cpu ]; then
-    echo /sys/fs/cgroup/cpu
-  else
-    return 1
-  fi
-}
-
-# cg_new NAME CPUS : a new group capped at CPUS (a decimal) of one CPU over
-# a 10 ms period (short, so that phases of a fraction of a second are
-# throttled evenly, not in one 100 ms lump), weighted as ten tasks so that
-# it gets its cap however busy the machine is.  Prints its directory.
-cg_new() {
-  local root dir quota
-  root=$(cg_root) || return 1
-  dir=$root/shootout-known-$$-$1
-  quota=$(awk -v c="$2" 'BEGIN { printf "%d", c * 10000 }')
-  mkdir "$dir" || return 1
-  groups+=("$dir")
-  if [ -e "$dir/cpu.max" ]; then
-    echo "$quota 10000" >"$dir/cpu.max"
-    echo 1000 >"$dir/cpu.weight"
-  else
-    echo 10000 >"$dir/cpu.cfs_period_us"
-    echo "$quota" >"$dir/cpu.cfs_quota_us"
-    echo 10240 >"$dir/cpu.shares"
-  fi
-  echo "$dir"
-}
-
-# in_group DIR COMMAND... : COMMAND in the group DIR.
-in_group() {
-  local dir=$1
-  shift
-  sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$dir" "$@"
-}
-
-# net_alone GROUP : seconds bin/replay takes for 20,000 requests of
-# $tmp/www/file.jpg from bin/httpd -N 1, both in GROUP (the net phase's
-# workload without the phase around it).
-net_alone() {
-  local port pid t0 t1 rc=0
-  port=$(free_port)
-  # A session of its own: httpd -N forks its worker, and the whole group stops at the end.
-  # shellcheck disable=SC2016 # the inner shell's own $$, $1 and $@
-  setsid sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$1" \
-    "$BIN/httpd" -q -N 1 -r "$tmp/www" -i 127.0.0.1 -p "$port" >>"$tmp/httpd.log" 2>&1 &
-  pid=$!
-  wait_for_port "$port" || { kill -- "-$pid"; return 1; }
-  t0=$EPOCHREALTIME
-  in_group "$1" "$BIN/replay" -c 50 -k 10 -U /file.jpg -n 20000 "127.0.0.1:$port" >/dev/null 2>&1 || rc=$?
-  t1=$EPOCHREALTIME
-  kill -- "-$pid"
-  wait "$pid" 2>/dev/null || true
-  wait_for_exit "-$pid"
-  [ "$rc" -eq 0 ] || return 1
-  awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }'
-}
+# cg_new, cg_known_net, cg_bin_dir, cg_make: CPU-capped cgroups (v2 or v1).
+# shellcheck source=tests/cgroup-cap.bash
+. "$BATS_TEST_DIRNAME/cgroup-cap.bash"
 
 # inventory VARIANTS-YAML : a local one-host inventory of tmpfs variants.
 inventory() {
@@ -164,37 +104,20 @@ verdicts() {
 
 @test "a slowdown of known size (a CPU cap of half) is found, slower, with an interval that contains it" {
   cg_root >/dev/null || skip "no cgroup cpu controller (v2 cpu.max or v1 cpu.cfs_quota_us) here"
-  fast=$(cg_new fast "$CAP_FAST")
-  slow=$(cg_new slow "$(awk -v c="$CAP_FAST" 'BEGIN { print c / 2 }')")
-  # The known answer, measured on its own: the net phase's workload (bin/replay
-  # fetching one 11 KB file 20,000 times from bin/httpd -N 1), both in one
-  # group, then both in the other, three times.
-  mkdir "$tmp/www"
-  head -c 11264 /dev/urandom >"$tmp/www/file.jpg"
-  ratios=()
-  for _ in 1 2 3; do
-    fast_s=$(net_alone "$fast") && slow_s=$(net_alone "$slow")
-    ratios+=("$(awk -v f="$fast_s" -v s="$slow_s" 'BEGIN { printf "%.4f", f / s }')")
-  done
-  known=$(printf '%s\n' "${ratios[@]}" | sort -g | sed -n 2p)
-  echo "requests/s of slow / fast, measured on its own: $known (${ratios[*]})"
+  fast='' slow=''
+  cg_new fast fast "$CAP_FAST"
+  cg_new slow slow "$(awk -v c="$CAP_FAST" 'BEGIN { print c / 2 }')"
+  # The known answer, measured on its own: the net phase's workload in
+  # either group, three times (cg_known_net).
+  read -r known ratios < <(cg_known_net "$fast" "$slow" "$tmp/known" 20000)
+  echo "requests/s of slow / fast, measured on its own: $known ($ratios)"
   awk -v r="$known" 'BEGIN { exit !(r > 0.35 && r < 0.65) }'
   # The tools of variant "slow" run in the slow group, those of "fast" in
   # the fast one (the harness's own scripts around them run free): a
   # HARNESS_BIN of wrappers for each, chosen by the make the play runs.
-  for side in fast slow; do
-    mkdir "$tmp/bin-$side"
-    for t in "$ROOT"/bin/*; do
-      [ -f "$t" ] && [ -x "$t" ] || continue
-      # shellcheck disable=SC2016 # the wrapper's own $$ and $@
-      printf '#!/bin/sh\necho $$ >%s/cgroup.procs || exit 9\nexec %s "$@"\n' "${!side}" "$t" >"$tmp/bin-$side/${t##*/}"
-      chmod +x "$tmp/bin-$side/${t##*/}"
-    done
-  done
-  # shellcheck disable=SC2016 # the wrapper's own variables
-  printf '#!/bin/sh\ncase ${VARIANT:-} in fast | slow) HARNESS_BIN=%s/bin-$VARIANT; export HARNESS_BIN ;; esac\nexec make "$@"\n' \
-    "$tmp" >"$tmp/make"
-  chmod +x "$tmp/make"
+  cg_bin_dir "$fast" "$tmp/bin-fast"
+  cg_bin_dir "$slow" "$tmp/bin-slow"
+  cg_make "$tmp/make" "$tmp"
   inventory "[{name: fast, fs: tmpfs, size: 64M}, {name: slow, fs: tmpfs, size: 64M}]"
   run play ab 3 -e "shootout_make=$tmp/make"
   [ "$status" -eq 0 ] || { echo "$output" | tail -30; false; }
