@@ -36,7 +36,11 @@ progress_lines() {
   local t0=$1 host kind a b c d e now n total per pos k left est known=0 all=0 cnt=0
   local prev_t='' prev_pos=0
   local -a sum=() num=()
+  local -A seen=()
   while IFS=$'\t' read -r host kind a b c d e; do
+    # each line once, should tail read the file again
+    [ -z "${seen[$host $kind $a $b]:-}" ] || continue
+    seen[$host $kind $a $b]=1
     now=$EPOCHSECONDS
     case $kind in
       make) say "making the filesystem of $a (${b%/*} of ${b#*/})" ;;
