@@ -45,9 +45,10 @@ def trial_budgets(v, phase, prefix):
     """{trial: {name: value}} of the PREFIXbudget_* records of PHASE."""
     pre = prefix + "budget_"
     out = {}
-    for p, t, m, val, _u in v.records:
-        if p == phase and m.startswith(pre) and num(val) is not None:
-            out.setdefault(t, {})[m[len(pre):]] = num(val)
+    for m, recs in v.metrics(phase).items():
+        for t, val, _u in recs:
+            if m.startswith(pre) and num(val) is not None:
+                out.setdefault(t, {})[m[len(pre):]] = num(val)
     return out
 
 

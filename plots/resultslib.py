@@ -112,27 +112,37 @@ class Variant:
     def fs(self):
         return str(self.meta.get("fs") or self.name)
 
+    def _index(self):
+        """{phase: {metric: [(trial, value, unit)]}} of the records, in record
+        order: a lookup is then the size of its answer, not of records.tsv
+        (export and report ask per phase and metric: scanning every record
+        each time was quadratic).  Rebuilt when the records changed."""
+        if getattr(self, "_idx_n", -1) != len(self.records):
+            idx = {}
+            for p, t, m, v, u in self.records:
+                idx.setdefault(p, {}).setdefault(m, []).append((t, v, u))
+            self._idx, self._idx_n = idx, len(self.records)
+        return self._idx
+
+    def metrics(self, phase):
+        """{metric: [(trial, value, unit)]} of PHASE, in record order."""
+        return self._index().get(phase, {})
+
     def values(self, phase, metric, invalid=False):
         """Numeric values of PHASE/METRIC, one per trial (the last if repeated);
         an invalid trial's (self.invalid) only with INVALID."""
         by_trial = {}
-        for p, t, m, v, _u in self.records:
-            if p == phase and m == metric and num(v) is not None and (invalid or (p, t) not in self.invalid):
+        for t, v, _u in self.metrics(phase).get(metric, ()):
+            if num(v) is not None and (invalid or (phase, t) not in self.invalid):
                 by_trial[t] = num(v)
         return [by_trial[t] for t in sorted(by_trial)]
 
     def unit(self, phase, metric):
-        for p, _t, m, _v, u in self.records:
-            if p == phase and m == metric:
-                return u
-        return ""
+        recs = self.metrics(phase).get(metric)
+        return recs[0][2] if recs else ""
 
     def phases(self):
-        seen = []
-        for p, _t, _m, _v, _u in self.records:
-            if p not in seen:
-                seen.append(p)
-        return seen
+        return list(self._index())
 
     def series_files(self):
         """{phase: [(trial, path)]} of the series/ directory."""
@@ -282,8 +292,12 @@ MEMORY_FS = ("tmpfs", "ramfs", "mfs")
 def cycles(v):
     """The trials (cycles) of variant V: the highest trial of its phases run
     once a cycle (of every phase when it has no other)."""
-    once = [t for p, t, _m, _v, _u in v.records if p not in PER_RUN_PHASES]
-    return max(once or [t for _p, t, _m, _v, _u in v.records] or [0])
+    memo = getattr(v, "_cycles", None)  # asked once per figure: computed once per variant
+    if memo is None or memo[0] != len(v.records):
+        once = [t for p, t, _m, _v, _u in v.records if p not in PER_RUN_PHASES]
+        memo = (len(v.records), max(once or [t for _p, t, _m, _v, _u in v.records] or [0]))
+        v._cycles = memo
+    return memo[1]
 
 
 def trial_count(v, phase, n):
