@@ -46,22 +46,9 @@ teardown() {
 # shellcheck source=tests/cgroup-cap.bash
 . "$BATS_TEST_DIRNAME/cgroup-cap.bash"
 
-# inventory VARIANTS-YAML : a local one-host inventory of tmpfs variants.
-inventory() {
-  cat >"$tmp/inv.yml" <<EOF
-all:
-  hosts:
-    localhost:
-      ansible_connection: local
-      ansible_python_interpreter: /usr/bin/python3
-      ansible_become: false
-      shootout_role: server
-      shootout_flush: drop
-      shootout_provision: false
-      shootout_workdir: $tmp/work
-      shootout_variants: $1
-EOF
-}
+# inventory FILE VARIANTS-YAML [EXTRA] : a local one-host inventory.
+# shellcheck source=tests/local-inventory.bash
+. "$BATS_TEST_DIRNAME/local-inventory.bash"
 
 # play RUN TRIALS [ARGS...] : the net phase (one httpd process, 20,000
 # requests of one 11 KB file over loopback: a CPU-bound second or so that
@@ -92,7 +79,7 @@ verdicts() {
 @test "A/A: the same configuration as three variants, trials alternating: no winner in any phase, no best overall" {
   grep -qi "cannot tell" "$ROOT/plots/ranking.py" "$ROOT/plots/report.py" ||
     skip "the report's ranking by plots/stats.py (issue 40) has not landed: it ranks identical variants"
-  inventory "[{name: A, fs: tmpfs, size: 64M}, {name: B, fs: tmpfs, size: 64M}, {name: C, fs: tmpfs, size: 64M}]"
+  inventory "$tmp/inv.yml" "[{name: A, fs: tmpfs, size: 64M}, {name: B, fs: tmpfs, size: 64M}, {name: C, fs: tmpfs, size: 64M}]"
   run play aa 3
   [ "$status" -eq 0 ] || { echo "$output" | tail -30; false; }
   run verdicts aa
@@ -120,7 +107,7 @@ verdicts() {
   cg_bin_dir "$fast" "$tmp/bin-fast"
   cg_bin_dir "$slow" "$tmp/bin-slow"
   cg_make "$tmp/make" "$tmp"
-  inventory "[{name: fast, fs: tmpfs, size: 64M}, {name: slow, fs: tmpfs, size: 64M}]"
+  inventory "$tmp/inv.yml" "[{name: fast, fs: tmpfs, size: 64M}, {name: slow, fs: tmpfs, size: 64M}]"
   run play ab 3 -e "shootout_make=$tmp/make"
   [ "$status" -eq 0 ] || { echo "$output" | tail -30; false; }
   # Slower, by an interval that holds what the cap did on its own.

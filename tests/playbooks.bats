@@ -32,22 +32,8 @@ teardown() {
 }
 
 # inventory FILE VARIANTS-YAML [EXTRA-HOST-VARS-YAML] : a local one-host inventory.
-inventory() {
-  cat >"$1" <<EOF
-all:
-  hosts:
-    localhost:
-      ansible_connection: local
-      ansible_python_interpreter: /usr/bin/python3
-      ansible_become: false
-      shootout_role: server
-      shootout_flush: drop
-      shootout_provision: false
-      shootout_workdir: $tmp/work
-      shootout_variants: $2
-${3:-}
-EOF
-}
+# shellcheck source=tests/local-inventory.bash
+. "$BATS_TEST_DIRNAME/local-inventory.bash"
 
 # play INVENTORY [ARGS...] : shootout.yml against the stand-in harness.
 play() {
@@ -354,7 +340,7 @@ sig() {
   [ "$(grep -c "	make	" "$tmp/progress.tsv")" -eq 3 ]
   grep -qP '\tstep\t1/12\t1/2\t[abc]\t1/3\tuntar$' "$tmp/progress.tsv"
   [ "$(grep -c "	step	" "$tmp/progress.tsv")" -eq 10 ]
-  [ "$(tail -1 "$tmp/progress.tsv" | cut -f2)" = done ]
+  [ "$(tail -1 "$tmp/progress.tsv" | cut -f2)" = "done" ]
   # The same seed, the same order (no phase needed to see it).
   run play "$tmp/inv.yml" -e shootout_run_id=o2 -e shootout_order_seed=5 -e shootout_result_host=h -e shootout_trials=2 \
     -e '{"shootout_phases": []}'

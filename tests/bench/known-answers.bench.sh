@@ -41,24 +41,14 @@ cleanup() {
 trap cleanup EXIT
 export ANSIBLE_NOCOLOR=1 ANSIBLE_LOCAL_TEMP=$tmp/ansible-local ANSIBLE_REMOTE_TEMP=$tmp/ansible-remote
 
-# inventory NAME... : ext4 variants of those names on loop devices under $tmp.
-inventory() {
+# shellcheck source=tests/local-inventory.bash
+. tests/local-inventory.bash
+# variants NAME... : an inventory of ext4 variants of those names on loop
+# devices under $tmp.
+variants() {
   local v list=''
   for v in "$@"; do list+="${list:+, }{name: $v, fs: ext4, device: loop, size: $SIZE}"; done
-  cat >"$tmp/inv.yml" <<EOF
-all:
-  hosts:
-    localhost:
-      ansible_connection: local
-      ansible_python_interpreter: /usr/bin/python3
-      ansible_become: false
-      shootout_role: server
-      shootout_flush: drop
-      shootout_provision: false
-      shootout_confirm_wipe: true
-      shootout_workdir: $tmp/work
-      shootout_variants: [$list]
-EOF
+  inventory "$tmp/inv.yml" "[$list]" "      shootout_confirm_wipe: true"
 }
 
 # play RUN [ARGS...] : the shootout of the inventory, TRIALS trials alternating.
@@ -88,7 +78,7 @@ figures() {
 for part in $PARTS; do
   case $part in
     aa)
-      inventory A B C
+      variants A B C
       play aa
       /usr/bin/python3 plots/plots.py report --results "$tmp/results" --out "$tmp/report-aa" aa >/dev/null
       echo "A/A, the report's first lines (no winner, no best overall expected):"
@@ -110,7 +100,7 @@ for part in $PARTS; do
       cg_bin_dir "$fast" "$tmp/bin-fast"
       cg_bin_dir "$slow" "$tmp/bin-slow"
       cg_make "$tmp/make" "$tmp"
-      inventory fast slow
+      variants fast slow
       play slow -e "shootout_make=$tmp/make"
       echo "slowdown: slow against fast (verdict, change %, interval %; rates should fall by about the known change):"
       figures slow fast slow

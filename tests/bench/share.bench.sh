@@ -22,21 +22,9 @@ for c in mkfs.ext4 losetup jq; do
   command -v "$c" >/dev/null 2>&1 || { echo "share bench: needs $c (make deps)" >&2; exit 2; }
 done
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/share-bench.XXXXXX")
-img=$(mktemp "$IMG_DIR/share-bench.XXXXXX.img")
-mnt=$tmp/mnt loop=''
-# shellcheck disable=SC2317 # called by the trap
-cleanup() {
-  if mountpoint -q "$mnt" 2>/dev/null; then umount "$mnt" || umount -l "$mnt"; fi
-  [ -z "$loop" ] || losetup -d "$loop" 2>/dev/null || true
-  rm -rf "$tmp" "$img"
-}
-trap cleanup EXIT
-truncate -s "$SIZE" "$img"
-mkfs.ext4 -q -F "$img"
-loop=$(losetup -f --show "$img")
-mkdir -p "$mnt"
-mount -o noatime "$loop" "$mnt"
+# shellcheck source=tests/bench/ext4-loop.bash
+. tests/bench/ext4-loop.bash
+ext4_loop share-bench "$IMG_DIR" "$SIZE"
 results=$tmp/results
 echo "share bench: one demo variant (ext4 on $loop, dataset $DATASET, TRIALS=$TRIALS PROFILE=$PROFILE" \
   "BLKLAT=$BLKLAT FORKLAT=$FORKLAT) through make shootout; logs in $tmp until the end"
