@@ -349,6 +349,25 @@ sig() {
   nothing_left
 }
 
+@test "variants that share a device run one after the other, after the ones that alternate, each made before its trials and undone after" {
+  require_root
+  require_cmd ansible-playbook losetup mkfs.ext4 mkfs.ext2
+  disk=$(loopdev 64M)
+  inventory "$tmp/inv.yml" "[{name: a, fs: ext4, device: $disk}, {name: t, fs: tmpfs, size: 16M}, {name: b, fs: ext2, device: $disk}]" \
+    "      shootout_confirm_wipe: true"
+  run play "$tmp/inv.yml" -e shootout_run_id=sh -e shootout_result_host=h -e shootout_trials=2 -e '{"shootout_phases": ["untar"]}'
+  [ "$status" -eq 0 ] || { echo "$output" | tail -30; false; }
+  cat "$tmp/results/sh/h/order.tsv"
+  [ "$(awk -F '\t' 'NR > 1 { print $1 $2 $3 }' "$tmp/results/sh/h/order.tsv" | tr '\n' ' ')" = "11t 21t 10a 20a 10b 20b " ]
+  [ "$(awk '{ print substr($2, 9) }' "$tmp/results/calls.log" | tr '\n' ' ')" = "t t a a b b " ]
+  grep -q "^untar VARIANT=a .*FS=ext4 " "$tmp/results/calls.log"
+  grep -q "^untar VARIANT=b .*FS=ext2 " "$tmp/results/calls.log"
+  for v in a t b; do grep -qP "^localhost\t$v\t2/2 untar\t-$" "$tmp/results/sh/summary.tsv"; done
+  run grep -c "^$tmp/work/" <<<"$(findmnt -rn -o TARGET)"
+  [ "$output" = 0 ]
+  [ -z "$(find "$tmp/work/state" -mindepth 1)" ]
+}
+
 # render_runs INVENTORY : the phase commands render.yml shows, one a line.
 render_runs() {
   ansible-playbook --check -i "$1" "$PB/render.yml" -e "shootout_render_out=$tmp/plan.yml" \
