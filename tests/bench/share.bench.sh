@@ -42,7 +42,7 @@ meta=$dir/meta.json
 # Per phase: its measured windows (budget_wall_s, sync_budget_wall_s, as
 # measured_s counts them) against the time its logs span.
 printf '%-14s %8s %8s\n' phase measured trials
-awk -F '\t' '$3 == "budget_wall_s" || $3 == "sync_budget_wall_s" { s[$1] += $4; if (!seen[$1 FS $2]++) n[$1]++ }
+awk -F '\t' '$1 != "flush" && ($3 == "budget_wall_s" || $3 == "sync_budget_wall_s") { s[$1] += $4; if (!seen[$1 FS $2]++) n[$1]++ }
   END { for (p in s) printf "%-14s %7.1fs %8d\n", p, s[p], n[p] }' "$dir/records.tsv" | sort
 share=$(jq -r '.measured_share // empty' "$meta")
 if [ -z "$share" ]; then
