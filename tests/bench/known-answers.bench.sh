@@ -20,6 +20,9 @@ cd "$(dirname "$0")/../.."
 BIN=$PWD/bin
 DATASET=${DATASET:-small} SIZE=${SIZE:-4G} IMG_DIR=${IMG_DIR:-/var/tmp} TRIALS=${TRIALS:-3}
 CAP_FAST=${CAP_FAST:-0.5} PARTS=${PARTS:-aa slow}
+# The bench's knobs are its own: the harness under the play refuses names
+# it does not know (PARTS) and would take DATASET and TRIALS as its own.
+export -n DATASET SIZE IMG_DIR TRIALS CAP_FAST PARTS
 [ "$(id -u)" = 0 ] || { echo "known-answers bench: needs root (loop devices, mounts, cgroups)" >&2; exit 2; }
 for c in ansible-playbook mkfs.ext4 losetup jq; do
   command -v "$c" >/dev/null 2>&1 || { echo "known-answers bench: needs $c (make deps)" >&2; exit 2; }

@@ -17,6 +17,8 @@ PROFILE=${PROFILE:-1} BLKLAT=${BLKLAT:-1} FORKLAT=${FORKLAT:-1}
 # shellcheck disable=SC2016 # a pattern of demo.sh's text
 TRIALS=${TRIALS:-$(sed -n 's/^trials=\${TRIALS:-\([0-9]*\)}$/\1/p' playbooks/demo.sh)}
 GOAL=0.6
+# The bench's knobs are its own (given to make shootout by name below).
+export -n DATASET SIZE IMG_DIR TRIALS PROFILE BLKLAT FORKLAT
 [ "$(id -u)" = 0 ] || { echo "share bench: needs root (a loop device, a mount, drop_caches)" >&2; exit 2; }
 for c in mkfs.ext4 losetup jq; do
   command -v "$c" >/dev/null 2>&1 || { echo "share bench: needs $c (make deps)" >&2; exit 2; }
