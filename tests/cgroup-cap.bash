@@ -50,11 +50,12 @@ in_group() {
 }
 
 
-# cg_net_s GROUP DIR COUNT : seconds bin/replay takes for COUNT requests of
-# DIR/file.jpg from bin/httpd -N 1, both in GROUP (the net phase's workload
-# without the phase around it).
-cg_net_s() {
-  local port pid t0 t1 rc=0
+# cg_net_rps GROUP DIR COUNT : the requests/s bin/replay reports (--stats
+# rps, as the net phase records it) for COUNT requests of DIR/file.jpg from
+# bin/httpd -N 1, both in GROUP: the net phase's workload without the phase
+# around it.
+cg_net_rps() {
+  local port pid rc=0
   port=$(free_port)
   # A session of its own: httpd -N forks its worker, and the whole group stops at the end.
   # shellcheck disable=SC2016 # the inner shell's own $$, $1 and $@
@@ -62,29 +63,29 @@ cg_net_s() {
     "$BIN/httpd" -q -N 1 -r "$2" -i 127.0.0.1 -p "$port" >>"$2.httpd.log" 2>&1 &
   pid=$!
   poll_until 10 port_busy "$port" || { kill -- "-$pid"; return 1; }
-  t0=$EPOCHREALTIME
-  in_group "$1" "$BIN/replay" -c 50 -k 10 -U /file.jpg -n "$3" "127.0.0.1:$port" >/dev/null 2>&1 || rc=$?
-  t1=$EPOCHREALTIME
+  rm -f "$2.stats"
+  in_group "$1" "$BIN/replay" -c 50 -k 10 -U /file.jpg -n "$3" --stats "$2.stats" "127.0.0.1:$port" \
+    >/dev/null 2>&1 || rc=$?
   kill -- "-$pid"
   wait "$pid" 2>/dev/null || true
   poll_until 10 pid_gone "-$pid" || return 1
   [ "$rc" -eq 0 ] || return 1
-  awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }'
+  awk -F '\t' '$1 == "rps" { print $2; n++ } END { exit n != 1 }' "$2.stats"
 }
 
 # cg_known_net FAST SLOW DIR COUNT : the slowdown of group SLOW against
-# FAST, measured on its own: cg_net_s in one, then the other, three times
-# (an 11 KB file.jpg in DIR, made here).  Prints the median ratio of the
-# rates (slow / fast), then the three.
+# FAST, measured on its own: cg_net_rps in one, then the other, three times
+# (an 11 KB file.jpg in DIR, made here).  Prints the ratios of the rates
+# (slow / fast): the median, the lowest and the highest.
 cg_known_net() {
   local f s r=()
   mkdir -p "$3"
   head -c 11264 /dev/urandom >"$3/file.jpg"
   for _ in 1 2 3; do
-    f=$(cg_net_s "$1" "$3" "$4") && s=$(cg_net_s "$2" "$3" "$4") || return 1
-    r+=("$(awk -v f="$f" -v s="$s" 'BEGIN { printf "%.4f", f / s }')")
+    f=$(cg_net_rps "$1" "$3" "$4") && s=$(cg_net_rps "$2" "$3" "$4") || return 1
+    r+=("$(awk -v f="$f" -v s="$s" 'BEGIN { printf "%.4f", s / f }')")
   done
-  printf '%s %s\n' "$(printf '%s\n' "${r[@]}" | sort -g | sed -n 2p)" "${r[*]}"
+  printf '%s\n' "${r[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[2], v[1], v[3] }'
 }
 
 # cg_bin_dir GROUP DIR : DIR gets a wrapper for each tool of BIN that runs it

@@ -97,9 +97,10 @@ for part in $PARTS; do
       fast='' slow=''
       cg_new fast fast "$CAP_FAST"
       cg_new slow slow "$(awk -v c="$CAP_FAST" 'BEGIN { print c / 2 }')"
-      read -r known ratios < <(cg_known_net "$fast" "$slow" "$tmp/known" 50000)
-      echo "slowdown: requests/s of slow / fast measured on its own: $known ($ratios): a change of" \
-        "$(awk -v k="$known" 'BEGIN { printf "%+.1f%%", (k - 1) * 100 }') in a CPU-bound rate"
+      read -r known known_lo known_hi < <(cg_known_net "$fast" "$slow" "$tmp/known" 50000)
+      echo "slowdown: requests/s of slow / fast measured on its own: $known ($known_lo to $known_hi): a change of" \
+        "$(awk -v k="$known" -v a="$known_lo" -v b="$known_hi" \
+          'BEGIN { printf "%+.1f%% (%+.1f%% to %+.1f%%)", (k - 1) * 100, (a - 1) * 100, (b - 1) * 100 }') in a CPU-bound rate"
       cg_bin_dir "$fast" "$tmp/bin-fast"
       cg_bin_dir "$slow" "$tmp/bin-slow"
       cg_make "$tmp/make" "$tmp"
