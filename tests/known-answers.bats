@@ -54,14 +54,17 @@ teardown() {
 # play RUN TRIALS [ARGS...] : the net phase (one httpd process, 20,000
 # requests of one 11 KB file over loopback: a CPU-bound second or so that
 # needs no dataset on the target), TRIALS trials of each variant,
-# alternating.  (The phases' own start and end cost seconds each; more of
-# them would not fit the few minutes a test may take: the bench runs all.)
+# alternating, one trial of each figure a cycle (PRECISION=0: the trials
+# are the playbook's, alternating, not the harness's stopping rule's in a
+# row).  (The phases' own start and end cost seconds each; more of them
+# would not fit the few minutes a test may take: the bench runs all.)
 play() {
   local run=$1 trials=$2
   shift 2
   ansible-playbook -i "$tmp/inv.yml" "$PB/shootout.yml" -e "shootout_run_id=$run" -e shootout_dataset=tiny \
     -e "shootout_trials=$trials" -e "shootout_results_dir=$tmp/results" -e "shootout_control_results=$tmp/results" \
-    -e '{"shootout_phases": ["net"], "shootout_make_vars": {"NET_PROCS": "1", "NET_COUNT": "20000", "PROFILE": "0", "BLKLAT": "0"}}' "$@"
+    -e '{"shootout_phases": ["net"], "shootout_make_vars": {"NET_PROCS": "1", "NET_COUNT": "20000", "PROFILE": "0", "BLKLAT": "0",
+                               "PRECISION": "0"}}' "$@"
 }
 
 # comparison RUN PHASE METRIC A B : plots/stats.py's comparison of the
