@@ -2,7 +2,8 @@
 # The statistics proven on known answers (issue 40): runs through the
 # playbook (the variants' trials alternating, as `make demo` runs them) on
 # tmpfs and the tiny dataset, then the report's verdicts.
-#   - an A/A run, the same configuration as three variants, names no winner
+#   - an A/A run, the same configuration (ext4 on loop devices: tmpfs is a
+#     reference the report does not rank) as three variants, names no winner
 #     and no best overall;
 #   - a slowdown of known size, injected with a CPU cap (cgroup v2 cpu.max,
 #     or v1 cpu.cfs_quota_us), is found with the right sign and an interval
@@ -38,6 +39,9 @@ teardown() {
   # An httpd of cg_known_net left by a failed test (its command line names $tmp).
   pkill -f -- "-r $tmp/known" 2>/dev/null || true
   for m in $(findmnt -rn -o TARGET | grep "^$tmp/" | sort -r); do umount "$m" || true; done
+  for l in $(losetup -n -O NAME,BACK-FILE 2>/dev/null | awk -v t="$tmp/" 'index($2, t) == 1 { print $1 }'); do
+    losetup -d "$l" || true
+  done
   # Our groups only; their processes have exited with the play.
   for g in ${groups[@]+"${groups[@]}"}; do rmdir "$g" 2>/dev/null || true; done
   rm -rf "$tmp"
@@ -80,10 +84,13 @@ verdicts() {
   cat "$tmp/report-$1/summary.md"
 }
 
-@test "A/A: the same configuration as three variants, trials alternating: no winner in any phase, no best overall" {
+@test "A/A: the same configuration (ext4) as three variants, trials alternating: no winner in any phase, no best overall" {
   grep -q "CANNOT_TELL" "$ROOT/plots/ranking.py" ||
     skip "the report's ranking by plots/stats.py (issue 40) has not landed: it ranks identical variants"
-  inventory "$tmp/inv.yml" "[{name: A, fs: tmpfs, size: 64M}, {name: B, fs: tmpfs, size: 64M}, {name: C, fs: tmpfs, size: 64M}]"
+  # ext4 on loop devices: memory filesystems are a reference the report does not rank.
+  require_cmd mkfs.ext4 losetup
+  inventory "$tmp/inv.yml" "[{name: A, fs: ext4, device: loop, size: 128M}, {name: B, fs: ext4, device: loop, size: 128M},
+    {name: C, fs: ext4, device: loop, size: 128M}]" "      shootout_confirm_wipe: true"
   run play aa 3
   [ "$status" -eq 0 ] || { echo "$output" | tail -30; false; }
   run verdicts aa
