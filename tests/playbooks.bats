@@ -551,9 +551,9 @@ demo_vars() {
   "$ROOT/harness/deps.sh" check build harness fs playbooks plots profile >/dev/null 2>&1 ||
     skip "the demo's packages are not all installed (make deps): demo.sh would install them"
   run demo_vars
-  [ "$output" = "shootout_make_vars: {PROFILE: 1, BLKLAT: 1, FORKLAT: 1}" ]
+  [ "$output" = 'shootout_make_vars: {PROFILE: 1, BLKLAT: 1, FORKLAT: 1, PRECISION_MAX_TRIALS: "5", PRECISION_MAX_S: "10"}' ]
   run demo_vars PROFILE=0 BLKLAT=0 FORKLAT=0
-  [ "$output" = "shootout_make_vars: {PROFILE: 0, BLKLAT: 0, FORKLAT: 0}" ]
+  [ "$output" = 'shootout_make_vars: {PROFILE: 0, BLKLAT: 0, FORKLAT: 0, PRECISION_MAX_TRIALS: "5", PRECISION_MAX_S: "10"}' ]
   run make -C "$ROOT" -s --no-print-directory demo FORKLAT=2
   [ "$status" -ne 0 ]
   [ "$(grep -v '^make' <<<"$output")" = "demo.sh: FORKLAT=2: want 0 or 1" ]
