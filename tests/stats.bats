@@ -185,6 +185,16 @@ assert abs(drawn(2)[0] / mean("serve-warm-1", "rps") - 1) > 0.05
 assert abs(drawn(1)[0] / mean("serve-cold-1", "rps") - 1) < 1e-6, drawn(1)
 gp = open(sys.argv[2] + "/serve-cold-vs-warm.gp").read()
 assert "'warm cache (steady window)'" in gp and "'cold cache'" in gp, gp
+# a panel whose bars are only partly steady windows names those that are
+sys.path.insert(0, "plots")
+import charts
+class Run:
+    def values(self, phase, metric):
+        return [1.0] if phase != "none" else []
+members = [("w1", "steady_rps", "1 process"), ("wf", "rps", "fork"), ("none", "rps", "absent")]
+assert charts.steady_note(members, [Run()]) == " (steady window: 1 process)"
+assert charts.steady_note(members[:1] + members[2:], [Run()]) == " (steady window)"
+assert charts.steady_note(members[1:], [Run()]) == ""
 PY
   # the sync after untar: A's trials marked sync_disturbed are left out and named
   sync=$(sed -n '/<div class="card" id="rank-untar-sync">/,/<\/div>/p' "$OUT/index.html")
