@@ -183,6 +183,35 @@ require_tools() {
   [ -z "$(records_of "$d" serve-warm-1 reflushed)" ]
 }
 
+@test "a drop that leaves pages twice runs twice more: the third count is recorded, with reflushed 2; a third warm count fails the phase" {
+  require_tools
+  require_root
+  mkdir -p "$T/target" "$T/bin"
+  # a resident whose first WARM counts say 3.27%, then the real count
+  find "$BIN" -maxdepth 1 -type f -exec cp {} "$T/bin/" \;
+  printf '%s\n' '#!/bin/sh' \
+    "n=\$(cat '$T/counted' 2>/dev/null || echo 0); echo \$((n + 1)) >'$T/counted'" \
+    "if [ \"\$n\" -lt \"\$(cat '$T/warm')\" ]; then cat >/dev/null; printf 'files\\t320\\nresident_pct\\t3.27\\n'; exit 0; fi" \
+    "exec '$BIN/resident' \"\$@\"" >"$T/bin/resident"
+  chmod +x "$T/bin/resident"
+  export TARGET=$T/target ALLOW_NONMOUNT=1 DATASET=tiny SERVE_PROCS=1 HARNESS_BIN=$T/bin
+  make -C "$ROOT" -s phase-untar
+  make -C "$ROOT" -s phase-untar2
+  echo 2 >"$T/warm"
+  run make -C "$ROOT" phase-serve FLUSH=drop
+  echo "$output"
+  [ "$status" -eq 0 ]
+  d=$(the_run)
+  [ "$(records_of "$d" serve-cold-1 reflushed)" = 2 ]
+  awk -v p="$(records_of "$d" serve-cold-1 resident_pct)" 'BEGIN { exit !(p != "" && p <= 1) }'
+  rm -f "$T/counted"
+  echo 3 >"$T/warm"
+  run make -C "$ROOT" phase-serve FLUSH=drop
+  echo "$output"
+  [ "$status" -ne 0 ]
+  [[ $output == *"3.27% of 320 dataset files' pages are still in the page cache after FLUSH=drop"* ]]
+}
+
 @test "a requested flush that leaves the dataset in the page cache fails the cold phase; FLUSH=none only records it" {
   require_tools
   require_root
