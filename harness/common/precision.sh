@@ -71,6 +71,9 @@ precision_disturbed() {
 precision_judge() {
   local out vals
   PREC_HALFWIDTH=- PREC_ENOUGH=no
+  # PRECISION=0: one trial a figure and cycle, nothing to judge (a run of
+  # several cycles has trials enough for an interval, but no target)
+  [ "$PRECISION" != 0 ] || return 0
   mapfile -t vals < <(precision_values "$1" "$(precision_metric "$1")")
   [ ${#vals[@]} -ge 2 ] || return 0
   out=$(python3 "$SHOOTOUT_ROOT/plots/stats.py" precision --target "$PRECISION" "${vals[@]}" 2>&1) ||
