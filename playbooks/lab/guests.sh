@@ -36,6 +36,9 @@ LAB_TCG_THREAD=${LAB_TCG_THREAD:-single}
 LAB_PANIC_REBOOT=${LAB_PANIC_REBOOT:-5}
 # Extra kernel command line (tests break a boot with it).
 LAB_APPEND=${LAB_APPEND:-}
+# 1: a guest that reboots or panics is gone (qemu -no-reboot): make bisect
+# boots each candidate once, and a kernel that panics is skipped at once.
+LAB_ONE_BOOT=${LAB_ONE_BOOT:-0}
 LAB_NOMOD="modprobe.blacklist=kvm,kvm_amd,kvm_intel,irqbypass,pcspkr,psmouse,serio_raw,cfg80211,rfkill,\
 vmw_vmci,vsock,vmw_vsock_vmci_transport,vsock_loopback,vmw_vsock_virtio_transport_common,i2c_piix4,\
 i2c_smbus,ccp,evdev,button,binfmt_misc,drm,bochs,vga16fb,floppy,ata_piix,ata_generic systemd.mask=modprobe@drm.service"
@@ -53,8 +56,14 @@ ssh_opts() { # KEY PORT
 }
 
 # boot NAME ACCEL STATE IMAGE PORT : start one guest in the background.
+# IMAGE is an image directory (image.sh) or a kernel variant's (kernel.sh:
+# the same base.raw with another vmlinuz/initrd.img, and a file cmdline with
+# the variant's own kernel command line).
 boot() {
-  local name=$1 accel=$2 state=$3 image=$4 port=$5
+  local name=$1 accel=$2 state=$3 image=$4 port=$5 append='' once='' initrd=()
+  [ ! -e "$image/initrd.img" ] || initrd=(-initrd "$image/initrd.img")
+  [ ! -r "$image/cmdline" ] || append=$(head -n 1 "$image/cmdline")
+  [ "$LAB_ONE_BOOT" != 1 ] || once=-no-reboot
   [ -e "$state/$name.qcow2" ] ||
     qemu-img create -q -f qcow2 -b "$image/base.raw" -F raw "$state/$name.qcow2"
   [ -e "$state/$name-data.raw" ] || truncate -s "$LAB_DATA_SIZE" "$state/$name-data.raw"
@@ -65,15 +74,15 @@ boot() {
   # loads no module that nothing uses (kvm, sound, mouse, wireless): under
   # TCG each driver the guest probes costs seconds of every boot.
   qemu-system-x86_64 -name "shootout-$name" -nodefaults -accel "$accel_opt" -m "$LAB_MEM" -smp "$LAB_CPUS" \
-    -kernel "$image/vmlinuz" -initrd "$image/initrd.img" \
-    -append "root=/dev/vda rw console=ttyS0 net.ifnames=0 systemd.hostname=$name lab.hostname=$name panic=$LAB_PANIC_REBOOT $LAB_NOMOD $LAB_APPEND" \
+    -kernel "$image/vmlinuz" "${initrd[@]}" \
+    -append "root=/dev/vda rw console=ttyS0 net.ifnames=0 systemd.hostname=$name lab.hostname=$name panic=$LAB_PANIC_REBOOT $LAB_NOMOD $LAB_APPEND${append:+ $append}" \
     -drive "file=$state/$name.qcow2,if=none,id=root,format=qcow2" \
     -device virtio-blk-pci,drive=root \
     -drive "file=$state/$name-data.raw,if=none,id=data,format=raw" \
     -device virtio-blk-pci,drive=data,serial=shootout-data \
     -netdev "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$port-:22" -device virtio-net-pci,netdev=n0 \
     -display none -serial "file:$state/$name.console" -monitor none \
-    -pidfile "$state/$name.pid" -daemonize
+    -pidfile "$state/$name.pid" -daemonize ${once:+"$once"}
 }
 
 # guest_pid STATE NAME : the pid of that guest's qemu, if it still runs (the
@@ -171,12 +180,13 @@ ssh_or_gone() {
   GUEST_GONE=1
 }
 
-# os_of IMAGE : the OS an image directory holds (debian13-<hash>: debian13).
+# os_of IMAGE : the OS an image directory holds (debian13-<hash>: debian13;
+# a kernel variant's debian12-iof-k: debian12-iof).
 os_of() {
   local b
   b=$(basename "$1")
   b=${b%-*}
-  case $b in '' | *[!a-z0-9]*) b=lab ;; esac
+  case $b in '' | -* | *- | *--* | *[!a-z0-9-]*) b=lab ;; esac
   echo "$b"
 }
 
@@ -191,7 +201,9 @@ up() {
   done
   command -v qemu-system-x86_64 >/dev/null || lab_die "missing qemu-system-x86_64 (run 'make deps')"
   mkdir -p "$state"
-  acc=$(accel "$state" "$1" "$(dirname "$1")/accel.$(id -u)")
+  # (the answer is kept beside the images: a kernel variant's directory
+  # links its image's base.raw)
+  acc=$(accel "$state" "$1" "$(dirname "$(dirname "$(readlink -f "$1/base.raw")")")/accel.$(id -u)")
   : >"$state/boot.tsv"
   t0=$(date +%s)
   for image in "$@"; do

@@ -12,9 +12,13 @@
 #   LAB_RUN_ID=ID lab.sh retries         write LAB_STATE/panics.tsv into results/ID's meta.json
 #                                        (what `run` does when the playbook is done); print the
 #                                        guests that panicked twice
+#   LAB_RUN_ID=ID lab.sh kernels         write the kernel each guest of LAB_STATE/guests.tsv ran
+#                                        into results/ID's meta.json (what `run` does then too)
 # Settings (environment; `make lab` passes its variables through):
 #   LAB_OS=debian12 (names of playbooks/lab/os.tsv, e.g. "debian12 debian13")
-#   LAB_GUESTS=1 (per OS) LAB_VARIANTS=ext4,xfs DATASET=tiny SEED=1 TRIALS=1
+#   LAB_KERNELS (names of LAB_KERNEL_TABLE=playbooks/lab/kernels.tsv: each OS's
+#   image boots with each of these kernels, guests OS-KERNEL-N)
+#   LAB_GUESTS=1 (per OS and kernel) LAB_VARIANTS=ext4,xfs DATASET=tiny SEED=1 TRIALS=1
 #   LAB_ACCEL=kvm|tcg (default: probe)  LAB_BOOT_TIMEOUT=600  LAB_MEM  LAB_CPUS
 #   LAB_NET_COUNT=5000 (the net phases' NET_COUNT in the guests)
 #   LAB_PROFILE=1 (the guests' PROFILE: a kernel profile of every phase)
@@ -43,6 +47,7 @@ LAB_STATE=${LAB_STATE:-$ROOT/build/lab/state}
 LAB_INVENTORY=${LAB_INVENTORY:-$ROOT/playbooks/inventory/lab.yml}
 LAB_CACHE=${LAB_CACHE:-/var/cache/shootout-lab}
 LAB_LOGS=${LAB_LOGS:-$ROOT/build/lab/logs}
+LAB_KERNELS=${LAB_KERNELS:-}
 LAB_DEVICE=/dev/vdb
 # The playbooks' work directory on the guests (shootout_workdir).
 LAB_WORKDIR=/var/tmp/shootout
@@ -120,7 +125,8 @@ inventory() {
         ind='    '
       else
         [ "$n" -gt 0 ] || echo '  children:'
-        echo "    $g:"
+        # (a kernel variant's OS debian12-iof: the group debian12_iof)
+        echo "    ${g//-/_}:"
         echo '      hosts:'
         ind='        '
       fi
@@ -271,6 +277,63 @@ panic_failed() {
   awk -F '\t' '{ n[$1]++; last[$1] = $6 } END { for (g in n) if (n[g] > 1) printf "%s%s (a second kernel panic: %s)", (s++ ? ", " : ""), g, last[g] }' "$LAB_STATE/panics.tsv"
 }
 
+# kernel_meta : write into each guest's meta.json files which kernel it ran
+# (docs/formats.md): kernel_name, kernel_source and kernel_append (its line
+# of the kernel table, or "image" for the image's own), kernel_cmdline (the
+# guest's /proc/cmdline), kernel_config_sha256 and the config itself beside
+# meta.json (kernel.config: /boot/config-RELEASE in the guest, or the one
+# the variant came with).  The harness records kernel (uname -r) and
+# kernel_version (uname -v) already.
+kernel_meta() {
+  local name port status image m dir tmp kj cmdline cfg sha
+  while IFS=$'\t' read -r name port _ _ status _ image; do
+    [ "$status" = up ] || continue
+    ls "$ROOT/results/$RUN_ID/$name"/*/meta.json >/dev/null 2>&1 || continue
+    tmp=$LAB_STATE/$name.kernel
+    # shellcheck disable=SC2016 # expanded in the guest
+    cmdline=$(timeout 30 ssh -q -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+      -o LogLevel=ERROR -o ConnectTimeout=5 -i "$image/lab_key" -p "$port" root@127.0.0.1 \
+      'cat /proc/cmdline; cat "/boot/config-$(uname -r)" 2>/dev/null' </dev/null 2>/dev/null >"$tmp.all" &&
+      head -n 1 "$tmp.all") || cmdline=
+    cfg=$tmp.config
+    tail -n +2 "$tmp.all" 2>/dev/null >"$cfg" || true
+    [ -s "$cfg" ] || cp "$image/config" "$cfg" 2>/dev/null || : >"$cfg"
+    sha=
+    [ ! -s "$cfg" ] || sha=$(sha256sum <"$cfg" | cut -d' ' -f1)
+    kj=$image/kernel.json
+    [ -r "$kj" ] || { kj=$tmp.json; echo '{"name": "image", "source": "image", "append": ""}' >"$kj"; }
+    for m in "$ROOT/results/$RUN_ID/$name"/*/meta.json; do
+      dir=$(dirname "$m")
+      [ ! -s "$cfg" ] || cp "$cfg" "$dir/kernel.config"
+      if jq --slurpfile k "$kj" --arg cmdline "$cmdline" --arg sha "$sha" \
+        '.kernel_name = $k[0].name | .kernel_source = $k[0].source | .kernel_append = $k[0].append
+         | .kernel_cmdline = $cmdline | .kernel_config_sha256 = $sha' "$m" >"$m.tmp.$$"; then
+        mv -f "$m.tmp.$$" "$m"
+      else
+        rm -f "$m.tmp.$$"
+        lab_say "$name: cannot write the kernel into $m"
+      fi
+    done
+    rm -f "$tmp".*
+  done <"$LAB_STATE/guests.tsv"
+}
+
+# kernel_variants IMAGE... : the image directories to boot: each image as it
+# is without LAB_KERNELS, else each image with each kernel of LAB_KERNELS
+# (kernel.sh variant), one a line.
+kernel_variants() {
+  local image k
+  if [ -z "${LAB_KERNELS// /}" ]; then
+    printf '%s\n' "$@"
+    return
+  fi
+  for image in "$@"; do
+    for k in $LAB_KERNELS; do
+      "$LAB/kernel.sh" variant "$image" "$k" "$LAB_STATE/kernels" || return 1
+    done
+  done
+}
+
 # bg CMD... : run CMD in the background and wait for it, so that a signal to
 # this script reaches teardown at once (teardown stops CMD).
 bg() {
@@ -330,7 +393,7 @@ images() {
 }
 
 run() {
-  local images t0 t rc=0 failed os
+  local images t0 t rc=0 failed os k
   [ "$(id -u)" -eq 0 ] || lab_die "needs root (debootstrap builds the guest image, guests get raw disks); run as root"
   for c in qemu-system-x86_64 qemu-img ansible-playbook ssh; do
     command -v "$c" >/dev/null || lab_die "missing $c (run 'make deps')"
@@ -342,6 +405,12 @@ run() {
   for os in $LAB_OS; do
     [ "$(tr ' ' '\n' <<<"$LAB_OS" | grep -cx "$os")" -eq 1 ] || lab_die "LAB_OS names $os twice"
   done
+  LAB_KERNELS=$(tr ',' ' ' <<<"$LAB_KERNELS")
+  for k in $LAB_KERNELS; do
+    [ "$(tr ' ' '\n' <<<"$LAB_KERNELS" | grep -cx -- "$k")" -eq 1 ] || lab_die "LAB_KERNELS names $k twice"
+  done
+  # shellcheck disable=SC2086 # one name a word
+  "$LAB/kernel.sh" check $LAB_KERNELS || exit 1
   RUN_ID=${LAB_RUN_ID:-$(date -u +%Y%m%dT%H%M%SZ)-lab}
   mkdir -p "$(dirname "$LAB_STATE")"
   exec 9>"$LAB_STATE.lock"
@@ -357,6 +426,8 @@ run() {
   "$LAB/guests.sh" down "$LAB_STATE"
   rm -rf "$LAB_STATE"
   mkdir -p "$LAB_STATE"
+  # shellcheck disable=SC2086 # one image directory a word
+  images=$(kernel_variants $images) || lab_die "no kernel variant for every kernel of LAB_KERNELS (the reason is above)"
   watch_panics </dev/null &
   watcher=$!
   t=$(date +%s)
@@ -381,6 +452,7 @@ run() {
   lab_say "playbook done ($(($(date +%s) - t))s, exit $rc)"
   [ "$rc" -eq 0 ] || silent_guests
   panic_meta
+  kernel_meta
   failed=$(printf '%s' "$failed${failed:+, }$(panic_failed)" | sed 's/, $//')
   if [ -d "$ROOT/results/$RUN_ID" ]; then
     lab_say "results: $ROOT/results/$RUN_ID"
@@ -443,5 +515,10 @@ case ${1:-} in
     panic_meta
     panic_failed
     ;;
-  *) lab_die "usage: lab.sh run | inventory GUESTS.TSV KEY OUT | clean | scan | silent | retries" ;;
+  kernels)
+    if [ $# -ne 1 ] || [ -z "${LAB_RUN_ID:-}" ]; then lab_die "usage: LAB_RUN_ID=ID lab.sh kernels"; fi
+    RUN_ID=$LAB_RUN_ID
+    kernel_meta
+    ;;
+  *) lab_die "usage: lab.sh run | inventory GUESTS.TSV KEY OUT | clean | scan | silent | retries | kernels" ;;
 esac
