@@ -340,13 +340,13 @@ fake_image() {
   [ "$(cat "$d/cmdline")" = "" ]
   run "$k" variant "$T/c/debian12-aaa" nosuch "$T/k"
   [ "$status" -eq 1 ]
-  [[ $output == "lab kernel: no kernel 'nosuch' in "*"kernels.tsv (there: image, initonfree, mitigoff)" ]]
+  [[ $output == "lab kernel: no kernel 'nosuch' in "*"kernels.tsv (there: image, initonfree, mitigoff, bpo57)" ]]
   run "$k" check image nosuch
   [ "$status" -eq 1 ]
   printf 'bad\tbzimage:/x\t-\n' >"$T/kernels.tsv"
   LAB_KERNEL_TABLE=$T/kernels.tsv run "$k" variant "$T/c/debian12-aaa" bad "$T/k"
   [ "$status" -eq 1 ]
-  [ "$output" = "lab kernel: bad: source 'bzimage:/x' is not image or dir:PATH" ]
+  [ "$output" = "lab kernel: bad: source 'bzimage:/x' is not image, deb:PACKAGE@SUITE, deb:FILE.deb or dir:PATH" ]
   run "$k" variant "$T/nowhere" image "$T/k"
   [[ $output == *"no image in $T/nowhere"* ]]
 }
@@ -501,4 +501,85 @@ bisect_tree() {
   [ "$status" -eq 2 ]
   run python3 "$j" 0 "$T/good" "$T/bad"
   [ "$status" -eq 2 ]
+}
+
+@test "report and make compare: the kernels of one OS group apart (os_key debian12-initonfree), labelled with their command line" {
+  run python3 - "$ROOT/plots" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+from resultslib import os_key, os_label
+base = {"os": "debian", "os_version": "12", "kernel": "6.1.0-41-amd64"}
+assert os_key(base) == "debian12"
+assert os_key(dict(base, kernel_name="image", kernel_append="")) == "debian12"
+iof = dict(base, kernel_name="initonfree", kernel_append="init_on_free=1")
+assert os_key(iof) == "debian12-initonfree", os_key(iof)
+assert os_label(iof) == "debian 12, Linux 6.1.0-41-amd64 init_on_free=1", os_label(iof)
+assert os_label(dict(base, kernel_name="image", kernel_append="")) == "debian 12, Linux 6.1.0-41-amd64"
+PY
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+}
+
+@test "lab.sh inventory: with a client guest, lab-client is the client and each guest has its link address" {
+  require_cmd yamllint ansible-inventory jq
+  printf 'lab-client\t40000\t100\ttcg\tup\tclient\t/c/debian12-aaa\n' >"$T/guests.tsv"
+  printf 'debian12-1\t40001\t101\ttcg\tup\tdebian12\t/c/debian12-aaa\n' >>"$T/guests.tsv"
+  printf 'lab-client\t52:54:00:0a:00:01\t10.9.0.1\t10.9.0.2\ndebian12-1\t52:54:00:0b:00:01\t10.9.0.2\t10.9.0.1\n' >"$T/link.tsv"
+  LAB_VARIANTS=ext4 run "$LABSH" inventory "$T/guests.tsv" - "$T/lab.yml"
+  [ "$status" -eq 0 ]
+  yamllint -s -d '{extends: default, rules: {line-length: {max: 160}}}' "$T/lab.yml"
+  run ansible-inventory -i "$T/lab.yml" --list
+  [ "$status" -eq 0 ]
+  [ "$(jq -r '._meta.hostvars."lab-client" | .shootout_role + " " + .shootout_address' <<<"$output")" = "client 10.9.0.1" ]
+  [ "$(jq -r '._meta.hostvars."debian12-1" | .shootout_role + " " + .shootout_address' <<<"$output")" = "server 10.9.0.2" ]
+  [ "$(jq -r '._meta.hostvars."lab-client".shootout_variants' <<<"$output")" = null ]
+  # the client alone is no guest to run: refused
+  printf 'lab-client\t40000\t100\ttcg\tup\tclient\t/c/debian12-aaa\n' >"$T/guests.tsv"
+  LAB_VARIANTS=ext4 run "$LABSH" inventory "$T/guests.tsv" - "$T/lab.yml"
+  [ "$status" -eq 1 ]
+  [[ $output == *"no guest is up in $T/guests.tsv"* ]]
+}
+
+@test "lab.sh kernels: meta.json says the replays ran on lab-client over the link (loopback without one)" {
+  require_cmd jq
+  local run=lab-quick-c-$$ r port
+  r=$ROOT/results/$run RESULTS_RUN=$ROOT/results/$run
+  fake_image "$T/c/debian12-aaa"
+  mkdir -p "$r/debian12-1/ext4" "$r/debian12-2/ext4" "$T/state"
+  for g in debian12-1 debian12-2; do echo '{"host": "h"}' >"$r/$g/ext4/meta.json"; done
+  port=$(free_port)
+  printf 'lab-client\t%s\t1\ttcg\tup\tclient\t%s\n' "$port" "$T/c/debian12-aaa" >"$T/state/guests.tsv"
+  printf 'debian12-1\t%s\t1\ttcg\tup\tdebian12\t%s\n' "$port" "$T/c/debian12-aaa" >>"$T/state/guests.tsv"
+  printf 'debian12-2\t%s\t1\ttcg\tup\tdebian12\t%s\n' "$port" "$T/c/debian12-aaa" >>"$T/state/guests.tsv"
+  printf 'debian12-1\t52:54:00:0b:00:01\t10.9.0.2\t10.9.0.1\n' >"$T/state/link.tsv"
+  LAB_STATE=$T/state LAB_RUN_ID=$run run --separate-stderr "$LABSH" kernels
+  [ "$status" -eq 0 ]
+  [ "$(jq -r .replay_client "$r/debian12-1/ext4/meta.json")" = lab-client ]
+  [ "$(jq -r .replay_link "$r/debian12-1/ext4/meta.json")" = "virtio-net, a qemu socket netdev (TCP on this machine's loopback) from the server guest to the client guest, 10.9.0.2 to 10.9.0.1" ]
+  [ "$(jq -r '.replay_client + " " + .replay_link' "$r/debian12-2/ext4/meta.json")" = "debian12-2 loopback" ]
+  [ "$(jq -r .kernel_name "$r/debian12-2/ext4/meta.json")" = image ]
+  [ ! -e "$r/lab-client" ]
+}
+
+@test "guests.sh: LAB_CLIENT takes guest or loopback" {
+  run env LAB_CLIENT=host "$GUESTS" down "$T/state"
+  [ "$status" -eq 2 ]
+  [ "$output" = "lab guests: LAB_CLIENT=host: use guest or loopback" ]
+}
+
+@test "kernel.sh: a deb: source that names no package or an unreadable .deb is refused before anything is copied" {
+  require_root
+  local k=$ROOT/playbooks/lab/kernel.sh
+  fake_image "$T/c/debian12-aaa"
+  printf 'bad\tdeb:linux image\t-\nnofile\tdeb:%s/none.deb\t-\n' "$T" >"$T/kernels.tsv"
+  LAB_CACHE=$T/cache LAB_KERNEL_TABLE=$T/kernels.tsv run "$k" variant "$T/c/debian12-aaa" bad "$T/k"
+  [ "$status" -eq 1 ]
+  [ "$output" = "lab kernel deb: 'linux image' is not a package name" ]
+  LAB_CACHE=$T/cache LAB_KERNEL_TABLE=$T/kernels.tsv run "$k" variant "$T/c/debian12-aaa" nofile "$T/k"
+  [ "$status" -eq 1 ]
+  [[ $output == "lab kernel: nofile: cannot read $T/none.deb" ]]
+  run "$ROOT/playbooks/lab/kernel-deb.sh" "$T/c/debian12-aaa" 'linux-image-6.12.57+deb12-amd64@bookworm backports' "$T/kd"
+  [ "$status" -eq 1 ]
+  [[ $output == *"is not PACKAGE@SUITE" ]]
+  [ ! -e "$T/cache/kernels" ] || [ -z "$(ls -A "$T/cache/kernels")" ]
+  [ ! -e "$T/kd" ]
 }

@@ -29,6 +29,8 @@ BISECT_FILES=${BISECT_FILES:-2000}
 LAB_OS=${LAB_OS:-debian12}
 # One boot a kernel: a candidate that panics is gone at once (skipped).
 export LAB_ONE_BOOT=1
+# The phases run in the guest itself: no client guest.
+export LAB_CLIENT=loopback
 
 bisect_say() { printf 'bisect: %s\n' "$*" >&2; }
 bisect_die() { bisect_say "$*"; exit 1; }

@@ -17,6 +17,12 @@
 # Sources (the table's second column):
 #   image      the image's own kernel (a command line of its own is the A/B
 #              without a build)
+#   deb:PACKAGE@SUITE  a Debian kernel package of SUITE from LAB_MIRROR (e.g.
+#              linux-image-6.12.57+deb12-amd64@bookworm-backports), or
+#   deb:FILE.deb       a kernel package of your own (make bindeb-pkg):
+#              installed into a copy of the image's root disk
+#              (kernel-deb.sh, cached in LAB_CACHE/kernels/), the same
+#              userland with that kernel's modules and initramfs
 #   dir:PATH   a kernel directory: vmlinuz or bzImage (none: the image's
 #              kernel), initrd.img (optional: a kernel without one needs its
 #              virtio and ext4 drivers built in), config or .config, cmdline
@@ -24,6 +30,7 @@
 set -eu
 
 LAB_KERNEL_TABLE=${LAB_KERNEL_TABLE:-$(dirname "$0")/kernels.tsv}
+LAB_CACHE=${LAB_CACHE:-/var/cache/shootout-lab}
 
 kernel_die() { printf 'lab kernel: %s\n' "$*" >&2; exit 1; }
 
@@ -91,7 +98,21 @@ make_variant() {
         case $extra in *[[:cntrl:]]*) kernel_die "$name: $kdir/cmdline holds a control character" ;; esac
       fi
       ;;
-    *) kernel_die "$name: source '$source' is not image or dir:PATH" ;;
+    deb:*)
+      local pkg=${source#deb:} kd sum
+      rm -f "$d/base.raw"
+      sum=$pkg
+      case $pkg in /*.deb)
+        [ -r "$pkg" ] || kernel_die "$name: cannot read $pkg"
+        sum=$(sha256sum <"$pkg" | cut -c1-12) ;;
+      esac
+      kd=$LAB_CACHE/kernels/$(os_of "$image")-$name-$({ basename "$image"; echo "$sum"; cat "$(dirname "$0")/kernel-deb.sh"; } | sha256sum | cut -c1-12)
+      "$(dirname "$0")/kernel-deb.sh" "$image" "$pkg" "$kd" >/dev/null || exit 1
+      for f in base.raw vmlinuz initrd.img config; do
+        [ ! -e "$kd/$f" ] || ln -s "$kd/$f" "$d/$f"
+      done
+      ;;
+    *) kernel_die "$name: source '$source' is not image, deb:PACKAGE@SUITE, deb:FILE.deb or dir:PATH" ;;
   esac
   [ "$append" != - ] || append=
   append=$append${append:+${extra:+ }}$extra
