@@ -9,9 +9,13 @@
 # and meta.json (blklat, blklat_absent) says why.
 #   blklat_probe         BLKLAT_TOOL, BLKLAT_DEV or BLKLAT_WHY (why there is none)
 #   blklat_begin         at phase_begin: trace the phase (CUR_PHASE)
-#   blklat_switch NAME   a new record name within a phase (serve-cold -> serve-warm),
-#                        or the same one again after blklat_pause
+#   blklat_switch NAME   a new record name or trial within a phase (serve-cold ->
+#                        serve-warm, trial 1 -> 2), or the same one again after blklat_pause
 #   blklat_pause         no record's work for a while (a flush and its proof)
+# Where the adapter's tracer can be cut (Linux: os_blklat_cut), one tracer
+# runs for the whole phase and each switch or pause cuts its histograms
+# (starting bpftrace takes seconds: once a phase, not once a trial);
+# elsewhere each record name and trial has a tracer of its own.
 #   blklat_end           at the phase's exit (phase_on_exit): the last trace, httpd's histograms
 #   blklat_parse [HIST]  tracer output on stdin -> "hist key lo count" lines
 
@@ -29,7 +33,10 @@ blklat_probe() {
   fi
 }
 
-BLKLAT_TOOL='' BLKLAT_PID='' BLKLAT_NAME='' BLKLAT_RAW='' BLKLAT_ENDED=0
+BLKLAT_TOOL='' BLKLAT_PID='' BLKLAT_NAME='' BLKLAT_TRIAL='' BLKLAT_RAW='' BLKLAT_ENDED=0
+# The cuts: whether the running tracer takes them, its mark, the cuts made,
+# the lines of its output already filed.
+BLKLAT_CUTS=0 BLKLAT_MARK='' BLKLAT_NCUT=0 BLKLAT_LINE=0
 
 # blklat_begin : from phase_begin; traces CUR_PHASE until the next
 # blklat_switch or blklat_end (phase_on_exit, after the children stopped:
@@ -40,19 +47,59 @@ blklat_begin() {
   blklat_start "$CUR_PHASE"
 }
 
-# blklat_start NAME : the tracer in the background, its output in WORK,
-# until it says it is ready (30 s: bpftrace compiles its program first).
+# blklat_start NAME : the tracer in the background for NAME's trial
+# CUR_TRIAL, its output in WORK, until it says it is ready (30 s: bpftrace
+# compiles its program first).
 blklat_start() {
   [ -n "$BLKLAT_TOOL" ] || return 0
-  BLKLAT_NAME=$1 BLKLAT_RAW=$WORK/blklat-$1.raw
+  BLKLAT_NAME=$1 BLKLAT_TRIAL=$CUR_TRIAL BLKLAT_RAW=$WORK/blklat-$1-$CUR_TRIAL.raw
+  # above any pid (Linux's pid_max is at most 2^22), one for each phase
+  BLKLAT_MARK=$((4194305 + $$)) BLKLAT_NCUT=0 BLKLAT_LINE=0 BLKLAT_CUTS=0
   : >"$BLKLAT_RAW"
-  (os_blklat_run "$BLKLAT_DEV" "$BLKLAT_RAW") >>"$PHASE_LOG" 2>&1 &
+  (os_blklat_run "$BLKLAT_DEV" "$BLKLAT_RAW" "$BLKLAT_MARK") >>"$PHASE_LOG" 2>&1 &
   BLKLAT_PID=$!
   if ! poll_until 30 blklat_ready || ! grep -q '^blklat ready' "$BLKLAT_RAW"; then
     blklat_say "block tracer ($BLKLAT_TOOL) did not start or died: no block-latency histogram for $1 (see $PHASE_LOG)"
     blklat_kill
     BLKLAT_TOOL=''
+    return 0
   fi
+  ! grep -q '^blklat cuts' "$BLKLAT_RAW" || BLKLAT_CUTS=1
+}
+
+# blklat_file LAST : the tracer's output lines after those filed, to line
+# LAST (all: to its end), into the latency file of the record name and
+# trial they belong to (none while paused, or for a refused phase).
+blklat_file() {
+  local dir last=$1
+  [ "$last" != all ] || last=$(wc -l <"$BLKLAT_RAW")
+  if [ -n "$BLKLAT_NAME" ] && [ -n "$CUR_TRIAL" ] && dir=$(run_dir); then
+    mkdir -p "$dir/latency"
+    awk -v a="$BLKLAT_LINE" -v b="$last" 'NR > a && NR <= b' "$BLKLAT_RAW" |
+      blklat_parse blk_ns >>"$dir/latency/$BLKLAT_NAME-$BLKLAT_TRIAL.tsv"
+  fi
+  BLKLAT_LINE=$last
+}
+
+# blklat_cut : the running tracer prints and clears its histograms
+# (os_blklat_cut); they are filed under the current record name.  A tracer
+# that does not answer in 10 s is stopped (the next switch starts one).
+blklat_cut() {
+  local last
+  os_blklat_cut "$BLKLAT_MARK"
+  BLKLAT_NCUT=$((BLKLAT_NCUT + 1))
+  if ! poll_until 10 blklat_cut_done; then
+    blklat_say "block tracer did not answer a cut in 10 s: stopped"
+    blklat_stop
+    return 0
+  fi
+  last=$(awk -v n="$BLKLAT_NCUT" '/^blklat cut$/ && ++k == n { print NR; exit }' "$BLKLAT_RAW")
+  blklat_file "$last"
+}
+
+# blklat_cut_done : the tracer's output has the cut just asked for (or it died).
+blklat_cut_done() {
+  [ "$(grep -c '^blklat cut$' "$BLKLAT_RAW")" -ge "$BLKLAT_NCUT" ] || ! kill -0 "$BLKLAT_PID" 2>/dev/null
 }
 
 # blklat_say MESSAGE : a line in the phase's log, and on a terminal.
@@ -79,23 +126,34 @@ blklat_kill() {
 # (none for a refused phase: no trial).
 blklat_stop() {
   [ -n "$BLKLAT_PID" ] || return 0
+  # bpftrace 0.17 prints no histogram at its exit once one was cleared: the
+  # last part comes through a cut too
+  if [ "$BLKLAT_CUTS" = 1 ]; then
+    BLKLAT_CUTS=0
+    blklat_cut
+    [ -n "$BLKLAT_PID" ] || return 0
+  fi
   kill -TERM "$BLKLAT_PID" 2>/dev/null || true
   poll_until 20 pid_gone "$BLKLAT_PID" ||
     blklat_say "block tracer did not stop in 20 s: killed, no block-latency histogram for $BLKLAT_NAME"
   blklat_kill
-  local dir
-  [ -n "$CUR_TRIAL" ] || return 0
-  dir=$(run_dir) || return 0
-  mkdir -p "$dir/latency"
-  blklat_parse blk_ns <"$BLKLAT_RAW" >>"$dir/latency/$BLKLAT_NAME-$CUR_TRIAL.tsv"
+  blklat_file all
 }
 
 # blklat_switch NAME : the trace so far belongs to the previous record
-# name; from here on to NAME.  After blklat_pause, the trace starts again
-# (NAME the record it paused or the next one).
+# name (or trial); from here on to NAME's trial CUR_TRIAL.  After
+# blklat_pause, the trace starts again (NAME the record it paused or the
+# next one).
 blklat_switch() {
   [ -n "$BLKLAT_TOOL" ] && [ "$BLKLAT_ENDED" = 0 ] || return 0
-  [ -z "$BLKLAT_PID" ] || [ "$1" != "$BLKLAT_NAME" ] || return 0
+  [ -z "$BLKLAT_PID" ] || [ "$1" != "$BLKLAT_NAME" ] || [ "$CUR_TRIAL" != "$BLKLAT_TRIAL" ] || return 0
+  if [ -n "$BLKLAT_PID" ] && [ "$BLKLAT_CUTS" = 1 ]; then
+    blklat_cut
+    if [ -n "$BLKLAT_PID" ]; then
+      BLKLAT_NAME=$1 BLKLAT_TRIAL=$CUR_TRIAL
+      return 0
+    fi
+  fi
   blklat_stop
   blklat_start "$1"
 }
@@ -105,26 +163,31 @@ blklat_switch() {
 # is no record's work and is traced by none, until blklat_switch.  A second
 # run of a record name appends to its latency file (its histograms add up).
 blklat_pause() {
+  if [ -n "$BLKLAT_PID" ] && [ "$BLKLAT_CUTS" = 1 ]; then
+    blklat_cut
+    BLKLAT_NAME=''
+    return 0
+  fi
   blklat_stop
 }
 
 # blklat_end : the last trace, and the httpd histograms of every httpd the
-# phase started (WORK/tool-cpu.tsv: "record httpd stats-file").
+# phase started (WORK/tool-cpu.tsv: "record httpd stats-file trial").
 blklat_end() {
   [ "$BLKLAT_ENDED" = 0 ] || return 0
   BLKLAT_ENDED=1
   blklat_stop
-  local f=$WORK/tool-cpu.tsv dir rec tool stats hist
+  local f=$WORK/tool-cpu.tsv dir rec tool stats trial hist
   [ -s "$f" ] && [ -n "$CUR_TRIAL" ] || return 0
   dir=$(run_dir) || return 0
-  while IFS=$'\t' read -r rec tool stats; do
+  while IFS=$'\t' read -r rec tool stats trial; do
     case $rec in serve-*) ;; *) continue ;; esac # the source httpd of untar is not measured
     if [ "$tool" != httpd ] || [ ! -s "$stats" ]; then continue; fi
     # none in a fork server's stats with FORKLAT=0 (its CPU times only): no file
     hist=$(blklat_httpd <"$stats")
     [ -n "$hist" ] || continue
     mkdir -p "$dir/latency"
-    printf '%s\n' "$hist" >>"$dir/latency/$rec-$CUR_TRIAL.tsv"
+    printf '%s\n' "$hist" >>"$dir/latency/$rec-${trial:-$CUR_TRIAL}.tsv"
   done <"$f"
 }
 

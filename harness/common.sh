@@ -17,6 +17,7 @@
 #   common/replay.sh     replay_*     bin/replay here or over ssh
 #   common/proof.sh      proof_*      the tools' CPU, the cold cache
 #   common/budget.sh     budget_*     where a phase's wall time went
+#   common/precision.sh  precision_*  a figure's trials until it is precise
 #   profile.sh           profile_*    the kernel profile of each record name
 # lib.sh gives record*, run_id, run_dir, harness_die, harness_say, harness_calc.
 #
@@ -59,6 +60,8 @@
 . "$SHOOTOUT_ROOT/harness/common/proof.sh"
 # shellcheck source=SCRIPTDIR/common/budget.sh
 . "$SHOOTOUT_ROOT/harness/common/budget.sh"
+# shellcheck source=SCRIPTDIR/common/precision.sh
+. "$SHOOTOUT_ROOT/harness/common/precision.sh"
 # shellcheck source=SCRIPTDIR/profile.sh
 . "$SHOOTOUT_ROOT/harness/profile.sh"
 

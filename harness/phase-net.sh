@@ -52,8 +52,12 @@ v6_reason=$(os_has_ipv6) && v6_reason=''
 if [ -z "$v6_reason" ] && [ -n "$REPLAY_FROM" ] && [ -z "${SERVE_HOST6:-}" ]; then
   v6_reason="REPLAY_FROM=$REPLAY_FROM: set SERVE_HOST6 to this host's IPv6 address for the IPv6 net phases"
 fi
+base=$CUR_TRIAL
+more=()
+[ "$MIN_MEASURE_S" = 0 ] || more=(--min-time "$MIN_MEASURE_S")
 for p in $NET_PROCS; do
   for ip in 4 6; do
+    CUR_TRIAL=$base
     if [ "$ip" = 4 ]; then
       CUR_PHASE=net-$p bind=$BIND_ADDR connect=$CONNECT_ADDR
     else
@@ -70,19 +74,32 @@ for p in $NET_PROCS; do
         bind=${SERVE_BIND6:-::} connect="[$SERVE_HOST6]"
       fi
     fi
-    blklat_switch "$CUR_PHASE"
-    serve_httpd "$netdir" "$p" "$bind"
-    harness_say "replay /file.jpg $NET_COUNT times over IPv$ip, $NET_CONC connections, $NET_KEEPALIVE per connection, httpd -N $p"
-    replay_run "$CUR_PHASE" "$connect:$HTTPD_PORT" -c "$NET_CONC" -k "$NET_KEEPALIVE" -U /file.jpg -n "$NET_COUNT"
-    proc_stop "$HTTPD_GROUP"
-    record_stats "$CUR_PHASE" "$CUR_TRIAL" "$WORK/$CUR_PHASE.stats"
-    replay_verdict "$CUR_PHASE"
-    record "$CUR_PHASE" "$CUR_TRIAL" status 0 exit
-    harness_say "$(stat_value "$WORK/$CUR_PHASE.stats" mbps) MB/s, $(stat_value "$WORK/$CUR_PHASE.stats" rps) req/s"
-    rps=$(stat_value "$WORK/$CUR_PHASE.stats" rps)
-    phase_figure "$CUR_PHASE ${rps%%.*} req/s"
+    # The figure's trials (harness/common/precision.sh), each a fresh
+    # server and a replay with its steady window (MIN_MEASURE_S).
+    name=$CUR_PHASE
+    precision_begin
+    rates=()
+    for ((t = base; ; t++)); do
+      precision_next_trial "$name" "$t"
+      precision_trial_began
+      blklat_switch "$CUR_PHASE"
+      serve_httpd "$netdir" "$p" "$bind"
+      harness_say "replay /file.jpg $NET_COUNT times over IPv$ip, $NET_CONC connections, $NET_KEEPALIVE per connection, httpd -N $p (trial $t)"
+      replay_run "$CUR_PHASE" "$connect:$HTTPD_PORT" -c "$NET_CONC" -k "$NET_KEEPALIVE" -U /file.jpg -n "$NET_COUNT" "${more[@]}"
+      proc_stop "$HTTPD_GROUP"
+      record_stats "$CUR_PHASE" "$CUR_TRIAL" "$WORK/$CUR_PHASE.stats"
+      replay_verdict "$CUR_PHASE"
+      record "$CUR_PHASE" "$CUR_TRIAL" status 0 exit
+      harness_say "$(stat_value "$WORK/$CUR_PHASE.stats" mbps) MB/s, $(stat_value "$WORK/$CUR_PHASE.stats" rps) req/s"
+      rates+=("$(stat_value "$WORK/$CUR_PHASE.stats" "$(precision_metric "$name" | sed 's/mbps$/rps/')")")
+      precision_more "$name" || break
+    done
+    precision_end "$name" "$t"
+    rps=$(printf '%s\n' "${rates[@]}" | precision_median)
+    phase_figure "$name ${rps%%.*} req/s$(precision_note "$name" "$base" "$t")"
   done
 done
+CUR_TRIAL=$base
 PHASE_CLEANUP=''
 net_cleanup
 phase_finish

@@ -67,9 +67,35 @@ serve_prepare "$maxconc"
 SAMPLER_TOTAL=$REPLAY_TOTAL
 
 method=$FLUSH
+base=$CUR_TRIAL
+warm_args=()
+[ "$MIN_MEASURE_S" = 0 ] || warm_args=(--min-time "$MIN_MEASURE_S")
+
+# serve_once KIND P CONC : one replay of KIND (cold or warm) against a
+# fresh server of mode P (so that its CPU time is this replay's), its
+# figures recorded as CUR_PHASE's trial CUR_TRIAL; its rate appended to
+# RATES (the end line's median).
+serve_once() {
+  local kind=$1 p=$2 c=$3 rps more=()
+  [ "$kind" = cold ] || more=("${warm_args[@]}")
+  blklat_switch "$CUR_PHASE"
+  serve_httpd "$DATA" "$p" "$BIND_ADDR"
+  harness_say "replay $SAMPLER_TOTAL requests, $c connections, $REPLAY_KEEPALIVE per connection ($kind, trial $CUR_TRIAL)"
+  replay_run "$CUR_PHASE" "$CONNECT_ADDR:$HTTPD_PORT" -c "$c" -k "$REPLAY_KEEPALIVE" "${REPLAY_ARGS[@]}" "${more[@]}"
+  record_stats "$CUR_PHASE" "$CUR_TRIAL" "$WORK/$CUR_PHASE.stats"
+  record "$CUR_PHASE" "$CUR_TRIAL" conc "$c" count
+  replay_verdict "$CUR_PHASE"
+  record "$CUR_PHASE" "$CUR_TRIAL" status 0 exit
+  rps=$(stat_value "$WORK/$CUR_PHASE.stats" "$(precision_metric "$CUR_PHASE")")
+  harness_say "$rps req/s, $(stat_value "$WORK/$CUR_PHASE.stats" failed) failed"
+  RATES+=("$rps")
+  proc_stop "$HTTPD_GROUP"
+}
+
 for p in $SERVE_MODES; do
   for c in "${concs[@]}"; do
     sfx=$(serve_suffix "$c")
+    CUR_TRIAL=$base
     phase_move "serve-cold-$p$sfx"
     if [ "$p" = fork ] && [ -n "$fork_skip" ]; then
       for kind in cold warm; do
@@ -80,25 +106,30 @@ for p in $SERVE_MODES; do
       continue
     fi
     FORK_CONC=$c
-    harness_say "flush ($method), $([ "$p" = fork ] && echo "tcpserver -c $c, httpd -1" || echo "httpd -N $p")"
-    proof_flush "$method"
-    proof_cold "$method"
-    [ "$method" != reboot ] || method=drop
+    # Each figure's trials (harness/common/precision.sh): a cold one is a
+    # flush, its proof and a replay; a warm one a replay (and its steady
+    # window, MIN_MEASURE_S) on the cache the cold ones left.
     for kind in cold warm; do
-      phase_move "serve-$kind-$p$sfx"
-      blklat_switch "$CUR_PHASE"
-      serve_httpd "$DATA" "$p" "$BIND_ADDR"
-      harness_say "replay $SAMPLER_TOTAL requests, $c connections, $REPLAY_KEEPALIVE per connection ($kind)"
-      replay_run "$CUR_PHASE" "$CONNECT_ADDR:$HTTPD_PORT" -c "$c" -k "$REPLAY_KEEPALIVE" "${REPLAY_ARGS[@]}"
-      record_stats "$CUR_PHASE" "$CUR_TRIAL" "$WORK/$CUR_PHASE.stats"
-      record "$CUR_PHASE" "$CUR_TRIAL" conc "$c" count
-      replay_verdict "$CUR_PHASE"
-      record "$CUR_PHASE" "$CUR_TRIAL" status 0 exit
-      harness_say "$(stat_value "$WORK/$CUR_PHASE.stats" rps) req/s, $(stat_value "$WORK/$CUR_PHASE.stats" failed) failed"
-      rps=$(stat_value "$WORK/$CUR_PHASE.stats" rps)
-      phase_figure "$kind-$p$sfx ${rps%%.*} req/s"
-      proc_stop "$HTTPD_GROUP"
+      name=serve-$kind-$p$sfx
+      precision_begin
+      RATES=()
+      for ((t = base; ; t++)); do
+        precision_next_trial "$name" "$t"
+        precision_trial_began
+        if [ "$kind" = cold ]; then
+          harness_say "flush ($method), $([ "$p" = fork ] && echo "tcpserver -c $c, httpd -1" || echo "httpd -N $p")"
+          proof_flush "$method"
+          proof_cold "$method"
+          [ "$method" != reboot ] || method=drop
+        fi
+        serve_once "$kind" "$p" "$c"
+        precision_more "$name" || break
+      done
+      precision_end "$name" "$t"
+      rps=$(printf '%s\n' "${RATES[@]}" | precision_median)
+      phase_figure "$kind-$p$sfx ${rps%%.*} req/s$(precision_note "$name" "$base" "$t")"
     done
   done
 done
+CUR_TRIAL=$base
 phase_finish

@@ -13,10 +13,18 @@
 # cannot run (os_profile_check says why), runs the phase as without it;
 # meta.json's "profile" says once which sampler ran or why none did.
 #
+# Where the adapter's samples carry the wall clock (os_profile_slices:
+# Linux perf), one sampler runs for the whole phase: profile_stop notes
+# each part's window (WORK/profile-windows.tsv) and profile_end, at the
+# phase's exit, folds each window's samples into its file (perf took a
+# second or more to start and stop, for each trial of a figure repeated
+# until precise).  Elsewhere a sampler runs for each part.
+#
 # Run as a command, `harness/profile.sh record RAW HZ` execs the sampler
 # (what profile_start starts in a process group of its own).
 
-PROFILE_GROUP='' PROFILE_RAW='' PROFILE_NAME='' PROFILE_T0='' PROFILE_T1='' PROFILE_DONE=0
+PROFILE_GROUP='' PROFILE_RAW='' PROFILE_NAME='' PROFILE_T0='' PROFILE_T1='' PROFILE_DONE=0 PROFILE_NOTED=0
+PROFILE_SLICED=0
 PROFILE_HZ=99
 
 # profile_start NAME : sample while NAME (trial CUR_TRIAL) runs.
@@ -25,6 +33,11 @@ profile_start() {
   PROFILE_NAME=$1
   if [ "${PROFILE:-0}" != 1 ]; then
     profile_note "off (PROFILE=$PROFILE)"
+    return 0
+  fi
+  # the phase's sampler runs already: a new window
+  if [ -n "$PROFILE_GROUP" ] && [ "$PROFILE_SLICED" = 1 ]; then
+    PROFILE_T0=$EPOCHREALTIME
     return 0
   fi
   if ! why=$(os_profile_check 2>&1); then
@@ -45,6 +58,8 @@ profile_start() {
   fi
   PROFILE_T0=$EPOCHREALTIME
   profile_note "$(os_profile_tool "$PROFILE_HZ")"
+  PROFILE_SLICED=0
+  ! os_profile_slices 2>/dev/null || PROFILE_SLICED=1
 }
 
 # profile_started RAW PID : the sampler has started, or has died.
@@ -57,6 +72,10 @@ profile_started() {
 profile_stop() {
   local g=$PROFILE_GROUP
   [ -n "$g" ] || return 0
+  if [ "$PROFILE_SLICED" = 1 ]; then
+    printf '%s-%s\t%s\t%s\n' "$PROFILE_NAME" "$CUR_TRIAL" "$PROFILE_T0" "$EPOCHREALTIME" >>"$WORK/profile-windows.tsv"
+    return 0
+  fi
   PROFILE_GROUP='' PROFILE_T1=$EPOCHREALTIME
   kill -INT "$g" 2>/dev/null || true
   poll_until 30 pid_gone "$g" || true
@@ -93,6 +112,37 @@ profile_save() {
     rm -f "$out.tmp" "$PROFILE_RAW"
 }
 
+# profile_end : at the phase's exit (phase_on_exit): the phase's sampler
+# stops, and each window profile_stop noted is folded into
+# profiles/NAME-TRIAL.folded, as profile_save does for a part's own sampler.
+profile_end() {
+  local g=$PROFILE_GROUP dir cpus all key t0 t1 out
+  [ "$PROFILE_SLICED" = 1 ] && [ -n "$g" ] || return 0
+  PROFILE_GROUP=''
+  kill -INT "$g" 2>/dev/null || true
+  poll_until 30 pid_gone "$g" || true
+  proc_stop "$g"
+  [ -s "$WORK/profile-windows.tsv" ] || return 0
+  dir=$RUN_DIR/profiles
+  mkdir -p "$dir"
+  cpus=$(getconf _NPROCESSORS_ONLN 2>/dev/null) || cpus=1
+  all=$WORK/profile-all.folded
+  if ! os_profile_fold "$PROFILE_RAW" "$WORK/profile-windows.tsv" >"$all" 2>>"$PHASE_LOG"; then
+    while IFS=$'\t' read -r key _; do
+      printf 'profile: no stacks folded from %s: no %s\n' "$PROFILE_RAW" "profiles/$key.folded" >>"$PHASE_LOG"
+    done <"$WORK/profile-windows.tsv"
+    return 0
+  fi
+  while IFS=$'\t' read -r key t0 t1; do
+    out=$dir/$key.folded
+    awk -F '\t' -v k="$key" '$1 == k { print $2 }' "$all" >"$out.tmp"
+    [ -s "$out.tmp" ] || printf 'profile: no sample taken in %s s: %s is all idle\n' \
+      "$(harness_calc "$t1 - $t0")" "profiles/$key.folded" >>"$PHASE_LOG"
+    profile_fill_idle "$t0" "$t1" "$PROFILE_HZ" "$cpus" <"$out.tmp" >"$out" && rm -f "$out.tmp"
+  done <"$WORK/profile-windows.tsv"
+  rm -f "$all" "$PROFILE_RAW"
+}
+
 # profile_fill_idle T0 T1 HZ CPUS < FOLDED : FOLDED, and the "idle;(unsampled)"
 # line of the samples missing from (T1 - T0) x HZ x CPUS.
 profile_fill_idle() {
@@ -105,9 +155,12 @@ profile_fill_idle() {
 }
 
 # profile_note TEXT : meta.json's "profile" is TEXT, unless a phase of this
-# run has set it already (said once per run directory).
+# run has set it already (said once per run directory; looked at once per
+# phase, not at each trial's start: PROFILE_NOTED).
 profile_note() {
+  [ "$PROFILE_NOTED" = 0 ] || return 0
   [ -s "$RUN_DIR/meta.json" ] || return 0
+  PROFILE_NOTED=1
   jq -e 'has("profile")' "$RUN_DIR/meta.json" >/dev/null 2>&1 && return 0
   phase_meta_set profile "$1"
 }

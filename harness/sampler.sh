@@ -90,22 +90,22 @@ now_ms() {
 }
 
 read_cpu() {
-  read -r CPU_TOTAL CPU_IDLE CPU_WAIT < <(os_cpu 2>/dev/null || echo 0 0 -1)
+  read -r CPU_TOTAL CPU_IDLE CPU_WAIT <<<"$(os_cpu 2>/dev/null || echo 0 0 -1)"
 }
 
 read_disk() {
   DISK_R=0 DISK_W=0 DISK_IO=0
   [ "$disk" = none ] && return 0
-  read -r DISK_R DISK_W DISK_IO < <(os_disk "$disk" 2>/dev/null || echo 0 0 0)
+  read -r DISK_R DISK_W DISK_IO <<<"$(os_disk "$disk" 2>/dev/null || echo 0 0 0)"
 }
 
 read_mem() {
-  read -r _ _ DIRTY WRITEBACK < <(os_memory 2>/dev/null || echo 0 0 0 0)
+  read -r _ _ DIRTY WRITEBACK <<<"$(os_memory 2>/dev/null || echo 0 0 0 0)"
 }
 
 read_statfs() {
   local blocks free bsize files ffree
-  read -r blocks free _ bsize files ffree < <(os_fs_space "$target" 2>/dev/null || echo 0 0 0 0 0 0)
+  read -r blocks free _ bsize files ffree <<<"$(os_fs_space "$target" 2>/dev/null || echo 0 0 0 0 0 0)"
   USED_BYTES=$(((blocks - free) * bsize)) USED_FILES=$((files - ffree))
 }
 
@@ -122,16 +122,20 @@ read_progress() {
     series)
       local m v src=(tail -n 40 "$tool_series")
       [ "$deltas" = 0 ] || src=(cat "$tool_series")
+      # a command substitution, not a process substitution: waited for, so
+      # no child is left a zombie when a stop ends the sampler here
+      local got
+      got=$("${src[@]}" 2>/dev/null | awk -F '\t' -v sum="$deltas" '
+        { m = $2; sub(/^tool_/, "", m) }
+        m ~ /^(bytes|files|requests)$/ { last[m] = sum ? last[m] + $3 : $3 }
+        END { for (m in last) printf "%s %.0f\n", m, last[m] }')
       while read -r m v; do
         case $m in
           bytes) P_BYTES=$v ;;
           files) P_FILES=$v ;;
           requests) P_REQS=$v ;;
         esac
-      done < <("${src[@]}" 2>/dev/null | awk -F '\t' -v sum="$deltas" '
-        { m = $2; sub(/^tool_/, "", m) }
-        m ~ /^(bytes|files|requests)$/ { last[m] = sum ? last[m] + $3 : $3 }
-        END { for (m in last) printf "%s %.0f\n", m, last[m] }')
+      done <<<"$got"
       # Nothing from the tool yet (its series may be buffered): the target.
       if [ "$deltas" = 0 ] && [ "$P_BYTES" -lt 0 ] && [ "$P_FILES" -lt 0 ]; then
         read_statfs

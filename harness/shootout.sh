@@ -8,6 +8,11 @@
 # serve net delete iometer iozone postmark discover" runs those phases (any
 # of harness/phase-*.sh, flush included) in that order instead.  At the end,
 # the run's results.csv, results.json and composite.xml (plots/export.py).
+# After the TRIALS cycles, untar, untar2 and delete (those of PHASES, when
+# it has untar and delete: the cycle that leaves TARGET as it found it) run
+# as more cycles until their figures are precise or a cap is reached
+# (PRECISION, PRECISION_MAX_TRIALS, PRECISION_MAX_S: docs/harness.md#precision);
+# meta.json gets the measured share of the run's wall time.
 set -eu
 SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -16,7 +21,10 @@ SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$SHOOTOUT_ROOT/harness/target-guard.sh"
 # shellcheck source=SCRIPTDIR/common/settings.sh
 . "$SHOOTOUT_ROOT/harness/common/settings.sh"
+# shellcheck source=SCRIPTDIR/common/precision.sh
+. "$SHOOTOUT_ROOT/harness/common/precision.sh"
 settings_check harness micro
+precision_settings
 
 TRIALS=${TRIALS:-1}
 FLUSH=${FLUSH:-drop}
@@ -49,19 +57,49 @@ child=''
 trap '[ -z "$child" ] || kill -TERM "$child" 2>/dev/null; wait "$child" 2>/dev/null; exit 143' TERM HUP
 trap '[ -z "$child" ] || kill -TERM "$child" 2>/dev/null; wait "$child" 2>/dev/null; exit 130' INT
 
+# run_phase PHASE : one phase, stopping the run when it fails.
+run_phase() {
+  local rc=0
+  "$SHOOTOUT_ROOT/harness/phase-$1.sh" &
+  child=$!
+  wait "$child" || rc=$?
+  child=''
+  # exit 2: the phase refused to start (its line said why), no trial recorded
+  [ "$rc" -ne 2 ] || exit 2
+  [ "$rc" -eq 0 ] || harness_die "phase $1 failed (exit $rc): see $(run_dir)/failures.tsv"
+}
+
+first_line=$(($(wc -l <"$(run_dir)/records.tsv") + 1))
 for trial in $(seq 1 "$TRIALS"); do
   for phase in $phases; do
     [ -t 2 ] && printf 'shootout: run %s, cycle %s/%s: %s\n' "$RUN_ID" "$trial" "$TRIALS" "$phase" >&2
-    "$SHOOTOUT_ROOT/harness/phase-$phase.sh" &
-    child=$!
-    rc=0
-    wait "$child" || rc=$?
-    child=''
-    # exit 2: the phase refused to start (its line said why), no trial recorded
-    [ "$rc" -ne 2 ] || exit 2
-    [ "$rc" -eq 0 ] || harness_die "phase $phase failed (exit $rc): see $(run_dir)/failures.tsv"
+    run_phase "$phase"
   done
 done
+# More cycles of untar, untar2 and delete while their figures are not precise.
+cycle=()
+for phase in $phases; do
+  case $phase in untar | untar2 | delete) cycle+=("$phase") ;; esac
+done
+case " ${cycle[*]} " in
+  *" untar "*" delete "*)
+    precision_begin
+    extra=0
+    while precision_more "${cycle[@]}"; do
+      extra=$((extra + 1))
+      precision_trial_began
+      for phase in "${cycle[@]}"; do
+        harness_tell shootout "run $RUN_ID, precision cycle $extra: $phase"
+        run_phase "$phase"
+      done
+    done
+    for phase in "${cycle[@]}"; do
+      precision_end "$phase" "$(($(next_trial "$phase") - 1))"
+    done
+    ;;
+esac
+precision_measured_share "$first_line" "$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')" ||
+  printf 'shootout: warning: no measured_share in meta.json of run %s\n' "$RUN_ID" >&2
 # The run's figures for other tools (docs/formats.md#exports): results.csv,
 # results.json and composite.xml beside its hosts, of every host and variant
 # it has here so far.  Python's standard library only; the measurements are

@@ -16,11 +16,12 @@ records prefixed sync_), first that holds:
   waiting     neither the device nor the CPUs were busy: synchronous waits,
               locks, the network
 None where the budget has no CPU split (runs from before the time budget).  On
-the BSDs the split comes from kern.cp_time, without iowait or steal."""
-import os
+the BSDs the split comes from kern.cp_time, without iowait or steal.
 
-from chartlib import gq, instance
-from resultslib import num
+The chart of the budget is drawn by budget_chart.py; here only what the
+budget says, and the proof beside a figure (proof()) it is part of."""
+from resultslib import num, trial_count
+from stats import NOISE_MIN, SPREAD_MAX, noise_label, spread, summary
 
 DEVICE_BUSY = 0.8  # of the wall time: the device is the limit
 CPU_BUSY = 0.8  # of all CPUs' time: the CPUs are the limit
@@ -44,9 +45,10 @@ def trial_budgets(v, phase, prefix):
     """{trial: {name: value}} of the PREFIXbudget_* records of PHASE."""
     pre = prefix + "budget_"
     out = {}
-    for p, t, m, val, _u in v.records:
-        if p == phase and m.startswith(pre) and num(val) is not None:
-            out.setdefault(t, {})[m[len(pre):]] = num(val)
+    for m, recs in v.metrics(phase).items():
+        for t, val, _u in recs:
+            if m.startswith(pre) and num(val) is not None:
+                out.setdefault(t, {})[m[len(pre):]] = num(val)
     return out
 
 
@@ -124,50 +126,40 @@ def median_trial(budgets):
     return budgets[ok[(len(ok) - 1) // 2][1]] if ok else None
 
 
-def specs(variants):
-    """[(phase, prefix, title)] of every part with a CPU split in some variant."""
-    seen = []
-    for v in variants:
-        for p, _t, m, _v, _u in v.records:
-            for prefix in ("", "sync_"):
-                if m == prefix + "budget_cpus" and (p, prefix) not in seen:
-                    seen.append((p, prefix))
-    return [(p, pre, "%s%s: where the CPUs' time went" % (p, " sync" if pre else "")) for p, pre in seen]
+# The proof beside a figure (see docs/harness.md): what limited it (the
+# verdict above), how its trials spread, what was resident before.
+def proof(v, phase, metric):
+    """What backs one figure: {"limit": the time budget's verdict or None,
+    "spread": percent or None, "noisy": bool, "resident": median
+    resident_pct or None, "rss_kb": median tool_maxrss_kb or None,
+    "noise": "1 trial: noise unknown" below NOISE_MIN trials, else ""}."""
+    vals = v.values(phase, metric)
+    trials = trial_count(v, phase, len(vals))
+    sp = spread(vals) if trials >= NOISE_MIN else None
+    res = summary(v.values(phase, "resident_pct"))[1]
+    rss = summary(v.values(phase, "tool_maxrss_kb"))[1]
+    return {"limit": phase_verdict(v, phase, metric),
+            "spread": sp, "noisy": sp is not None and sp > SPREAD_MAX, "resident": res, "rss_kb": rss,
+            "noise": noise_label(trials)}
 
 
-def render(runs, out):
-    """The budget charts of RUNS into OUT: [chart dicts] as the report takes them."""
-    variants = [v for r in runs for v in r.variants]
-    multi = len(runs) > 1
-    charts = []
-    for phase, prefix, title in specs(variants):
-        rows = []
-        for v in variants:
-            b = median_trial(trial_budgets(v, phase, prefix))
-            if b is None:
-                continue
-            sh, dev = shares(b)
-            word = phase_verdict(v, phase, "sync_s" if prefix else "wall_s") or "-"
-            name = "%s%s / %s" % (v.run + " / " if multi else "", v.host, v.name)
-            rows.append((name + "\n" + word, sh, dev))
-        if not rows:
-            continue
-        name = "budget-%s%s" % (phase, "-sync" if prefix else "")
-        with open(os.path.join(out, name + ".dat"), "w", encoding="utf-8") as f:
-            f.write("# variant %s device_busy_pct\n" % " ".join(k for k, _l, _c in PARTS))
-            for i, (lab, sh, dev) in enumerate(rows):
-                f.write("%s %s %s\n" % (gq(lab), " ".join("%.2f" % sh[k] for k, _l, _c in PARTS),
-                                        "NaN" if dev is None else "%.1f" % dev))
-        lines = ["datafile = %s" % gq(name + ".dat"), "chart_title = %s" % gq(title),
-                 "width = %d\nheight = 520" % max(720, 110 * len(rows) + 300),
-                 "array part_names = [%s]" % ", ".join(gq(lab) for _k, lab, _c in PARTS),
-                 "array part_colors = [%s]" % ", ".join(gq(c) for _k, _l, c in PARTS)]
-        instance(out, name, "budget.gp", lines)
-        charts.append({"name": name, "kind": "budget", "title": title, "phase": phase,
-                       "caption": "Where all CPUs' time went in the trial with the median wall time, in %% "
-                                  "(user is a tool's own code, sys the kernel's work in its context; kernel "
-                                  "threads are writeback, the journal, kworkers); the diamond is the device's "
-                                  "busy time in %% of the wall time (none on a memory filesystem). Under each "
-                                  "bar the verdict over the trials%s." % (
-                                      "; a sync runs no tool, so it has no tool share" if prefix else "")})
-    return charts
+def rss_text(p):
+    """The peak resident size of the phase's largest tool, e.g. "peak RSS 4.2 MB"."""
+    return "peak RSS %.1f MB" % (p["rss_kb"] * 1024 / 1e6)
+
+
+def proof_text(p):
+    """The proof of one figure as short words, e.g. "kernel CPU; spread
+    4.1%: noisy" ("" when nothing backs it)."""
+    parts = []
+    if p["limit"] is not None:
+        parts.append(p["limit"])
+    if p["spread"] is not None:
+        parts.append("spread %.1f%%%s" % (p["spread"], ": noisy" if p["noisy"] else ""))
+    if p.get("noise"):
+        parts.append(p["noise"])
+    if p["resident"] is not None:
+        parts.append("%.1f%% resident before" % p["resident"])
+    if p.get("rss_kb") is not None:
+        parts.append(rss_text(p))
+    return "; ".join(parts)

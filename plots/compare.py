@@ -19,19 +19,9 @@ import chartlib
 import charts
 import kprofile
 import latency
-from resultslib import NOISE_MIN, Error, noise_label, stats
-
-LOWER_BETTER = ("s", "ms", "us", "ns")
-
-
-def direction(unit):
-    """+1 when larger is better, -1 when smaller is better, 0 when unknown."""
-    if unit in LOWER_BETTER:
-        return -1
-    if "/s" in unit:
-        return 1
-    return 0
-
+import stats
+from resultslib import NOISE_MIN, Error, noise_label
+from stats import LOWER_BETTER, direction, summary
 
 def compared_metrics(v):
     """(phase, metric, unit) of the timings and rates of a variant (counts,
@@ -47,17 +37,11 @@ SIGNIFICANCE = 0.05  # Welch's t-test: a change is real at p below this (95%)
 
 
 def welch_p(a, b):
-    """The two-sided p of Welch's t-test of the means of trials A and B
-    (scipy.stats.ttest_ind, equal_var=False); trials without any spread on
-    both sides: 0 when the means differ, 1 when not."""
-    if len(set(a)) == 1 and len(set(b)) == 1:
-        return 1.0 if a[0] == b[0] else 0.0
-    try:
-        from scipy.stats import ttest_ind
-    except ImportError as e:
-        raise Error("make compare needs scipy: apt-get install python3-scipy (harness/deps.sh install plots)") from e
-    p = float(ttest_ind(a, b, equal_var=False).pvalue)
-    return 1.0 if math.isnan(p) else p
+    """stats.welch_p, which make compare cannot do without scipy."""
+    p = stats.welch_p(a, b)
+    if p is None:
+        raise Error("make compare needs scipy: apt-get install python3-scipy (harness/deps.sh install plots)")
+    return p
 
 
 def verdict(bvals, nvals):
@@ -65,7 +49,7 @@ def verdict(bvals, nvals):
     change of the median, "real" when Welch's t-test finds the means
     different at 95% (3 trials a side at least), "within noise" when it
     does not, "N trial(s): noise unknown" with fewer trials on a side."""
-    b, n = stats(bvals), stats(nvals)
+    b, n = summary(bvals), summary(nvals)
     change = (n[1] - b[1]) / b[1] * 100 if b[1] else math.nan
     if min(b[0], n[0]) < NOISE_MIN:
         return change, noise_label(min(b[0], n[0])), None
@@ -101,7 +85,7 @@ def rows_of(base, new):
             bvals, nvals = bv.values(p, m), v2.values(p, m)
             if not bvals or not nvals:
                 continue
-            b, n = stats(bvals), stats(nvals)
+            b, n = summary(bvals), summary(nvals)
             change, flag, pval = verdict(bvals, nvals)
             d = direction(u)
             if flag == "real" and d and not math.isnan(change):

@@ -13,12 +13,13 @@ import csv
 import json
 import os
 import re
+import tempfile
 import time
 import xml.etree.ElementTree as ET
 
-from budget import phase_verdict
-from compare import direction
+from budget import phase_verdict, prefix_of
 from resultslib import NOISE_MIN, NOT_FLUSHABLE, cold_phase, memory_fs, noise_label, spread, stats, trial_count
+from stats import direction
 
 COLUMNS = ["run", "host", "variant", "fs", "phase", "metric", "unit", "trials", "median", "min", "max",
            "spread_pct", "better", "verdict", "note"]
@@ -57,34 +58,52 @@ def metrics_of(v):
     return out
 
 
-def notes(v, phase, n, trials):
+def phase_troubles(v):
+    """{phase: [text]} of variant V's invalid and failed trials, each phase's
+    invalid ones first (by trial), then its failures in record order."""
+    out = {}
+    for (p, t), why in sorted(v.invalid.items()):
+        out.setdefault(p, []).append("trial %d not a valid figure (%s)" % (t, why))
+    for p, t, msg in v.failures:
+        out.setdefault(p, []).append("trial %d failed: %s" % (t, msg))
+    return out
+
+
+def notes(v, phase, n, trials, troubles):
     """Why a row's figure needs a word: not flushable, invalid or failed
-    trials, too few trials to know the noise."""
+    trials (TROUBLES: phase_troubles(v)), too few trials to know the noise."""
     out = []
     if n and memory_fs(v) and cold_phase(phase):
         out.append(NOT_FLUSHABLE)
-    out += ["trial %d not a valid figure (%s)" % (t, why) for (p, t), why in sorted(v.invalid.items()) if p == phase]
-    out += ["trial %d failed: %s" % (t, msg) for p, t, msg in v.failures if p == phase]
+    out += troubles.get(phase, [])
     out.append(noise_label(trials))
     return "; ".join(x for x in out if x)
 
 
 def rows(runs):
-    """The rows of results.csv and results.json (dicts with COLUMNS)."""
+    """The rows of results.csv and results.json (dicts with COLUMNS); each
+    step asks for one phase and metric, so the time grows with the records,
+    not with their square (tests/bench/report.bench.sh)."""
     out = []
     for r in runs:
         for v in r.variants:
+            troubles, verdicts = phase_troubles(v), {}
             for p, m, u in metrics_of(v):
                 vals = v.values(p, m)
                 n, med, lo, hi = stats(vals)
                 trials = trial_count(v, p, n)
                 sp = spread(vals) if trials >= NOISE_MIN else None
-                verdict = phase_verdict(v, p, m) if figure(m, u) else None
+                verdict = None
+                if figure(m, u):  # one verdict per phase and budget part (prefix_of)
+                    key = (p, prefix_of(m))
+                    if key not in verdicts:
+                        verdicts[key] = phase_verdict(v, p, m)
+                    verdict = verdicts[key]
                 out.append({"run": r.name, "host": v.host, "variant": v.name, "fs": v.fs, "phase": p, "metric": m,
                             "unit": u, "trials": trials, "median": clean(med), "min": clean(lo), "max": clean(hi),
                             "spread_pct": clean(None if sp is None else round(sp, 3)),
                             "better": BETTER[direction(u)] if figure(m, u) else "", "verdict": verdict or "",
-                            "note": notes(v, p, n, trials)})
+                            "note": notes(v, p, n, trials, troubles)})
     return out
 
 
@@ -198,19 +217,32 @@ def write_composite(runs, table, path):
 
 def write(runs, out):
     """results.csv, results.json and composite.xml of RUNS into OUT (made if
-    need be; other files there are left alone); returns their paths."""
+    need be; other files there are left alone); returns their paths.  All
+    three are written first under hidden names (.NAME.XXXXXXXX, what a killed
+    export left of them removed), then renamed over the old ones in a row."""
     os.makedirs(out, exist_ok=True)
+    for fn in os.listdir(out):
+        if any(fn.startswith("." + f + ".") for f in FILES):
+            os.unlink(os.path.join(out, fn))
     table = rows(runs)
-    paths = [os.path.join(out, f) for f in FILES]
-    csv_path, json_path, xml_path = (p + ".tmp" for p in paths)
+    made = []
     try:
-        write_csv(table, csv_path)
-        write_json(table, json_path)
-        write_composite(runs, table, xml_path)
-        for p in paths:
-            os.replace(p + ".tmp", p)
-    finally:  # a failed write (a full disk) leaves no .tmp behind
-        for p in paths:
-            if os.path.exists(p + ".tmp"):
-                os.unlink(p + ".tmp")
-    return paths
+        for f, writer in zip(FILES, (write_csv, write_json, lambda t, p: write_composite(runs, t, p))):
+            fd, tmp = tempfile.mkstemp(prefix="." + f + ".", dir=out)
+            os.close(fd)
+            made.append(tmp)
+            writer(table, tmp)
+            os.chmod(tmp, 0o666 & ~umask())
+        for f, tmp in zip(FILES, made):
+            os.replace(tmp, os.path.join(out, f))
+    finally:  # a failed write (a full disk) leaves nothing behind
+        for tmp in made:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    return [os.path.join(out, f) for f in FILES]
+
+
+def umask():
+    m = os.umask(0)
+    os.umask(m)
+    return m

@@ -11,10 +11,12 @@ CPU's wall time: idle is a root of its own), so shares of variants add up
 the same way."""
 import html
 import os
+import re
 import shutil
 import subprocess
 from collections import defaultdict
 
+import stats
 from resultslib import NOISE_MIN, noise_label, warn
 
 KERNEL = "_[k]"
@@ -151,7 +153,6 @@ def changes(base, new, kind):
     """Rows (function, base %, new %, change in points, base range, new
     range, verdict) of the kernel functions whose KIND share (self or
     children) changed, largest change first; none when nothing changed."""
-    import compare
     b_all, n_all = (base.self_pct, new.self_pct) if kind == "self" else (base.child_pct, new.child_pct)
     rows = []
     for fn in set(b_all) | set(n_all):
@@ -164,7 +165,8 @@ def changes(base, new, kind):
         if few < NOISE_MIN:
             flag = noise_label(few)
         else:
-            flag = "real" if compare.welch_p(bt, nt) < compare.SIGNIFICANCE else "within noise"
+            p = stats.welch_p(bt, nt)
+            flag = "real" if p is not None and p < 1 - stats.CONF else "within noise"
         rows.append((fn, b_all.get(fn, 0.0), n_all.get(fn, 0.0), d, (min(bt), max(bt)), (min(nt), max(nt)), flag))
     rows.sort(key=lambda r: (-abs(r[3]), r[0]))
     return rows[:TOP]
@@ -221,28 +223,50 @@ def change_table(base, new, multi):
     return h
 
 
+# No page shows more than PAGE_IMAGES flame graphs as images (a browser
+# draws every one of an SVG's frames: 56 real ones took 8 s to load, 1,652
+# did not load in 5 minutes, loading="lazy" or not).  All of them on
+# profile.html when they are that few; else a page a phase
+# (profiles/phase-PHASE.html: its graphs as images when they are that few,
+# else as links to the SVGs), profile.html keeping each phase's samples, top
+# tables and the link (docs/profile.md).
+PAGE_IMAGES = 30
+SVG_SIZE = re.compile(r'<svg\b[^>]*?\bwidth="(\d+)"[^>]*?\bheight="(\d+)"')
+
+
 class Page:
-    """profile.html and its SVGs (in OUT/profiles/)."""
+    """profile.html, its SVGs and phase pages (in OUT/profiles/).  WHERE:
+    the SVGs from the page being written ("profiles/" from profile.html);
+    SHOW: its graphs are images, else links."""
 
     def __init__(self, out):
         self.out = out
         self.dir = os.path.join(out, "profiles")
         os.makedirs(self.dir, exist_ok=True)
         self.drawn = 0
+        self.where, self.show = "profiles/", True
 
     def svg(self, name, folded_text, title, negate=False):
+        """(file name in profiles/, width, height) of the flame graph drawn, or None."""
         path = os.path.join(self.dir, name + ".svg")
-        if flamegraph(folded_text, path, title, negate):
-            self.drawn += 1
-            return "profiles/%s.svg" % name
-        return None
+        if not flamegraph(folded_text, path, title, negate):
+            return None
+        self.drawn += 1
+        with open(path, encoding="utf-8", errors="replace") as f:
+            size = SVG_SIZE.search(f.read(4096))
+        return (name + ".svg",) + (size.groups() if size else ("1200", "600"))
 
-    def figure(self, href, caption):
-        if not href:
+    def figure(self, drawn, caption):
+        """A flame graph DRAWN (Page.svg): an image, or a link."""
+        if not drawn:
             return "<p><small>%s: no flame graph (%s)</small></p>" % (
                 e(caption), "inferno is not built: make deps" if not inferno("inferno-flamegraph") else "no samples")
-        return ("<figure><a href=\"%s\"><img src=\"%s\" alt=\"%s\"></a><figcaption>%s (<a href=\"%s\">SVG</a>, "
-                "interactive)</figcaption></figure>" % (e(href), e(href), e(caption), e(caption), e(href)))
+        href = self.where + drawn[0]
+        if not self.show:
+            return "<p><a href=\"%s\">%s</a> (SVG, interactive)</p>" % (e(href), e(caption))
+        return ("<figure><a href=\"%s\"><img src=\"%s\" alt=\"%s\" width=\"%s\" height=\"%s\" loading=\"lazy\"></a>"
+                "<figcaption>%s (<a href=\"%s\">SVG</a>, interactive)</figcaption></figure>"
+                % (e(href), e(href), e(caption), drawn[1], drawn[2], e(caption), e(href)))
 
     def diff(self, base, new, phase, multi):
         """Both differential flame graphs of NEW against BASE, and the table."""
@@ -263,25 +287,57 @@ class Page:
         return h
 
 
-def phase_sections(page, groups, pairs_of, multi):
-    """GROUPS: {phase: [Side...]}; PAIRS_OF(phase, sides): [(base, new)]."""
+def graphs_of(sides, pairs):
+    """The flame graphs of a phase: each side's and two per difference."""
+    return len(sides) + 2 * len(pairs)
+
+
+def phase_body(page, phase, sides, pairs, multi):
+    """A phase's flame graphs, top tables and differences."""
+    h = []
+    for s in sides:
+        folded = "".join("%s %d\n" % (k, s.merged[k]) for k in sorted(s.merged))
+        h.append(page.figure(page.svg(slug(phase, s.v.run, s.v.host, s.v.name), folded, "%s: %s" % (
+            phase, label(s.v, multi))), "%s, %s" % (phase, label(s.v, multi))))
+    h += top_tables(sides, multi)
+    if pairs:
+        h.append("<h3>Differences</h3>")
+    for base, new in pairs:
+        h += page.diff(base, new, phase, multi)
+    return h
+
+
+def top_tables(sides, multi):
+    return (["<div class=\"scroll\">"] + top_table(sides, "children", multi) + top_table(sides, "self", multi)
+            + ["</div>"])
+
+
+def phase_sections(page, groups, pairs_of, multi, title):
+    """GROUPS: {phase: [Side...]}; PAIRS_OF(phase, sides): [(base, new)].
+    profile.html's lines; the phase pages, when there are too many graphs
+    for one, written."""
+    pairs = {phase: pairs_of(phase, groups[phase]) for phase in groups}
+    one_page = sum(graphs_of(groups[p], pairs[p]) for p in groups) <= PAGE_IMAGES
     h = []
     for phase in sorted(groups):
         sides = groups[phase]
         h.append("<h2 id=\"%s\">%s</h2>" % (e(slug("profile", phase)), e(phase)))
-        h.append("<p>%s</p>" % e("; ".join("%s: %d samples, %d trial%s" % (
-            label(s.v, multi), s.samples, len(s.trials), "" if len(s.trials) == 1 else "s") for s in sides)))
-        for s in sides:
-            folded = "".join("%s %d\n" % (k, s.merged[k]) for k in sorted(s.merged))
-            h.append(page.figure(page.svg(slug(phase, s.v.run, s.v.host, s.v.name), folded, "%s: %s" % (
-                phase, label(s.v, multi))), "%s, %s" % (phase, label(s.v, multi))))
-        h += top_table(sides, "children", multi)
-        h += top_table(sides, "self", multi)
-        pairs = pairs_of(phase, sides)
-        if pairs:
-            h.append("<h3>Differences</h3>")
-        for base, new in pairs:
-            h += page.diff(base, new, phase, multi)
+        said = "<p>%s</p>" % e("; ".join("%s: %d samples, %d trial%s" % (
+            label(s.v, multi), s.samples, len(s.trials), "" if len(s.trials) == 1 else "s") for s in sides))
+        h.append(said)
+        graphs = graphs_of(sides, pairs[phase])
+        if one_page:
+            h += phase_body(page, phase, sides, pairs[phase], multi)
+            continue
+        name = slug("phase", phase) + ".html"
+        page.where, page.show = "", graphs <= PAGE_IMAGES
+        write_html(os.path.join(page.dir, name), "%s: %s" % (title, phase),
+                   ["<p><a href=\"../profile.html\">All phases</a></p>", said]
+                   + phase_body(page, phase, sides, pairs[phase], multi))
+        h.append("<p><a href=\"profiles/%s\">The %d flame graphs of %s: each variant's and the differences "
+                 "against the baseline, on a page of its own</a>%s</p>" % (
+                     e(name), graphs, e(phase), "" if page.show else " (as links: too many to show at once)"))
+        h += top_tables(sides, multi)
     return h
 
 
@@ -293,20 +349,24 @@ def status_lines(variants, multi):
 
 CSS = ("body{font-family:sans-serif;max-width:1200px;margin:1em auto;padding:0 1em}table{border-collapse:collapse;"
        "margin:.5em 0 1em;font-size:90%}th,td{border:1px solid #ccc;padding:2px 6px}td.n{text-align:right}"
-       "caption{text-align:left;font-weight:bold}tr.noise{color:#777}img{max-width:100%;border:1px solid #eee}")
+       "caption{text-align:left;font-weight:bold}tr.noise{color:#777}.scroll{overflow-x:auto;max-width:100%}"
+       "img{max-width:100%;height:auto;border:1px solid #eee}")
+
+
+def write_html(path, title, lines):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title><style>%s</style>"
+                "</head><body><h1>%s</h1>\n" % (e(title), CSS, e(title)))
+        f.write("\n".join(x for x in lines if x) + "\n</body></html>\n")
 
 
 def write_page(out, title, variants, groups, pairs_of, multi, intro=""):
     page = Page(out)
-    h = ["<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title><style>%s</style>"
-         "</head><body><h1>%s</h1>" % (e(title), CSS, e(title)), intro,
-         "<p>%s</p>" % e(WHAT % ("99", NOISE_MIN)), "<ul>"] + status_lines(variants, multi) + ["</ul>"]
+    h = [intro, "<p>%s</p>" % e(WHAT % ("99", NOISE_MIN)), "<ul>"] + status_lines(variants, multi) + ["</ul>"]
     if not groups:
         h.append("<p>No phase has a profile.</p>")
-    h += phase_sections(page, groups, pairs_of, multi)
-    h.append("</body></html>")
-    with open(os.path.join(out, "profile.html"), "w", encoding="utf-8") as f:
-        f.write("\n".join(x for x in h if x) + "\n")
+    h += phase_sections(page, groups, pairs_of, multi, title)
+    write_html(os.path.join(out, "profile.html"), title, h)
     return page.drawn
 
 

@@ -23,13 +23,17 @@ plots:
 	$(call deps,plots)
 	@$(PLOTS_PY) plots --results '$(RESULTS)' $(RUN)
 
+# A run with kernel profiles (PROFILE=1) is drawn with inferno too: the
+# profile group, when one of the runs has them (plots.py needs).
+needs = $(shell $(PLOTS_PYTHON) plots/plots.py needs --results '$(RESULTS)' $(1) 2>/dev/null)
+
 report:
-	$(call deps,plots)
+	$(call deps,plots $(call needs,$(RUN)))
 	@$(PLOTS_PY) report --results '$(RESULTS)' $(RUN)
 
 compare:
 	@[ -n '$(BASE)' ] && [ -n '$(NEW)' ] || { echo 'plots: compare wants BASE=run1 NEW=run2' >&2; exit 2; }
-	$(call deps,plots)
+	$(call deps,plots $(call needs,$(BASE) $(NEW)))
 	@$(PLOTS_PY) compare --results '$(RESULTS)' '$(BASE)' '$(NEW)'
 
 # Python's standard library only (no gnuplot, no scipy).

@@ -6,6 +6,8 @@ It reads only results/ (the formats: docs/formats.md#records).
   plots.py report  [--results DIR] [--out DIR] [RUN ...]
   plots.py compare [--results DIR] [--out DIR] BASE NEW   (RUN, or RUN:OS / RUN:HOST)
   plots.py export  [--results DIR] [--out DIR] [RUN ...]  results.csv, results.json, composite.xml
+  plots.py needs   [--results DIR] [RUN ...]  the harness/deps.sh groups beyond plots that
+                                              their report or comparison draws with (profile)
 """
 import argparse
 import os
@@ -24,22 +26,27 @@ def split_runs(args):
     return out
 
 
-def prepare_out(out):
-    """OUT exists and holds none of our old files (other files are left alone)."""
-    os.makedirs(out, exist_ok=True)
-    for fn in os.listdir(out):
-        if fn.endswith((".png", ".svg", ".gp", ".dat", ".tsv", ".html", ".md")):
-            os.unlink(os.path.join(out, fn))
+def aside(a, out, runs, replaced=()):
+    """outdir.Aside for OUT: not inside the results root nor a run; the
+    project's own default OUT (no --out) may hold an older report's files."""
+    import outdir
+    return outdir.Aside(out, [a.results] + [r.path for r in runs], replaced, legacy=not a.out)
 
 
 def main(argv):
     ap = argparse.ArgumentParser(prog="plots", description=__doc__.split("\n")[0])
-    ap.add_argument("command", choices=["plots", "report", "compare", "export"])
+    ap.add_argument("command", choices=["plots", "report", "compare", "export", "needs"])
     ap.add_argument("runs", nargs="*", help="run ids under RESULTS, or paths of run directories")
     ap.add_argument("--results", default="results", help="results root (default: results)")
     ap.add_argument("--out", help="output directory")
     a = ap.parse_intermixed_args(argv)
     names = split_runs(a.runs)
+    if a.command == "needs":
+        # a kernel profile is drawn by inferno (harness/deps.sh's profile group builds it)
+        import kprofile
+        runs = [resultslib.load_side(a.results, n) for n in names or [resultslib.default_run(a.results)]]
+        print("profile" if any(kprofile.variant_profiles(v) for r in runs for v in r.variants) else "")
+        return 0
     if a.command == "compare":
         if len(names) != 2:
             raise Error("compare wants two runs: BASE and NEW")
@@ -48,8 +55,8 @@ def main(argv):
         resultslib.check_mergeable([base, new])
         out = a.out or os.path.join("plots", "out", "compare-%s-vs-%s" % (
             base.name.replace(":", "-"), new.name.replace(":", "-")))
-        prepare_out(out)
-        compare.compare(base, new, out)
+        with aside(a, out, [base, new]) as tmp:
+            compare.compare(base, new, tmp)
         print("plots: comparison of %s (base) and %s (new) in %s/compare.html and compare.md" % (base.name, new.name, out))
         return 0
     if not names:
@@ -66,16 +73,16 @@ def main(argv):
     import charts
     if a.command == "plots":
         out = a.out or os.path.join("plots", "out", "+".join(r.name for r in runs))
-        prepare_out(out)
-        made = charts.Renderer(runs, out).render_all()
+        with aside(a, out, runs) as tmp:
+            made = charts.Renderer(runs, tmp).render_all()
         print("plots: %d charts (PNG and SVG) of %s in %s/" % (len(made), ", ".join(names), out))
         return 0
     import report
     out = a.out or "report"
-    prepare_out(out)
-    made = charts.Renderer(runs, out).render_all()
-    report.write(runs, made, out)
-    export.write(runs, out)
+    with aside(a, out, runs, export.FILES) as tmp:
+        made = charts.Renderer(runs, tmp).render_all()
+        report.write(runs, made, tmp)
+        export.write(runs, tmp)
     print("plots: report of %s in %s/index.html (%d charts), summary in %s/summary.md, results for other tools "
           "in %s/{%s}" % (", ".join(names), out, len(made), out, out, ",".join(export.FILES)))
     return 0

@@ -8,14 +8,16 @@ import html
 import os
 
 import budget
+import budget_chart
 import charts
 import latency
 import micro_report
 import kprofile
 import ranking
 from chartlib import PLOTSDIR, title_lines
+from budget import proof, proof_text, rss_text
 from resultslib import (INVALID, NOISE_MIN, NOT_FLUSHABLE, SPREAD_MAX, Error, cold_phase, fmt_value, memory_fs,
-                        os_key, os_label, proof, proof_text, rss_text, run_oses, stats, trials_heading)
+                        os_key, os_label, run_oses, stats, trials_heading)
 
 META_COLUMNS = [("os", "OS"), ("kernel", "kernel"), ("arch", "arch"), ("virt", "virt"), ("fs", "fs"),
                 ("mkfs_opts", "mkfs options"), ("mount_opts", "mount options"), ("cpu", "CPU"),
@@ -420,7 +422,7 @@ def render_page(**values):
 def write(runs, made, out):
     allv = variants(runs)
     notes = sorted({str(v.meta["note"]) for v in allv if v.meta.get("note")})
-    made = list(made) + budget.render(runs, out)
+    made = list(made) + budget_chart.render(runs, out)
     figs = [c for c in made if os.path.exists(os.path.join(out, c["name"] + ".png"))]
     from markupsafe import Markup
     page = render_page(name=", ".join(r.name for r in runs), css=Markup(CSS), notes=notes,

@@ -11,6 +11,8 @@ import os
 import re
 import sys
 
+import stats as statslib
+
 PROG = "plots"
 
 
@@ -110,27 +112,37 @@ class Variant:
     def fs(self):
         return str(self.meta.get("fs") or self.name)
 
+    def _index(self):
+        """{phase: {metric: [(trial, value, unit)]}} of the records, in record
+        order: a lookup is then the size of its answer, not of records.tsv
+        (export and report ask per phase and metric: scanning every record
+        each time was quadratic).  Rebuilt when the records changed."""
+        if getattr(self, "_idx_n", -1) != len(self.records):
+            idx = {}
+            for p, t, m, v, u in self.records:
+                idx.setdefault(p, {}).setdefault(m, []).append((t, v, u))
+            self._idx, self._idx_n = idx, len(self.records)
+        return self._idx
+
+    def metrics(self, phase):
+        """{metric: [(trial, value, unit)]} of PHASE, in record order."""
+        return self._index().get(phase, {})
+
     def values(self, phase, metric, invalid=False):
         """Numeric values of PHASE/METRIC, one per trial (the last if repeated);
         an invalid trial's (self.invalid) only with INVALID."""
         by_trial = {}
-        for p, t, m, v, _u in self.records:
-            if p == phase and m == metric and num(v) is not None and (invalid or (p, t) not in self.invalid):
+        for t, v, _u in self.metrics(phase).get(metric, ()):
+            if num(v) is not None and (invalid or (phase, t) not in self.invalid):
                 by_trial[t] = num(v)
         return [by_trial[t] for t in sorted(by_trial)]
 
     def unit(self, phase, metric):
-        for p, _t, m, _v, u in self.records:
-            if p == phase and m == metric:
-                return u
-        return ""
+        recs = self.metrics(phase).get(metric)
+        return recs[0][2] if recs else ""
 
     def phases(self):
-        seen = []
-        for p, _t, _m, _v, _u in self.records:
-            if p not in seen:
-                seen.append(p)
-        return seen
+        return list(self._index())
 
     def series_files(self):
         """{phase: [(trial, path)]} of the series/ directory."""
@@ -199,16 +211,6 @@ def load_run(results, name):
     return run
 
 
-def stats(vals):
-    """(n, median, min, max) of a list of numbers."""
-    s = sorted(vals)
-    n = len(s)
-    if not n:
-        return (0, None, None, None)
-    med = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
-    return (n, med, s[0], s[-1])
-
-
 def fmt_time(sec):
     """Seconds as M:SS from 100 s on (H:MM:SS from an hour on), else as s."""
     if sec is None:
@@ -274,9 +276,10 @@ def rates(points, scale=1.0):
     return out
 
 
-# Trials and their noise (docs/results.md): a figure's min-max range is shown
-# from NOISE_MIN trials on; with fewer the noise is unknown and said so.
-NOISE_MIN = 3
+# Trials and their noise (docs/results.md): plots/stats.py decides; these
+# names of it stay here for the callers that read results.
+NOISE_MIN, SPREAD_MAX = statslib.NOISE_MIN, statslib.SPREAD_MAX
+stats, noise_label, spread = statslib.summary, statslib.noise_label, statslib.spread
 # Phases run more than once in a cycle of make shootout (flush: after untar,
 # before delete, ...): their record's trial counts the runs of the phase
 # (next_trial), not the cycles, so a one-trial run has flush trials 1, 2, 3.
@@ -289,21 +292,18 @@ MEMORY_FS = ("tmpfs", "ramfs", "mfs")
 def cycles(v):
     """The trials (cycles) of variant V: the highest trial of its phases run
     once a cycle (of every phase when it has no other)."""
-    once = [t for p, t, _m, _v, _u in v.records if p not in PER_RUN_PHASES]
-    return max(once or [t for _p, t, _m, _v, _u in v.records] or [0])
+    memo = getattr(v, "_cycles", None)  # asked once per figure: computed once per variant
+    if memo is None or memo[0] != len(v.records):
+        once = [t for p, t, _m, _v, _u in v.records if p not in PER_RUN_PHASES]
+        memo = (len(v.records), max(once or [t for _p, t, _m, _v, _u in v.records] or [0]))
+        v._cycles = memo
+    return memo[1]
 
 
 def trial_count(v, phase, n):
     """The trials behind N values of PHASE of variant V (a phase run several
     times a cycle counts its cycles)."""
     return min(n, cycles(v) or n) if phase in PER_RUN_PHASES else n
-
-
-def noise_label(trials):
-    """ "1 trial: noise unknown" below NOISE_MIN trials, else ""."""
-    if trials >= NOISE_MIN or trials <= 0:
-        return ""
-    return "%d trial%s: noise unknown" % (trials, "" if trials == 1 else "s")
 
 
 def trials_heading(variants):
@@ -328,57 +328,6 @@ def cold_phase(phase):
 NOT_FLUSHABLE = "not flushable"
 # A replay with failed requests (more than REPLAY_MAX_FAILED) is no figure.
 INVALID = "not a valid figure"
-
-
-# The proof beside a figure (see docs/harness.md); what limited it is the
-# time budget's verdict (plots/budget.py).
-SPREAD_MAX = 3.5  # percent: a figure whose trials spread wider is marked noisy
-
-
-def spread(vals):
-    """(max - min) / median in percent over three or more trials, else None."""
-    n, med, lo, hi = stats(vals)
-    if n < NOISE_MIN or not med:
-        return None
-    return (hi - lo) / abs(med) * 100
-
-
-def proof(v, phase, metric):
-    """What backs one figure: {"limit": the time budget's verdict or None,
-    "spread": percent or None, "noisy": bool, "resident": median
-    resident_pct or None, "rss_kb": median tool_maxrss_kb or None,
-    "noise": "1 trial: noise unknown" below NOISE_MIN trials, else ""}."""
-    import budget
-    vals = v.values(phase, metric)
-    trials = trial_count(v, phase, len(vals))
-    sp = spread(vals) if trials >= NOISE_MIN else None
-    res = stats(v.values(phase, "resident_pct"))[1]
-    rss = stats(v.values(phase, "tool_maxrss_kb"))[1]
-    return {"limit": budget.phase_verdict(v, phase, metric),
-            "spread": sp, "noisy": sp is not None and sp > SPREAD_MAX, "resident": res, "rss_kb": rss,
-            "noise": noise_label(trials)}
-
-
-def rss_text(p):
-    """The peak resident size of the phase's largest tool, e.g. "peak RSS 4.2 MB"."""
-    return "peak RSS %.1f MB" % (p["rss_kb"] * 1024 / 1e6)
-
-
-def proof_text(p):
-    """The proof of one figure as short words, e.g. "kernel CPU; spread
-    4.1%: noisy" ("" when nothing backs it)."""
-    parts = []
-    if p["limit"] is not None:
-        parts.append(p["limit"])
-    if p["spread"] is not None:
-        parts.append("spread %.1f%%%s" % (p["spread"], ": noisy" if p["noisy"] else ""))
-    if p.get("noise"):
-        parts.append(p["noise"])
-    if p["resident"] is not None:
-        parts.append("%.1f%% resident before" % p["resident"])
-    if p.get("rss_kb") is not None:
-        parts.append(rss_text(p))
-    return "; ".join(parts)
 
 
 # Operating systems side by side (the VM lab's LAB_OS="debian12 debian13").

@@ -33,7 +33,10 @@ static void url_of(const struct run *r, size_t idx, const char **p, size_t *len)
 
 /* ---- the work queue: retries first, then the list in order ---- */
 
+/* In the steady part the list goes round until the window closes: work
+ * without end until then. */
 static size_t work_left(const struct run *r) {
+  if (r->steady) return r->win < 2 ? SIZE_MAX / 2 : r->rq_n - r->rq_head;
   return (r->rq_n - r->rq_head) + (r->total - r->next);
 }
 
@@ -42,6 +45,11 @@ static int take_work(struct run *r, struct retry_item *w) {
     *w = r->rq[r->rq_head++];
     if (r->rq_head == r->rq_n) r->rq_head = r->rq_n = 0;
     return 1;
+  }
+  if (r->steady && r->win == 2) return 0; /* the window has closed: retries only */
+  if (r->next >= r->total && r->steady && r->total > 0) {
+    r->next = 0; /* the list once more */
+    r->passes++;
   }
   if (r->next < r->total) {
     w->idx = r->next++;
@@ -280,7 +288,9 @@ static void complete(struct run *r, struct conn *c, uint64_t t) {
   c->nout--;
   c->last_idx = s->idx;
   c->last_ok = 0;
-  hist_record(&r->hist, t > s->t0 ? t - s->t0 : 0);
+  /* the first pass's latencies, then those completed in the steady window */
+  if (!r->steady) hist_record(&r->hist, t > s->t0 ? t - s->t0 : 0);
+  else if (r->win == 1) hist_record(&r->steady_hist, t > s->t0 ? t - s->t0 : 0);
   r->bytes += h->body;
   if (h->status < 200 || h->status > 299) {
     char why[16 + PRINTABLE_SIZE(sizeof h->reason)];
@@ -468,14 +478,47 @@ int run_setup(struct run *r) {
     r->freelist[r->nfree++] = r->conc - 1 - i;
   }
   hist_init(&r->hist);
+  hist_init(&r->steady_hist);
+  r->passes = 1;
   return 0;
+}
+
+/* Whether the run goes on.  The first pass ends when every one of its
+ * requests has ended; with min_time the steady part begins then (the
+ * first pass's figures are taken), and goes on until its window has closed
+ * and every request in flight has ended. */
+static int run_more(struct run *r, double now) {
+  if (!r->steady) {
+    if (r->finished < r->total) return 1;
+    if (r->min_time <= 0 || r->total == 0) return 0;
+    r->t_first = r->t_steady = now;
+    r->first_done = r->finished;
+    r->first_bytes = r->bytes;
+    r->steady = 1;
+    r->passes++;
+    r->next = 0;
+    return 1;
+  }
+  if (r->win == 0 && now - r->t_steady >= STEADY_RAMP * r->min_time) {
+    r->win = 1;
+    r->t_win0 = now;
+    r->win_done0 = r->finished;
+    r->win_bytes0 = r->bytes;
+  }
+  if (r->win == 1 && now - r->t_win0 >= r->min_time) {
+    r->win = 2;
+    r->t_win1 = now;
+    r->win_done1 = r->finished;
+    r->win_bytes1 = r->bytes;
+  }
+  return r->win < 2 || work_left(r) > 0 || r->open > 0;
 }
 
 int run_loop(struct run *r) {
   double last_check = now_mono();
   int64 fd;
   ioq_start();
-  while (r->finished < r->total) {
+  while (run_more(r, now_mono())) {
     /* open connections while there is work no connection has taken */
     while (r->nfree > 0 && work_left(r) > r->connecting) {
       int rc = conn_start(r);

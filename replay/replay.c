@@ -18,7 +18,8 @@
 static const char usage_text[] =
     "usage: replay [-c CONC] [-k PER_CONN] [-P DEPTH] [-r RETRIES] [-t SECS] [-T SECS]\n"
         "              [-M manifest.tsv] [-u URLFILE [-n COUNT] | -U PATH -n COUNT]\n"
-        "              [--stats FILE] [--series FILE] HOST:PORT | http://HOST[:PORT]/\n"
+        "              [--min-time SECS] [--stats FILE] [--series FILE]\n"
+        "              HOST:PORT | http://HOST[:PORT]/\n"
         "  -c CONC       connections in parallel (default 100)\n"
         "  -k PER_CONN   requests per keep-alive connection (default 10; 1 = no keep-alive)\n"
         "  -P DEPTH      requests in flight per connection, pipelined (default 1)\n"
@@ -33,6 +34,14 @@ static const char usage_text[] =
         "  -n N          with -u: only the first N paths of the list (all if fewer)\n"
         "  -U PATH -n N  request PATH N times instead\n"
         "                (-n: N at least 1, with -u as with -U)\n"
+        "  --min-time SECS\n"
+        "                after the first pass (every request of it ended), go round\n"
+        "                the list again until a steady window of SECS has passed: it\n"
+        "                opens SECS/10 into the second pass (connections come up)\n"
+        "                and closes SECS later; then no new request is sent and\n"
+        "                those in flight end.  The steady_* figures are of the\n"
+        "                requests that ended inside the window; wall_s, rps, mbps\n"
+        "                and lat_* stay those of the first pass (as without it)\n"
         "  --stats FILE  write the figures as metric<TAB>value<TAB>unit lines\n"
         "                (- : on standard output, after the summary)\n"
         "  --series FILE write per-second requests, bytes and errors\n"
@@ -77,7 +86,7 @@ static double seconds(const char *opt, const char *s) {
 static void parse_args(int argc, char **argv, struct run *r, struct opts *o) {
   static const struct option longopts[] = {
       {"stats", required_argument, 0, 'S'}, {"series", required_argument, 0, 'E'},
-      {"request-timeout", required_argument, 0, 'T'},
+      {"request-timeout", required_argument, 0, 'T'}, {"min-time", required_argument, 0, 'm'},
       USAGE_LONGOPTS};
   int ch;
   char e[PRINTABLE_SIZE(200)];
@@ -106,6 +115,7 @@ static void parse_args(int argc, char **argv, struct run *r, struct opts *o) {
       break;
     case 'S': o->stats = optarg; break;
     case 'E': o->series = optarg; break;
+    case 'm': r->min_time = seconds("--min-time", optarg); break;
     default: break; /* usage_getopt answered the rest */
     }
   }
@@ -189,6 +199,11 @@ int main(int argc, char **argv) {
 
   int rc = run_loop(r);
   r->t_end = now_mono();
+  if (!r->steady) { /* one pass: the first is the whole run */
+    r->t_first = r->t_end;
+    r->first_done = r->finished;
+    r->first_bytes = r->bytes;
+  }
   if (rc != 0) {
     run_free(r);
     return 1;

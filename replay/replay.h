@@ -74,11 +74,15 @@ struct run {
   const struct urllist *urls; /* or the single path below */
   const char *single;
   size_t single_len;
-  size_t total;        /* requests in the run */
+  size_t total;        /* requests in one pass over the list */
   const struct manifest *mf;
+  double min_time;     /* --min-time: seconds of steady window after the first pass (0: one pass) */
 
   /* work */
-  size_t next;         /* next list entry never handed out */
+  size_t next;         /* next list entry of this pass never handed out */
+  unsigned passes;     /* passes over the list begun */
+  int steady;          /* --min-time: the first pass is over, the list goes round */
+  int win;             /* steady window: 0 before it, 1 open, 2 closed (no new work) */
   struct retry_item *rq;
   size_t rq_head, rq_n, rq_cap;
   size_t finished;     /* requests that ended, well or not */
@@ -97,8 +101,15 @@ struct run {
   uint64_t fail_kind[F_KINDS];
   int told[F_KINDS];    /* the first failure of each kind was described */
   uint64_t status[600]; /* responses by status code, for non-2xx */
-  struct histogram hist;
+  struct histogram hist;   /* the first pass */
   double t_start, t_end;
+  /* the first pass's end (t_end without --min-time) and its counts */
+  double t_first;
+  uint64_t first_done, first_bytes;
+  /* --min-time: the steady window and what completed inside it */
+  double t_steady, t_win0, t_win1;
+  uint64_t win_done0, win_bytes0, win_done1, win_bytes1;
+  struct histogram steady_hist;
 
   /* per-second series */
   struct series_file series;
@@ -110,7 +121,12 @@ uint64_t now_ns(void);
 
 /* Connection engine (conn.c).  run_loop() drives every request of
  * the run to an end and returns 0, or -1 when the very first connection
- * attempts fail (the error is printed; nothing was served). */
+ * attempts fail (the error is printed; nothing was served).  With
+ * min_time, the first pass ends (every one of its requests finished)
+ * before the list goes round again; the steady window opens STEADY_RAMP of
+ * min_time later, closes min_time after that, and then no new request is
+ * handed out: those in flight (and their retries) still end. */
+#define STEADY_RAMP 0.1
 int run_setup(struct run *r);
 int run_loop(struct run *r);
 void run_free(struct run *r);

@@ -33,9 +33,15 @@ void report_failure(struct run *r, enum fail_kind k, const char *url, size_t url
   fprintf(stderr, "replay: GET %s: %s%s%s\n", u, kind_name[k], detail ? ": " : "", detail ? detail : "");
 }
 
+/* The first pass's wall time (the whole run's without --min-time). */
 static double wall(const struct run *r) {
-  double w = r->t_end - r->t_start;
+  double w = r->t_first - r->t_start;
   return w > 0 ? w : 1e-9;
+}
+
+/* The steady window's length (0: no window). */
+static double window(const struct run *r) {
+  return r->win == 2 && r->t_win1 > r->t_win0 ? r->t_win1 - r->t_win0 : 0;
 }
 
 static double ms(uint64_t ns) {
@@ -53,12 +59,18 @@ void report_summary(const struct run *r) {
          (unsigned long long)r->finished, (unsigned long long)r->ok, (unsigned long long)r->failed,
          (unsigned long long)r->retried, (unsigned long long)r->resets,
          (unsigned long long)r->timeouts);
-  printf("transfer  %llu bytes in %.3f s, %.1f req/s, %.2f MB/s, %llu connections\n",
-         (unsigned long long)r->bytes, w, (double)r->finished / w, (double)r->bytes / w / 1e6,
-         (unsigned long long)r->connections);
+  printf("transfer  %llu bytes in %.3f s, %.1f req/s, %.2f MB/s, %llu connections%s\n",
+         (unsigned long long)r->first_bytes, w, (double)r->first_done / w, (double)r->first_bytes / w / 1e6,
+         (unsigned long long)r->connections, r->min_time > 0 ? " (first pass)" : "");
   printf("latency   min %.3f p50 %.3f p90 %.3f p99 %.3f max %.3f ms\n", ms(hist_percentile(h, 0)),
          ms(hist_percentile(h, 50)), ms(hist_percentile(h, 90)), ms(hist_percentile(h, 99)),
          ms(hist_percentile(h, 100)));
+  double sw = window(r);
+  if (sw > 0)
+    printf("steady    %llu requests in %.3f s, %.1f req/s, %.2f MB/s, p50 %.3f p99 %.3f ms (%u passes)\n",
+           (unsigned long long)(r->win_done1 - r->win_done0), sw, (double)(r->win_done1 - r->win_done0) / sw,
+           (double)(r->win_bytes1 - r->win_bytes0) / sw / 1e6, ms(hist_percentile(&r->steady_hist, 50)),
+           ms(hist_percentile(&r->steady_hist, 99)), r->passes);
   for (int k = 0; k < F_KINDS; k++)
     if (r->fail_kind[k]) printf("failed    %llu %s\n", (unsigned long long)r->fail_kind[k], kind_name[k]);
   for (int s = 0; s < 600; s++)
@@ -84,14 +96,29 @@ int report_stats(const struct run *r, const char *path) {
   stats_u64(&s, "bytes", r->bytes, "B");
   stats_u64(&s, "wire_bytes", r->wire_bytes, "B");
   stats_f(&s, "wall_s", w, "s");
-  stats_f(&s, "rps", (double)r->finished / w, "req/s");
-  stats_f(&s, "mbps", (double)r->bytes / w / 1e6, "MB/s");
+  stats_f(&s, "rps", (double)r->first_done / w, "req/s");
+  stats_f(&s, "mbps", (double)r->first_bytes / w / 1e6, "MB/s");
   stats_f(&s, "lat_min_ms", ms(hist_percentile(h, 0)), "ms");
   stats_f(&s, "lat_p50_ms", ms(hist_percentile(h, 50)), "ms");
   stats_f(&s, "lat_p90_ms", ms(hist_percentile(h, 90)), "ms");
   stats_f(&s, "lat_p99_ms", ms(hist_percentile(h, 99)), "ms");
   stats_f(&s, "lat_max_ms", ms(hist_percentile(h, 100)), "ms");
   stats_f(&s, "lat_mean_ms", hist_mean(h) / 1e6, "ms");
+  double sw = window(r);
+  if (r->min_time > 0) {
+    stats_u64(&s, "first_requests", r->first_done, "count");
+    stats_u64(&s, "first_bytes", r->first_bytes, "B");
+    stats_u64(&s, "passes", r->passes, "count");
+  }
+  if (sw > 0) {
+    const struct histogram *sh = &r->steady_hist;
+    stats_f(&s, "steady_s", sw, "s");
+    stats_u64(&s, "steady_requests", r->win_done1 - r->win_done0, "count");
+    stats_f(&s, "steady_rps", (double)(r->win_done1 - r->win_done0) / sw, "req/s");
+    stats_f(&s, "steady_mbps", (double)(r->win_bytes1 - r->win_bytes0) / sw / 1e6, "MB/s");
+    stats_f(&s, "steady_lat_p50_ms", ms(hist_percentile(sh, 50)), "ms");
+    stats_f(&s, "steady_lat_p99_ms", ms(hist_percentile(sh, 99)), "ms");
+  }
   for (int k = 0; k < F_KINDS; k++)
     if (r->fail_kind[k]) stats_u64(&s, kind_metric[k], r->fail_kind[k], "count");
   double user_s, sys_s;

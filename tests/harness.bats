@@ -837,7 +837,8 @@ check_lines() {
       [ "$(records_of "$d" "$p" bytes)" -eq 300000 ]
       [ "$(records_of "$d" "$p" failed)" -eq 0 ]
     done
-    grep -q 'replay .* \[::1\]:[0-9]*$' "$d/logs/net-1-1.log"
+    # each record name and trial has its log
+    grep -q 'replay .* \[::1\]:[0-9]*$' "$d/logs/net-1-v6-1.log"
   fi
   # A host without IPv6: a network namespace with it switched off.
   require_root

@@ -386,13 +386,54 @@ metric() { # metric NAME FILE
   [[ "$output" == *"malformed response: conflicting Content-Length headers"* ]]
 }
 
-@test "replay: against bin/httpd too, when it is built" {
+# site_on_httpd : make_site served by bin/httpd on PORT (skipped when it is not built).
+site_on_httpd() {
   [ -x "$BIN/httpd" ] || skip "bin/httpd not built"
   make_site
   PORT=$(free_port)
   "$BIN/httpd" -r "$T/www" -i 127.0.0.1 -p "$PORT" -q 3>&- &
   PIDS+=($!)
   wait_for_port "$PORT" 10
+}
+
+@test "replay: --min-time keeps the first pass's figures and measures a steady window of its own" {
+  site_on_httpd
+  run timeout 60 "$BIN/replay" -c 4 -k 10 -u "$T/requests.txt" -M "$T/manifest.tsv" --min-time 0.5 \
+    --stats "$T/s.tsv" --series "$T/series.tsv" "127.0.0.1:$PORT"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  # the first pass: the list once, its bytes those of the manifest, rps its own
+  [ "$(metric first_requests "$T/s.tsv")" -eq 400 ]
+  [ "$(metric first_bytes "$T/s.tsv")" -eq "$(cat "$T/total")" ]
+  awk -F'\t' '$1 == "rps" { r = $2 } $1 == "wall_s" { w = $2 } $1 == "first_requests" { n = $2 }
+    END { d = r * w - n; exit !(d < 1 && d > -1) }' "$T/s.tsv"
+  # the window: at least the time asked for, inside a run that went round the list
+  awk -F'\t' '$1 == "steady_s" { exit !($2 >= 0.5 && $2 < 5) }' "$T/s.tsv"
+  [ "$(metric passes "$T/s.tsv")" -ge 2 ]
+  [ "$(metric steady_requests "$T/s.tsv")" -gt 0 ]
+  [ "$(metric requests "$T/s.tsv")" -gt "$(metric steady_requests "$T/s.tsv")" ]
+  [ "$(metric requests "$T/s.tsv")" -ge $((400 + $(metric steady_requests "$T/s.tsv"))) ]
+  for m in steady_rps steady_mbps steady_lat_p50_ms steady_lat_p99_ms; do
+    grep -q "^$m	" "$T/s.tsv" || { echo "missing metric $m"; return 1; }
+  done
+  [ "$(metric failed "$T/s.tsv")" -eq 0 ]
+  [[ "$output" == *"(first pass)"* ]]
+  [[ "$output" == *"steady    "*" passes)"* ]]
+  # the series counts every request of every pass
+  [ "$(awk '$2 == "requests" { s += $3 } END { print s }' "$T/series.tsv")" -eq "$(metric requests "$T/s.tsv")" ]
+  # without it: no steady figures, one pass
+  run timeout 30 "$BIN/replay" -c 4 -k 10 -u "$T/requests.txt" --stats "$T/one.tsv" "127.0.0.1:$PORT"
+  [ "$status" -eq 0 ]
+  [ "$(metric requests "$T/one.tsv")" -eq 400 ]
+  run grep -c '^steady_' "$T/one.tsv"
+  [ "$output" = 0 ]
+  run "$BIN/replay" --min-time 0 -U / -n 1 127.0.0.1:1
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"bad value for --min-time"* ]]
+}
+
+@test "replay: against bin/httpd too, when it is built" {
+  site_on_httpd
   run timeout 30 "$BIN/replay" -c 8 -k 10 -u "$T/requests.txt" -M "$T/manifest.tsv" --stats "$T/s.tsv" "127.0.0.1:$PORT"
   echo "$output"
   [ "$status" -eq 0 ]

@@ -3,8 +3,17 @@
 # went (docs/formats.md#records, "The time budget").  Counters are read once
 # when a part begins and once when it ends, not per tick: the whole host's
 # CPU split, the kernel's own threads' CPU and TARGET's device's busy time,
-# through the OS adapter (os_cpu_split, os_kthreads, os_disk_time).  The
-# tools' own user and sys come from their --stats (proof_record_cpu).
+# through the OS adapter (os_cpu_split, os_kthreads, os_disk_time), and the
+# CPU of the phase's own process tree (os_tree_cpu of the phase script:
+# its tools, servers and sampler).  The tools' own user and sys come from
+# their --stats (proof_record_cpu).
+#
+# A busy machine is seen: the user and system time of the host less the
+# phase's tree and the kernel's threads is CPU that processes outside the
+# phase took during its window (budget_outside_cpu_s); with the time the
+# hypervisor stole (budget_steal_s) above DISTURBED_PCT percent of the
+# window's CPU time (wall x CPUs), the trial is recorded disturbed 1
+# (docs/formats.md#records, "Disturbed trials").
 #
 # sampler_start begins a phase's main part and sampler_stop ends it;
 # budget_part sync, between a tool and the sync after it, ends the main part
@@ -12,17 +21,18 @@
 
 BUDGET_NAME='' BUDGET_PREFIX='' BUDGET_START='' BUDGET_DISK='' BUDGET_HZ=''
 
-# budget_snap : "EPOCH|USER SYS IRQ IOWAIT IDLE STEAL CPUS|KTICKS|IO_MS QUEUE_MS"
+# budget_snap : "EPOCH|USER SYS IRQ IOWAIT IDLE STEAL CPUS|KTICKS|IO_MS QUEUE_MS|TREE_TICKS"
 # now; a part the system does not count is empty, a CPU state it does not
 # count "-", a QUEUE_MS it does not sum missing.
 budget_snap() {
-  local cpu kth='' disk=''
+  local cpu kth='' disk='' tree=''
   cpu=$(os_cpu_split 2>/dev/null) || cpu=''
   kth=$(os_kthreads 2>/dev/null) || kth=''
+  tree=$(os_tree_cpu "$$" 2>/dev/null) || tree=''
   if [ -n "$BUDGET_DISK" ] && [ "$BUDGET_DISK" != none ]; then
     disk=$(os_disk_time "$BUDGET_DISK" 2>/dev/null) || disk=''
   fi
-  printf '%s|%s|%s|%s\n' "$EPOCHREALTIME" "$cpu" "${kth%% *}" "$disk"
+  printf '%s|%s|%s|%s|%s\n' "$EPOCHREALTIME" "$cpu" "${kth%% *}" "$disk" "$tree"
 }
 
 # budget_begin NAME [PART] : the budget of record name NAME (PART sync: its
@@ -47,17 +57,20 @@ budget_part() {
 budget_end() {
   [ -n "$BUDGET_START" ] || return 0
   budget_records "$BUDGET_NAME" "$CUR_TRIAL" "$BUDGET_PREFIX" "$BUDGET_HZ" "$BUDGET_START" "$(budget_snap)" \
-    >>"$(run_dir)/records.tsv"
+    "${DISTURBED_PCT:-5}" >>"$(run_dir)/records.tsv"
   BUDGET_START=''
 }
 
-# budget_records NAME TRIAL PREFIX HZ START END : the records of one part
-# from two budget_snap lines: PREFIXbudget_wall_s; with the CPU split
-# PREFIXbudget_cpus and the CPU seconds of all CPUs PREFIXbudget_user_s,
-# _sys_s, _irq_s, _iowait_s, _idle_s, _steal_s; PREFIXbudget_kthreads_s; with
-# a device PREFIXbudget_device_busy_s and PREFIXbudget_device_queue.
+# budget_records NAME TRIAL PREFIX HZ START END DISTURBED_PCT : the records
+# of one part from two budget_snap lines: PREFIXbudget_wall_s; with the CPU
+# split PREFIXbudget_cpus and the CPU seconds of all CPUs
+# PREFIXbudget_user_s, _sys_s, _irq_s, _iowait_s, _idle_s, _steal_s;
+# PREFIXbudget_kthreads_s; with a device PREFIXbudget_device_busy_s and
+# PREFIXbudget_device_queue; with the phase's tree too
+# PREFIXbudget_outside_cpu_s and PREFIXdisturbed (1: outside CPU and steal
+# above DISTURBED_PCT percent of wall x CPUs).
 budget_records() {
-  awk -v name="$1" -v trial="$2" -v pre="$3budget_" -v hz="$4" -v a="$5" -v b="$6" '
+  awk -v name="$1" -v trial="$2" -v pre="$3budget_" -v flag="$3disturbed" -v hz="$4" -v a="$5" -v b="$6" -v pct="${7:-5}" '
     function rec(m, v, u) { printf "%s\t%s\t%s%s\t%s\t%s\n", name, trial, pre, m, v, u }
     BEGIN {
       split(a, x, "|"); split(b, y, "|")
@@ -71,10 +84,21 @@ budget_records() {
         # "-": a state the system does not count (the BSDs: iowait, steal)
         for (i = 1; i <= 6; i++) if (c0[i] != "-" && c1[i] != "-") rec(names[i] "_s", sprintf("%.2f", (c1[i] - c0[i]) / hz), "s")
       }
+      k = 0
       if (hz + 0 > 0 && x[3] != "" && y[3] != "") {
         k = y[3] - x[3]
         # threads that ended during the part took their ticks with them
-        rec("kthreads_s", sprintf("%.2f", (k < 0 ? 0 : k) / hz), "s")
+        if (k < 0) k = 0
+        rec("kthreads_s", sprintf("%.2f", k / hz), "s")
+      }
+      # outside the phase: the host user + system less its tree and the kernel threads
+      if (hz + 0 > 0 && nc == 7 && c0[1] != "-" && c0[2] != "-" && x[5] != "" && y[5] != "" && wall > 0) {
+        o = (c1[1] + c1[2] - c0[1] - c0[2]) - (y[5] - x[5]) - k
+        if (o < 0) o = 0
+        st = (c0[6] != "-" && c1[6] != "-") ? c1[6] - c0[6] : 0
+        rec("outside_cpu_s", sprintf("%.2f", o / hz), "s")
+        busy = ((o + st) / hz > pct / 100 * wall * (c1[7] > 0 ? c1[7] : 1)) ? 1 : 0
+        printf "%s\t%s\t%s\t%d\tflag\n", name, trial, flag, busy
       }
       split(x[4], d0, " "); split(y[4], d1, " ")
       if (x[4] != "" && y[4] != "") {

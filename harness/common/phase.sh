@@ -23,12 +23,13 @@ phase_on_signal() {
   case $1 in INT) exit 130 ;; HUP) exit 129 ;; *) exit 143 ;; esac
 }
 
-# phase_on_exit : the EXIT trap: stop the children, clean up, record the
-# tools' CPU and a failure, remove WORK.
+# phase_on_exit : the EXIT trap: the profile of the phase's parts, stop the
+# children, clean up, record the tools' CPU and a failure, remove WORK.
 phase_on_exit() {
   local rc=$?
   set +e
   trap '' INT TERM HUP PIPE
+  profile_end
   proc_stop_all
   blklat_end
   for c in $PHASE_CLEANUP; do "$c"; done

@@ -4,19 +4,21 @@
 
 # proof_note_cpu NAME CMD... : a tool run with --stats FILE (a local one) has
 # its CPU figures there: noted for CUR_PHASE in WORK/tool-cpu.tsv ("phase
-# tool stats-file"); proof_record_cpu turns them into records at exit.
+# tool stats-file trial": the trial CUR_TRIAL, as a phase repeats a figure,
+# harness/common/precision.sh); proof_record_cpu turns them into records
+# at exit.
 proof_note_cpu() {
   local name=$1 prev='' a
   shift
   for a in "$@"; do
     if [ "$prev" = --stats ] && [ -f "$a" ]; then
-      printf '%s\t%s\t%s\n' "$CUR_PHASE" "$name" "$a" >>"$WORK/tool-cpu.tsv"
+      printf '%s\t%s\t%s\t%s\n' "$CUR_PHASE" "$name" "$a" "$CUR_TRIAL" >>"$WORK/tool-cpu.tsv"
     fi
     prev=$a
   done
 }
 
-# proof_record_cpu : for every phase (record name) of this trial that ran our
+# proof_record_cpu : for every record name and trial of this phase that ran our
 # tools (dltar, rmtree, replay with --stats; every httpd started with
 # serve_httpd, whose --stats it writes when it stops): cpu_share_TOOL, the
 # tool's user_s + sys_s over the phase's wall_s (its timed part: the wall_s
@@ -34,6 +36,8 @@ proof_record_cpu() {
   [ -s "$f" ] || return 0
   recs=$(run_dir) || return 0
   recs=$recs/records.tsv
+  # Keyed by record name and trial ("p<TAB>t"); a line without its trial
+  # is CUR_TRIAL's.
   awk -F '\t' -v trial="$CUR_TRIAL" -v recs="$recs" '
     function stat(file, m,   line, a, v) {
       v = ""
@@ -44,19 +48,20 @@ proof_record_cpu() {
     BEGIN {
       while ((getline line < recs) > 0) {
         split(line, a, "\t")
-        if (a[2] == trial && a[3] == "wall_s") wall[a[1]] = a[4]
+        if (a[3] == "wall_s") wall[a[1] "\t" a[2]] = a[4]
       }
       close(recs)
     }
     {
+      p = $1 "\t" ($4 != "" ? $4 : trial)
       u = stat($3, "user_s"); s = stat($3, "sys_s"); w = stat($3, "wall_s"); r = stat($3, "maxrss_kb")
-      if (r != "" && (!(($1 "\t" $2) in rss) || r + 0 > rss[$1 "\t" $2] + 0)) rss[$1 "\t" $2] = r
-      if ($2 == "httpd" && (m = stat($3, "event_mechanism")) != "") mech[$1] = m
+      if (r != "" && (!((p "\t" $2) in rss) || r + 0 > rss[p "\t" $2] + 0)) rss[p "\t" $2] = r
+      if ($2 == "httpd" && (m = stat($3, "event_mechanism")) != "") mech[p] = m
       if (u == "" || s == "") next
-      if (!($1 in phases)) { phases[$1] = 1; order[++n] = $1 }
-      cpu[$1 "\t" $2] += u + s
-      usr[$1 "\t" $2] += u; sys[$1 "\t" $2] += s
-      if (!(($1 "\t" $2) in own)) { own[$1 "\t" $2] = w; tools[$1] = tools[$1] " " $2 }
+      if (!(p in phases)) { phases[p] = 1; order[++n] = p }
+      cpu[p "\t" $2] += u + s
+      usr[p "\t" $2] += u; sys[p "\t" $2] += s
+      if (!((p "\t" $2) in own)) { own[p "\t" $2] = w; tools[p] = tools[p] " " $2 }
     }
     END {
       for (i = 1; i <= n; i++) {
@@ -66,20 +71,20 @@ proof_record_cpu() {
           w = (p in wall) ? wall[p] : own[p "\t" t[j]]
           if (w + 0 <= 0) continue
           share = cpu[p "\t" t[j]] / w
-          printf "%s\t%s\tcpu_share_%s\t%.3f\tfraction\n", p, trial, t[j], share
-          printf "%s\t%s\tbudget_user_s_%s\t%.3f\ts\n", p, trial, t[j], usr[p "\t" t[j]]
-          printf "%s\t%s\tbudget_sys_s_%s\t%.3f\ts\n", p, trial, t[j], sys[p "\t" t[j]]
+          printf "%s\tcpu_share_%s\t%.3f\tfraction\n", p, t[j], share
+          printf "%s\tbudget_user_s_%s\t%.3f\ts\n", p, t[j], usr[p "\t" t[j]]
+          printf "%s\tbudget_sys_s_%s\t%.3f\ts\n", p, t[j], sys[p "\t" t[j]]
           if (share > best) best = share
         }
-        if (best >= 0) printf "%s\t%s\ttool_cpu_share\t%.3f\tfraction\n", p, trial, best
+        if (best >= 0) printf "%s\ttool_cpu_share\t%.3f\tfraction\n", p, best
         big = -1
         for (j = 1; j <= k; j++) {
           if (!((p "\t" t[j]) in rss)) continue
-          printf "%s\t%s\tmaxrss_kb_%s\t%.0f\tKiB\n", p, trial, t[j], rss[p "\t" t[j]]
+          printf "%s\tmaxrss_kb_%s\t%.0f\tKiB\n", p, t[j], rss[p "\t" t[j]]
           if (rss[p "\t" t[j]] + 0 > big) big = rss[p "\t" t[j]] + 0
         }
-        if (big >= 0) printf "%s\t%s\ttool_maxrss_kb\t%.0f\tKiB\n", p, trial, big
-        if (p in mech) printf "%s\t%s\tevent_mechanism_httpd\t%s\ttext\n", p, trial, mech[p]
+        if (big >= 0) printf "%s\ttool_maxrss_kb\t%.0f\tKiB\n", p, big
+        if (p in mech) printf "%s\tevent_mechanism_httpd\t%s\ttext\n", p, mech[p]
       }
     }' "$f" >>"$recs"
 }

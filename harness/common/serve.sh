@@ -21,7 +21,7 @@ serve_httpd() {
     HTTPD_PORT=${PORT:-$(free_port)}
     HTTPD_RUNS=$((${HTTPD_RUNS:-0} + 1))
     HTTPD_STATS=$WORK/httpd-$HTTPD_RUNS.stats
-    printf '%s\thttpd\t%s\n' "$CUR_PHASE" "$HTTPD_STATS" >>"$WORK/tool-cpu.tsv"
+    printf '%s\thttpd\t%s\t%s\n' "$CUR_PHASE" "$HTTPD_STATS" "$CUR_TRIAL" >>"$WORK/tool-cpu.tsv"
     if [ "$procs" = fork ]; then
       # FORKLAT=1: every httpd -1 appends its histograms, fork-server.sh sums them
       each=() append=()

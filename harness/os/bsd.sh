@@ -251,6 +251,13 @@ os_kthreads() {
   :
 }
 
+# os_tree_cpu ROOT : nothing.  ps shows each process's CPU time, but no
+# recorded output of it is in tests/fixtures/bsd: a phase's budget there
+# has no outside_cpu_s and no disturbed flag.
+os_tree_cpu() {
+  :
+}
+
 # The disks of NetBSD and OpenBSD (FreeBSD replaces these four): `iostat -D
 # -I DISK` prints a line of names, "KB xfr time", then the totals since boot
 # (-D alone shows no tty or cpu columns); time is the seconds the disk was
@@ -301,6 +308,12 @@ os_profile_record() {
   exec dtrace -q -x ustackframes=100 \
     -n 'BEGIN { printf("started\n"); }' \
     -n "profile-$2 { @[stack(), ustack()] = count(); }" >"$1" 2>&1
+}
+
+# os_profile_slices : status 1: the samples carry no wall clock here, a
+# sampler runs for each part of a phase.
+os_profile_slices() {
+  return 1
 }
 
 os_profile_started() {
@@ -381,8 +394,10 @@ os_blklat_probe() {
   echo "dtrace all"
 }
 
-# os_blklat_run DEV OUT : the @blk_ns and @blk_qd quantize() aggregations,
-# each after a line "@NAME", written to OUT at SIGTERM.
+# os_blklat_run DEV OUT [MARK] : the @blk_ns and @blk_qd quantize()
+# aggregations, each after a line "@NAME", written to OUT at SIGTERM.  No
+# cut (MARK is not looked at; os_blklat_cut fails): a tracer for each
+# record name and trial.
 os_blklat_run() {
   exec dtrace -q -n '
 BEGIN { printf("blklat ready\n"); }
@@ -392,4 +407,7 @@ io:::done /blk_t[arg0]/ {
   blk_t[arg0] = 0; blk_n--;
 }
 END { printf("@blk_ns\n"); printa(@blk_ns); printf("@blk_qd\n"); printa(@blk_qd); }' >"$2"
+}
+os_blklat_cut() {
+  return 1
 }

@@ -162,6 +162,22 @@ os_kthreads() {
   cat /proc/[0-9]*/stat 2>/dev/null | os_parse_kthreads
 }
 
+# os_parse_tree_cpu ROOT < the lines of /proc/PID/stat : the user + system
+# ticks of process ROOT and every live process below it, each with its
+# reaped children's (cutime + cstime): a child reaped between two readings
+# moves from its own line into its parent's, so the difference of two
+# readings is the CPU the tree took between them.  Nothing when ROOT is
+# not among the lines.
+os_parse_tree_cpu() {
+  awk -v root="$1" '{ s = $0; if (!sub(/^.*\) /, "", s)) next; n = split(s, f, " "); if (n < 15) next
+      pid = $1 + 0; parent[pid] = f[2] + 0; ticks[pid] = f[12] + f[13] + f[14] + f[15] }
+    function inside(p,   d) { for (d = 0; p > 1 && d < 64; d++) { if (p == root) return 1; p = parent[p] } return p == root }
+    END { if (!(root in ticks)) exit; for (p in ticks) if (inside(p + 0)) t += ticks[p]; printf "%.0f\n", t }'
+}
+os_tree_cpu() {
+  cat /proc/[0-9]*/stat 2>/dev/null | os_parse_tree_cpu "$1"
+}
+
 # os_parse_disk_time DISK < /proc/diskstats : "IO_MS QUEUE_MS" of DISK since
 # boot: milliseconds with at least one request in flight (io_ticks) and the
 # sum over requests of their time in flight (weighted; over a wall time it
@@ -340,8 +356,17 @@ os_profile_check() {
 }
 
 # os_profile_record RAW HZ : exec the sampler, writing RAW until SIGINT.
+# Its samples carry the wall clock (-k realtime: EPOCHREALTIME's), so that
+# one sampler can run for a whole phase and be cut into its parts after
+# (os_profile_slices).
 os_profile_record() {
-  exec perf record -a -g -F "$2" -e cpu-clock -q -o "$1"
+  exec perf record -a -g -F "$2" -e cpu-clock -k realtime -q -o "$1"
+}
+
+# os_profile_slices : status 0: os_profile_fold RAW WINDOWS cuts one
+# sampler's RAW into the parts of a phase.
+os_profile_slices() {
+  :
 }
 
 # os_profile_started RAW : the sampler has started (perf writes RAW's
@@ -350,35 +375,51 @@ os_profile_started() {
   [ -s "$1" ]
 }
 
-# os_profile_fold RAW : RAW's samples as folded stacks (os_parse_profile_perf);
-# status 1 when perf script cannot read RAW.  None, with status 0: perf took
+# os_profile_fold RAW [WINDOWS] : RAW's samples as folded stacks
+# (os_parse_profile_perf); with WINDOWS ("KEY<TAB>T0<TAB>T1" lines, wall
+# clock seconds), "KEY<TAB>STACK COUNT" lines of the samples inside each.
+# Status 1 when perf script cannot read RAW.  None, with status 0: perf took
 # no sample (the cpu-clock timer does not wake an idle CPU; a span of a few
 # milliseconds).
 os_profile_fold() {
-  perf script -i "$1" -F comm,pid,ip,sym,dso >"$1.script" 2>/dev/null || { rm -f "$1.script"; return 1; }
+  _f=comm,pid,ip,sym,dso
+  [ -z "${2-}" ] || _f=time,$_f
+  perf script -i "$1" -F "$_f" >"$1.script" 2>/dev/null || { rm -f "$1.script"; return 1; }
   _st=0
-  os_parse_profile_perf <"$1.script" || _st=$?
+  os_parse_profile_perf ${2:+"$2"} <"$1.script" || _st=$?
   rm -f "$1.script"
   return "$_st"
 }
 
-# os_parse_profile_perf < `perf script -F comm,pid,ip,sym,dso` : folded
-# stacks "ROOT;OUTERMOST;...;INNERMOST COUNT", one a distinct stack, sorted.
+# os_parse_profile_perf [WINDOWS] < `perf script -F comm,pid,ip,sym,dso` : folded
+# stacks "ROOT;OUTERMOST;...;INNERMOST COUNT", one a distinct stack, sorted;
+# with WINDOWS (os_profile_fold's; the script's -F with time first) each
+# prefixed "KEY<TAB>" of the window its sample's time is in, samples in none
+# dropped.
 # ROOT is the command (pid 0, the idle task: "idle"); kernel frames (a dso
 # in brackets: [kernel.kallsyms], a module such as [xfs]) end in _[k]; user
 # frames are DSO`SYMBOL with the DSO's file name; a run of unnamed frames
 # ([unknown]) is one.  A sample is a header line
 # "COMM PID" and its frames, innermost first, a tab before each.
 os_parse_profile_perf() {
-  awk '
-    function flush(   s, i) {
-      if (have) { s = root; for (i = n; i >= 1; i--) s = s ";" f[i]; c[s]++ }
+  awk -v wf="${1-}" '
+    BEGIN {
+      while (wf != "" && (getline line < wf) > 0) { split(line, w, "\t"); nw++; wk[nw] = w[1]; w0[nw] = w[2]; w1[nw] = w[3] }
+    }
+    function flush(   s, i, k) {
+      if (have) {
+        s = root; for (i = n; i >= 1; i--) s = s ";" f[i]
+        if (wf == "") c[s]++
+        else for (k = 1; k <= nw; k++) if (t >= w0[k] + 0 && t <= w1[k] + 0) { c[wk[k] "\t" s]++; break }
+      }
       have = 0; n = 0
     }
     /^[[:space:]]*$/ { flush(); next }
-    /^[^[:space:]]/ || /^ +[^[:space:]]+ +[0-9]+ *$/ {
+    (wf == "" && (/^[^[:space:]]/ || /^ +[^[:space:]]+ +[0-9]+ *$/)) || (wf != "" && /[0-9]+\.[0-9]+: *$/) {
       flush()
       l = $0; sub(/[[:space:]]+$/, "", l)
+      # with WINDOWS: "COMM PID TIME:", the time apart
+      if (wf != "") { t = l; sub(/^.*[[:space:]]/, "", t); sub(/:$/, "", t); t += 0; sub(/[[:space:]]+[^[:space:]]+$/, "", l) }
       pid = l; sub(/^.*[[:space:]]/, "", pid)
       comm = l; sub(/[[:space:]]+[0-9]+$/, "", comm); sub(/^[[:space:]]+/, "", comm)
       root = pid == "0" ? "idle" : comm
@@ -429,10 +470,22 @@ os_blklat_probe() {
 # Tracepoint fields as in Linux 5.x-6.x: dev (dev_t, MAJOR << 20 | MINOR),
 # sector.  "blklat ready" is its line once the probes are attached (to
 # stdout, line-buffered: bpftrace's -o file is flushed only at its end).
+# With MARK (a number above any pid), a kill(MARK, 0) by anyone (os_blklat_cut)
+# prints the histograms so far, clears them and writes "blklat cut" after
+# them: one tracer for a phase's record names and trials, cut at each.
 os_blklat_run() {
   _dev=$(( (${1%%:*} << 20) | ${1##*:} ))
+  _cut='' _cuts=''
+  if [ -n "${3-}" ] && [ -d /sys/kernel/tracing/events/syscalls/sys_enter_kill ]; then
+    _cuts='printf("blklat cuts\n");'
+    _cut='
+tracepoint:syscalls:sys_enter_kill /args->pid == '"$3"' && args->sig == 0/ {
+  print(@blk_ns); print(@blk_qd); clear(@blk_ns); clear(@blk_qd);
+  printf("blklat cut\n");
+}'
+  fi
   exec bpftrace -B line -e '
-BEGIN { printf("blklat ready\n"); }
+BEGIN { '"$_cuts"' printf("blklat ready\n"); }'"$_cut"'
 tracepoint:block:block_rq_issue /args->dev == '"$_dev"'/ {
   @start[args->sector] = nsecs;
   @inflight = @inflight + 1;
@@ -444,4 +497,10 @@ tracepoint:block:block_rq_complete /args->dev == '"$_dev"' && @start[args->secto
   @inflight = @inflight - 1;
 }
 END { clear(@start); clear(@inflight); }' >"$2"
+}
+
+# os_blklat_cut MARK : the tracer started with MARK prints and clears its
+# histograms (a kill(MARK, 0): no such process, but the tracepoint sees it).
+os_blklat_cut() {
+  kill -0 "$1" 2>/dev/null || :
 }

@@ -50,6 +50,12 @@ os_profile_record() {
   exec btrace -e "BEGIN { printf(\"started\\n\"); } profile:hz:$2 { @[kstack] = count(); }" >"$1" 2>&1
 }
 
+# os_profile_slices : status 1: the samples carry no wall clock here, a
+# sampler runs for each part of a phase.
+os_profile_slices() {
+  return 1
+}
+
 os_profile_started() {
   grep -q '^started' "$1" 2>/dev/null
 }
@@ -92,5 +98,8 @@ os_blklat_probe() {
   return 1
 }
 os_blklat_run() {
+  return 1
+}
+os_blklat_cut() {
   return 1
 }

@@ -1,0 +1,486 @@
+#!/usr/bin/env python3
+"""The statistics of the report, in one place (docs/results.md): what one set
+of trials says about a figure, what two sets say about a difference, and what
+difference a run could have seen. It loads no file and draws nothing; the
+plots, the report, the exports, make compare and the harness's stopping rule
+all ask it.
+
+Runs with the Python standard library alone (hosts under test may lack
+scipy); with scipy importable (the report machine: harness/deps.sh) it takes
+Student's t quantiles and distribution and the Mann-Whitney test from
+scipy.stats. The fallbacks: t quantiles exact for 1 and 2 degrees
+of freedom and from the Cornish-Fisher expansion of the normal quantile
+(statistics.NormalDist) above (at 95%: within 0.2% of scipy's from 3 degrees
+of freedom on), and no p value (the decision then rests on the interval
+alone, which is the same decision).
+
+The command line, for the harness's stopping rule (harness: repeat a figure
+until its interval is narrow enough):
+    stats.py precision --target PCT [--conf 0.95] V1 V2 ...
+prints one line `halfwidth_pct=X.XX n=N enough=yes|no`: the half-width of
+the confidence interval of the estimate of V1 V2 ... relative to the
+estimate, in percent (inf below 2 values), and whether it is within PCT.
+Bad input: one line on stderr, exit 2.
+"""
+import math
+import sys
+from statistics import NormalDist
+
+CONF = 0.95  # the confidence of every interval and test
+POWER = 0.80  # the power at which a detectable effect is stated
+# A figure's min-max range is shown from NOISE_MIN trials on; with fewer the
+# noise is unknown and said so; a test needs 2 trials a side at least.
+NOISE_MIN = 3
+TEST_MIN = 2
+SPREAD_MAX = 3.5  # percent: a figure whose trials spread wider is marked noisy
+# The smallest set whose median has an order-statistic interval at 95%
+# ([min, max] of 6 trials covers the median with probability 1 - 2/2^6).
+ORDER_MIN = 6
+OUTLIER_MADS = 3.5  # Iglewicz and Hoaglin's bound for an outlier
+
+CANNOT_TELL = "cannot tell"
+SIGNIFICANT = "significant"
+NOT_SIGNIFICANT = "not significant"
+
+
+# Units whose smaller figure is the better one (times); "/s" rates are better larger.
+LOWER_BETTER = ("s", "ms", "us", "ns")
+
+
+def direction(unit):
+    """+1 when larger is better, -1 when smaller is better, 0 when unknown."""
+    if unit in LOWER_BETTER:
+        return -1
+    if "/s" in unit:
+        return 1
+    return 0
+
+
+def _scipy_stats():
+    try:
+        from scipy import stats as sps
+    except ImportError:
+        return None
+    return sps
+
+
+def summary(vals):
+    """(n, median, min, max) of a list of numbers ((0, None, None, None) when empty)."""
+    s = sorted(vals)
+    n = len(s)
+    if not n:
+        return (0, None, None, None)
+    med = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+    return (n, med, s[0], s[-1])
+
+
+def noise_label(trials):
+    """ "1 trial: noise unknown" below NOISE_MIN trials, else ""."""
+    if trials >= NOISE_MIN or trials <= 0:
+        return ""
+    return "%d trial%s: noise unknown" % (trials, "" if trials == 1 else "s")
+
+
+def spread(vals):
+    """(max - min) / median in percent over NOISE_MIN or more trials, else None."""
+    n, med, lo, hi = summary(vals)
+    if n < NOISE_MIN or not med:
+        return None
+    return (hi - lo) / abs(med) * 100
+
+
+def t_quantile(p, df):
+    """The P quantile of Student's t with DF degrees of freedom (df may be
+    fractional, as Welch's is)."""
+    if df <= 0 or not 0 < p < 1:
+        return math.nan
+    sps = _scipy_stats()
+    if sps is not None:
+        return float(sps.t.ppf(p, df))
+    if df == 1:
+        return math.tan(math.pi * (p - 0.5))
+    if df == 2:
+        return (2 * p - 1) * math.sqrt(2 / (4 * p * (1 - p)))
+    # Cornish-Fisher expansion (Abramowitz and Stegun 26.7.5)
+    z = NormalDist().inv_cdf(p)
+    g1 = (z ** 3 + z) / 4
+    g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
+    g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
+    g4 = (79 * z ** 9 + 776 * z ** 7 + 1482 * z ** 5 - 1920 * z ** 3 - 945 * z) / 92160
+    return z + g1 / df + g2 / df ** 2 + g3 / df ** 3 + g4 / df ** 4
+
+
+def _t_pvalue(t, df):
+    """Two-sided p of a t statistic, or None without scipy."""
+    sps = _scipy_stats()
+    if sps is None:
+        return None
+    return float(2 * sps.t.sf(abs(t), df))
+
+
+def welch_p(a, b):
+    """The two-sided p of Welch's t-test of the means of trials A and B, on
+    the values themselves (scipy.stats.ttest_ind, equal_var=False), for
+    figures that are not ratios (shares in points); trials without any
+    spread on both sides: 0 when the means differ, 1 when not. None
+    without scipy."""
+    if len(set(a)) == 1 and len(set(b)) == 1:
+        return 1.0 if a[0] == b[0] else 0.0
+    sps = _scipy_stats()
+    if sps is None:
+        return None
+    p = float(sps.ttest_ind(a, b, equal_var=False).pvalue)
+    return 1.0 if math.isnan(p) else p
+
+
+def _mean_sd(vals):
+    n = len(vals)
+    m = math.fsum(vals) / n
+    sd = math.sqrt(math.fsum((x - m) ** 2 for x in vals) / (n - 1)) if n > 1 else 0.0
+    return m, sd
+
+
+def skewed(vals):
+    """Whether VALS are not symmetric enough for a mean: from ORDER_MIN values
+    on (fewer cannot show it), a value further than OUTLIER_MADS robust
+    standard deviations (1.4826 median absolute deviations) from the median
+    (one disturbed trial), or a sample skewness beyond twice its standard
+    error under normality, sqrt(6/n) (a long tail)."""
+    n = len(vals)
+    if n < ORDER_MIN:
+        return False
+    med = summary(vals)[1]
+    mad = summary([abs(x - med) for x in vals])[1] * 1.4826
+    if mad > 0 and max(abs(x - med) for x in vals) > OUTLIER_MADS * mad:
+        return True
+    m = math.fsum(vals) / n
+    m2 = math.fsum((x - m) ** 2 for x in vals) / n
+    if m2 <= 0:
+        return False
+    g1 = math.fsum((x - m) ** 3 for x in vals) / n / m2 ** 1.5
+    return abs(g1) > 2 * math.sqrt(6 / n)
+
+
+def _order_interval(s, conf):
+    """(lo, hi) of the distribution-free interval of the median of the sorted
+    S: [s(k), s(n-k+1)] with the largest k whose coverage, from the binomial
+    distribution, is at least CONF; None when even [min, max] falls short."""
+    n = len(s)
+    best = None
+    cum = 0.0
+    for k in range(1, n // 2 + 1):
+        cum += math.comb(n, k - 1) / 2 ** n  # P(Binomial(n, 1/2) <= k - 1)
+        if 1 - 2 * cum < conf:
+            break
+        best = k
+    return None if best is None else (s[best - 1], s[n - best])
+
+
+class Estimate:
+    """What one set of trials says about a figure: n, center (the estimate),
+    lo and hi (its interval at conf; None below 2 trials), method, median,
+    mean, sd, cv (the spread, a fraction: sd / mean, or 1.4826 median
+    absolute deviations / median when the method is "median"), halfwidth_pct (half the interval
+    relative to the center, in percent; inf below 2 trials).
+
+    The method: the trials of a phase are each the average or the total of
+    thousands of requests or files, so they are close to normal, and what
+    would skew them (a trial the machine disturbed) the harness marks and
+    the report leaves out; for such trials the mean with Student's t
+    interval is the efficient estimate ("mean"), and the only one possible
+    below ORDER_MIN trials. Where the trials are skewed all the same (skewed():
+    from ORDER_MIN trials), the median with its distribution-free
+    order-statistic interval ("median"), which assumes nothing of their
+    shape. With one trial there is no interval ("one trial")."""
+
+    def __init__(self, vals, conf=CONF):
+        s = sorted(vals)
+        self.n, self.conf = len(s), conf
+        self.median = summary(s)[1]
+        self.min, self.max = (s[0], s[-1]) if s else (None, None)
+        self.lo = self.hi = None
+        if not s:
+            self.method, self.mean, self.sd, self.cv, self.center = "none", None, None, None, None
+            self.halfwidth_pct = math.inf
+            return
+        self.mean, self.sd = _mean_sd(s)
+        self.cv = self.sd / abs(self.mean) if self.mean else math.inf
+        self.method, self.center = "one trial", s[0]
+        if self.n >= 2:
+            order = _order_interval(s, conf) if skewed(s) else None
+            if order:
+                self.method, self.center, (self.lo, self.hi) = "median", self.median, order
+                # the spread the median sees: robust (1.4826 MAD), not the outlier's
+                mad = summary([abs(x - self.median) for x in s])[1] * 1.4826
+                self.cv = mad / abs(self.median) if self.median else math.inf
+            else:
+                h = t_quantile(0.5 + conf / 2, self.n - 1) * self.sd / math.sqrt(self.n)
+                self.method, self.center, self.lo, self.hi = "mean", self.mean, self.mean - h, self.mean + h
+        if self.lo is None or not self.center:
+            self.halfwidth_pct = math.inf
+        else:
+            self.halfwidth_pct = (self.hi - self.lo) / 2 / abs(self.center) * 100
+
+    def as_dict(self):
+        return {k: getattr(self, k) for k in ("n", "center", "lo", "hi", "method", "median", "mean", "sd", "cv",
+                                              "halfwidth_pct", "conf")}
+
+
+def estimate(vals, conf=CONF):
+    """The Estimate of one set of trials (see Estimate for the method)."""
+    return Estimate(vals, conf)
+
+
+def _welch_df(va, na, vb, nb):
+    """Welch-Satterthwaite degrees of freedom of two variances of the mean."""
+    num = (va + vb) ** 2
+    den = (va ** 2 / (na - 1) if na > 1 else 0) + (vb ** 2 / (nb - 1) if nb > 1 else 0)
+    return num / den if den > 0 else float(max(na + nb - 2, 1))
+
+
+def mde_pct(cv_a, n_a, cv_b, n_b, conf=CONF, power=POWER):
+    """The minimum detectable effect, in percent: the smallest relative
+    difference between two sets of N_A and N_B trials with coefficients of
+    variation CV_A and CV_B (fractions) that a two-sided test at CONF finds
+    with probability POWER: (t(1 - alpha/2) + t(power)) times the standard
+    error of the relative difference, Welch's degrees of freedom. inf with
+    fewer than 2 trials a side."""
+    if min(n_a, n_b) < TEST_MIN or cv_a is None or cv_b is None:
+        return math.inf
+    va, vb = cv_a ** 2 / n_a, cv_b ** 2 / n_b
+    se = math.sqrt(va + vb)
+    if not math.isfinite(se):
+        return math.inf
+    if se == 0:
+        return 0.0
+    df = _welch_df(va, n_a, vb, n_b)
+    return (t_quantile(0.5 + conf / 2, df) + t_quantile(power, df)) * se * 100
+
+
+def mde_of_sets(sets, conf=CONF, power=POWER):
+    """The detectable effect of comparing two of SETS (lists of trials, e.g.
+    the variants of one phase): the mde_pct of two sets with their pooled
+    spread (root mean square of their coefficients of variation) and their
+    median trial count. inf when fewer than two sets have 2 trials."""
+    ests = [estimate(s) for s in sets]
+    usable = [e for e in ests if e.n >= TEST_MIN and e.cv is not None and math.isfinite(e.cv)]
+    if len(ests) < 2 or len(usable) < 2 or len(usable) < len(ests):
+        return math.inf
+    cv = math.sqrt(math.fsum(e.cv ** 2 for e in usable) / len(usable))
+    ns = sorted(e.n for e in usable)
+    n = ns[len(ns) // 2] if len(ns) % 2 else (ns[len(ns) // 2 - 1] + ns[len(ns) // 2]) / 2
+    return mde_pct(cv, n, cv, n, conf, power)
+
+
+def _u_counts(m, n):
+    """The null distribution of the Mann-Whitney U of M and N values without
+    ties, as counts of the C(m+n, m) orderings for U = 0..m*n: the
+    coefficients of the Gaussian binomial [m+n choose m] in q."""
+    c = [1] + [0] * (m * n)
+    for i in range(1, m + 1):
+        for u in range(m * n, n + i - 1, -1):  # times (1 - q^(n+i))
+            c[u] -= c[u - n - i]
+        for u in range(i, m * n + 1):  # over (1 - q^i): exact
+            c[u] += c[u - i]
+    return c
+
+
+def _shift_interval(a, b, conf):
+    """(lo, hi, exact) of the Hodges-Lehmann interval of the shift of log B
+    against log A: the order statistics of the m*n pairwise differences that
+    the Mann-Whitney test at CONF accepts (its critical value from the exact
+    distribution up to 2,500 pairs, else the normal approximation); EXACT is
+    False when the sets are too small for any interval at CONF (the widest,
+    min to max, is returned)."""
+    m, n = len(a), len(b)
+    d = sorted(math.log(y) - math.log(x) for x in a for y in b)
+    alpha = 1 - conf
+    if m * n <= 2500:
+        counts, total, cum, c = _u_counts(m, n), math.comb(m + n, m), 0, -1
+        for u, k in enumerate(counts):
+            cum += k
+            if cum / total > alpha / 2:
+                break
+            c = u
+    else:
+        z = NormalDist().inv_cdf(1 - alpha / 2)
+        c = int(math.floor(m * n / 2 - z * math.sqrt(m * n * (m + n + 1) / 12)))
+    if c < 0:
+        return d[0], d[-1], False
+    return d[c], d[len(d) - 1 - c], True
+
+
+class Comparison:
+    """What two sets of trials say about a difference, B against A:
+    rel (percent, + when B's estimate is higher), lo and hi (its interval at
+    conf, percent; None when no test), p (None without a test or scipy),
+    test (its name), significant (bool), verdict (SIGNIFICANT,
+    NOT_SIGNIFICANT or CANNOT_TELL), mde (percent: the smallest difference
+    this comparison could detect at conf with POWER; inf with one trial),
+    a and b (their Estimates).
+
+    The test: when both sides are estimated by their means (Estimate),
+    Welch's t-test on the logarithm of the ratio of the means, its standard
+    error by the delta method (CV^2 / n a side) and Welch's degrees of
+    freedom, so the interval of the relative difference and the test are
+    one statistic and agree. When a side is skewed (estimated by its
+    median), the ratio of the medians, the Mann-Whitney U test and the
+    Hodges-Lehmann interval of the ratio that goes with it (the pairwise
+    ratios the test accepts, so again interval and test agree); significant
+    only when both say so. Below 2 trials on a side: no test, CANNOT_TELL."""
+
+    def __init__(self, a, b, conf=CONF):
+        self.a, self.b, self.conf = estimate(a, conf), estimate(b, conf), conf
+        self.lo = self.hi = self.p = self.test = None
+        self.significant = False
+        ea, eb = self.a, self.b
+        self.rel = (eb.center - ea.center) / abs(ea.center) * 100 if ea.n and eb.n and ea.center else math.nan
+        self.mde = mde_pct(ea.cv, ea.n, eb.cv, eb.n, conf) if min(ea.n, eb.n) >= TEST_MIN else math.inf
+        if min(ea.n, eb.n) < TEST_MIN or math.isnan(self.rel):
+            self.verdict = CANNOT_TELL
+            return
+        if "median" in (ea.method, eb.method):
+            self._medians(sorted(a), sorted(b))
+        else:
+            self._means()
+        self.verdict = SIGNIFICANT if self.significant else NOT_SIGNIFICANT
+
+    def _means(self):
+        ea, eb = self.a, self.b
+        self.test = "Welch's t-test"
+        if ea.mean > 0 and eb.mean > 0:
+            va, vb = ea.cv ** 2 / ea.n, eb.cv ** 2 / eb.n
+            d = math.log(eb.mean / ea.mean)
+            to_rel = (lambda x: math.expm1(x) * 100)
+        else:  # a figure that can be 0 or negative: the difference over |A|
+            va, vb = (ea.sd / ea.mean) ** 2 / ea.n if ea.mean else math.inf, (eb.sd / ea.mean) ** 2 / eb.n \
+                if ea.mean else math.inf
+            d = (eb.mean - ea.mean) / abs(ea.mean)
+            to_rel = (lambda x: x * 100)
+        se = math.sqrt(va + vb)
+        if se == 0:
+            self.lo = self.hi = self.rel
+            self.p = 1.0 if d == 0 else 0.0
+            self.significant = d != 0
+            return
+        df = _welch_df(va, ea.n, vb, eb.n)
+        h = t_quantile(0.5 + self.conf / 2, df) * se
+        self.lo, self.hi = to_rel(d - h), to_rel(d + h)
+        self.p = _t_pvalue(d / se, df)
+        self.significant = self.lo > 0 or self.hi < 0
+
+    def _medians(self, a, b):
+        self.test = "Mann-Whitney U test"
+        if min(a[0], b[0]) <= 0:  # no ratio of figures that can be 0 or negative
+            self.verdict = CANNOT_TELL
+            return
+        lo, hi, exact = _shift_interval(a, b, self.conf)
+        self.lo, self.hi = math.expm1(lo) * 100, math.expm1(hi) * 100
+        sps = _scipy_stats()
+        if sps is not None:
+            self.p = float(sps.mannwhitneyu(a, b, alternative="two-sided").pvalue)
+        self.significant = exact and (self.lo > 0 or self.hi < 0) and (self.p is None or self.p < 1 - self.conf)
+
+    def as_dict(self):
+        return {k: getattr(self, k) for k in ("rel", "lo", "hi", "p", "test", "significant", "verdict", "mde", "conf")}
+
+
+def compare(a, b, conf=CONF):
+    """The Comparison of trials B against trials A (see Comparison)."""
+    return Comparison(a, b, conf)
+
+
+def pct(x, digits=1):
+    """A percentage for people: "+3.1%", "inf" for an unbounded one, "n/a"."""
+    if x is None or math.isnan(x):
+        return "n/a"
+    if math.isinf(x):
+        return "inf"
+    return "%+.*f%%" % (digits, x)
+
+
+def mde_text(mde):
+    """ "this run can tell differences of 3.1% or more", or that it cannot tell."""
+    if mde is None or not math.isfinite(mde):
+        return "this run cannot tell differences (fewer than %d trials)" % TEST_MIN
+    return "this run can tell differences of %.1f%% or more" % mde
+
+
+def interval_text(c):
+    """The interval of a Comparison, e.g. "95% CI -2.1% to +4.3%" ("" without one)."""
+    if c.lo is None:
+        return ""
+    return "%d%% CI %s to %s" % (round(c.conf * 100), pct(c.lo), pct(c.hi))
+
+
+# ----- the command line: the harness's stopping rule -----
+
+USAGE = "usage: stats.py precision --target PCT [--conf 0.95] V1 V2 ..."
+
+
+class _Usage(Exception):
+    pass
+
+
+def _finite(s, what):
+    try:
+        v = float(s)
+    except ValueError:
+        raise _Usage("%s is not a number: '%s'" % (what, s)) from None
+    if not math.isfinite(v):
+        raise _Usage("%s is not a finite number: '%s'" % (what, s))
+    return v
+
+
+def _precision(args):
+    target, conf, vals = None, CONF, []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("--target", "--conf"):
+            if i + 1 >= len(args):
+                raise _Usage("%s needs a value" % a)
+            v = _finite(args[i + 1], a)
+            if a == "--target":
+                target = v
+            else:
+                conf = v
+            i += 2
+            continue
+        if a.startswith("--") and not _is_number(a):
+            raise _Usage("unknown option %s" % a)
+        vals.append(_finite(a, "value"))
+        i += 1
+    if target is None:
+        raise _Usage("--target PCT is required")
+    if target <= 0:
+        raise _Usage("--target must be above 0: %g" % target)
+    if not 0 < conf < 1:
+        raise _Usage("--conf must be between 0 and 1: %g" % conf)
+    e = estimate(vals, conf)
+    hw = e.halfwidth_pct
+    return "halfwidth_pct=%s n=%d enough=%s" % ("inf" if math.isinf(hw) else "%.2f" % hw, e.n,
+                                                "yes" if hw <= target else "no")
+
+
+def _is_number(s):
+    try:
+        float(s)
+        return True
+    except ValueError:
+        return False
+
+
+def main(argv):
+    try:
+        if not argv or argv[0] != "precision":
+            raise _Usage("unknown command %s" % (argv[0] if argv else "(none)"))
+        print(_precision(argv[1:]))
+    except _Usage as e:
+        print("stats.py: %s (%s)" % (e, USAGE), file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
