@@ -218,8 +218,8 @@ up() {
   command -v qemu-system-x86_64 >/dev/null || lab_die "missing qemu-system-x86_64 (run 'make deps')"
   mkdir -p "$state"
   # (the answer is kept beside the images: a kernel variant's directory
-  # links its image's base.raw)
-  acc=$(accel "$state" "$1" "$(dirname "$(dirname "$(readlink -f "$1/base.raw")")")/accel.$(id -u)")
+  # links its image's key)
+  acc=$(accel "$state" "$1" "$(dirname "$(dirname "$(readlink -f "$1/lab_key")")")/accel.$(id -u)")
   : >"$state/boot.tsv"
   : >"$state/link.tsv"
   t0=$(date +%s)
