@@ -56,7 +56,7 @@ blklat_start() {
   # above any pid (Linux's pid_max is at most 2^22), one for each phase
   BLKLAT_MARK=$((4194305 + $$)) BLKLAT_NCUT=0 BLKLAT_LINE=0 BLKLAT_CUTS=0
   : >"$BLKLAT_RAW"
-  (os_blklat_run "$BLKLAT_DEV" "$BLKLAT_RAW" "$BLKLAT_MARK") >>"$PHASE_LOG" 2>&1 &
+  (lock_close_fds; os_blklat_run "$BLKLAT_DEV" "$BLKLAT_RAW" "$BLKLAT_MARK") >>"$PHASE_LOG" 2>&1 &
   BLKLAT_PID=$!
   if ! poll_until 30 blklat_ready || ! grep -q '^blklat ready' "$BLKLAT_RAW"; then
     blklat_say "block tracer ($BLKLAT_TOOL) did not start or died: no block-latency histogram for $1 (see $PHASE_LOG)"

@@ -9,6 +9,9 @@
 #   common/target.sh     target_*     TARGET and TARGET/data
 #   common/data.sh       data_*       the dataset
 #   common/proc.sh       proc_*       tools and process groups
+#   lock.sh              lock_*       the locks of TARGET and the results
+#                        directory (also shootout.sh, playbooks/demo.sh)
+#   common/strays.sh     strays_*     what a phase killed outright left running
 #   common/preflight.sh  preflight_*  the checks before a phase starts work
 #   common/serve.sh      serve_*      httpd, the source URL, the addresses
 #   common/sampler.sh    sampler_*    the per-second series
@@ -42,6 +45,10 @@
 . "$SHOOTOUT_ROOT/harness/common/data.sh"
 # shellcheck source=SCRIPTDIR/common/proc.sh
 . "$SHOOTOUT_ROOT/harness/common/proc.sh"
+# shellcheck source=SCRIPTDIR/lock.sh
+. "$SHOOTOUT_ROOT/harness/lock.sh"
+# shellcheck source=SCRIPTDIR/common/strays.sh
+. "$SHOOTOUT_ROOT/harness/common/strays.sh"
 # shellcheck source=SCRIPTDIR/common/preflight.sh
 . "$SHOOTOUT_ROOT/harness/common/preflight.sh"
 # shellcheck source=SCRIPTDIR/blklat.sh

@@ -25,10 +25,17 @@ VARIANT=${VARIANT:-default}
 # phase's frame (phase_begin has run: PHASE_FRAME=1) the frame reports
 # MESSAGE as it exits ("PHASE: MESSAGE" on stderr, the failure records and
 # failures.tsv); elsewhere, or in a subshell of the frame, one line on
-# stderr naming the script: "SCRIPT: MESSAGE".
+# stderr naming the script: "SCRIPT: MESSAGE".  In the frame's EXIT trap
+# (PHASE_EXITING=1) the line, and status 1 instead of an exit.
 # shellcheck disable=SC2034,SC3028 # FAIL_MSG is the frame's; BASHPID is
 # bash's (the frame is bash: plain sh scripts never have PHASE_FRAME=1).
 harness_die() {
+  if [ "${PHASE_EXITING:-0}" = 1 ]; then
+    # In the frame's EXIT trap (phase_on_exit): the failure of one of its
+    # steps is a line, and the trap goes on (an exit would end it there).
+    printf '%s: %s\n' "${CUR_PHASE:-$(basename "$0")}" "$*" >&2
+    return 1
+  fi
   FAIL_MSG=$*
   if [ "${PHASE_FRAME:-0}" != 1 ] || [ "${BASHPID:-$$}" != "$$" ]; then
     printf '%s: %s\n' "$(basename "$0")" "$*" >&2
@@ -109,20 +116,43 @@ run_dir() {
   printf '%s\n' "$d"
 }
 
+# lib_append FILE TEXT : append TEXT and a newline to FILE whole, or not at
+# all: a write cut short (a full filesystem) is cut off again, so no torn
+# line is left for a reader to take for a figure.  Status 1 and LIB_ERR
+# ("cannot append to FILE: REASON") when it failed.
+lib_append() {
+  _size=$(wc -c 2>/dev/null <"$1") || _size=0
+  if _err=$({ printf '%s\n' "$2" >>"$1"; } 2>&1); then
+    return 0
+  fi
+  # dd of= without conv=notrunc truncates the file at seek= (POSIX).
+  dd if=/dev/null of="$1" bs=1 seek="$((_size + 0))" 2>/dev/null || :
+  LIB_ERR="cannot append to $1: ${_err##*: }"
+  return 1
+}
+
 # record PHASE TRIAL METRIC VALUE UNIT : append one measurement.
 record() {
   [ $# -eq 5 ] || harness_die "record: want PHASE TRIAL METRIC VALUE UNIT, got: $*"
   _d=$(run_dir) || exit 1
-  printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >>"$_d/records.tsv"
+  lib_append "$_d/records.tsv" "$(printf '%s\t%s\t%s\t%s\t%s' "$1" "$2" "$3" "$4" "$5")" ||
+    harness_die "$LIB_ERR"
+}
+
+# record_lines : append the records on stdin (whole lines) at once.
+record_lines() {
+  _t=$(cat) || harness_die "record_lines: cannot read the records"
+  [ -n "$_t" ] || return 0
+  _d=$(run_dir) || exit 1
+  lib_append "$_d/records.tsv" "$_t" || harness_die "$LIB_ERR"
 }
 
 # record_stats PHASE TRIAL FILE : append every "metric value unit" line of a
 # tool's --stats FILE as records of PHASE/TRIAL.
 record_stats() {
   [ -r "$3" ] || harness_die "record_stats: no stats file $3"
-  _d=$(run_dir) || exit 1
   awk -F '\t' -v p="$1" -v t="$2" 'NF >= 3 { printf "%s\t%s\t%s\t%s\t%s\n", p, t, $1, $2, $3 }' \
-    "$3" >>"$_d/records.tsv"
+    "$3" | record_lines
 }
 
 # next_trial PHASE [PHASE...] : 1 + the highest trial recorded for any of the
@@ -143,14 +173,30 @@ series_file() {
 # record_failure PHASE TRIAL MESSAGE : the phase failed: records "status 1
 # exit" and "error MESSAGE text", and a line "phase trial time message" in
 # failures.tsv.
+# The status and error records go in one write, before failures.tsv: a
+# report reads the failure from them (phase_on_exit frees the room,
+# lib_reserve, first).  Status 1 with LIB_ERR when a write failed.
 record_failure() {
   _m=$(printf '%s' "$3" | tr '\t\n' '  ')
-  record "$1" "$2" status 1 exit
-  record "$1" "$2" error "$_m" text
-  _f=$(run_dir) || exit 1
+  _f=$(run_dir) || return 1
+  lib_append "$_f/records.tsv" "$(printf '%s\t%s\tstatus\t1\texit\n%s\t%s\terror\t%s\ttext' "$1" "$2" "$1" "$2" "$_m")" ||
+    return 1
   _f=$_f/failures.tsv
-  [ -s "$_f" ] || printf 'phase\ttrial\ttime\tmessage\n' >"$_f"
-  printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$_m" >>"$_f"
+  if [ ! -s "$_f" ]; then
+    lib_append "$_f" "$(printf 'phase\ttrial\ttime\tmessage')" || return 1
+  fi
+  lib_append "$_f" "$(printf '%s\t%s\t%s\t%s' "$1" "$2" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$_m")"
+}
+
+# lib_reserve DIR : DIR/.reserve, 64 KiB of room (random bytes: a
+# compressing filesystem keeps them whole) that lib_unreserve DIR gives
+# back for a phase's failure records when its RESULTS filled up.
+lib_reserve() {
+  dd if=/dev/urandom of="$1/.reserve" bs=1024 count=64 2>/dev/null &&
+    [ "$(wc -c <"$1/.reserve")" -eq 65536 ]
+}
+lib_unreserve() {
+  rm -f "$1/.reserve"
 }
 
 # harness_calc AWK-EXPRESSION : print the value of a numeric expression, e.g.

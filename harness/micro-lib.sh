@@ -88,8 +88,9 @@ run_into() {
   printf '$ %s > %s\n' "$*" "$file" >>"$PHASE_LOG"
   # in the background, as proc_run: a signal reaches the phase's trap at
   # once, and the trap stops it (IOzone itself may run for hours)
-  "$@" >"$file" 2>"$WORK/$name.err" &
+  { lock_close_fds; exec "$@"; } >"$file" 2>"$WORK/$name.err" &
   TOOL_PID=$!
+  strays_note "$TOOL_PID" "$*"
   wait "$TOOL_PID" || rc=$?
   TOOL_PID=''
   cat "$WORK/$name.err" >>"$PHASE_LOG"

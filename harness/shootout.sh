@@ -13,6 +13,10 @@
 # as more cycles until their figures are precise or a cap is reached
 # (PRECISION, PRECISION_MAX_TRIALS, PRECISION_MAX_S: docs/harness.md#precision);
 # meta.json gets the measured share of the run's wall time.
+# The run holds TARGET's lock and its results directory's (harness/lock.sh):
+# a second run on either is refused, one line naming this one, exit 2.  A
+# run refused at its first phase leaves no run directory and .current as
+# it was.
 set -eu
 SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -23,8 +27,44 @@ SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$SHOOTOUT_ROOT/harness/common/settings.sh"
 # shellcheck source=SCRIPTDIR/common/precision.sh
 . "$SHOOTOUT_ROOT/harness/common/precision.sh"
+# shellcheck source=SCRIPTDIR/poll.sh
+. "$SHOOTOUT_ROOT/harness/poll.sh"
+# shellcheck source=SCRIPTDIR/lock.sh
+. "$SHOOTOUT_ROOT/harness/lock.sh"
+# shellcheck source=SCRIPTDIR/common/strays.sh
+. "$SHOOTOUT_ROOT/harness/common/strays.sh"
 settings_check harness micro
 precision_settings
+
+# shootout_lock : TARGET's lock for the whole run (harness/lock.sh; the
+# phases it runs find it held by their parent), before a run is made: a
+# second run on TARGET is one line naming this one, exit 2.
+shootout_lock() {
+  lock_target || settings_refuse "${LOCK_ERROR:-$LOCK_REFUSAL}"
+  strays_begin
+  strays_reap
+}
+
+# shootout_lock_variant : the lock of RESULTS/RUN_ID/HOST/VARIANT (a RUN_ID
+# given twice would mix two runs' records).
+shootout_lock_variant() {
+  lib_names_ok
+  lock_variant "$RUN_ID" || settings_refuse "${LOCK_ERROR:-$LOCK_REFUSAL}"
+}
+
+# shootout_unmake_run : a run refused at its first phase leaves nothing: the
+# run made here goes again if nothing was written in it, and .current names
+# what it named before.
+shootout_unmake_run() {
+  [ -n "$made_run" ] || return 0
+  rmdir "$RESULTS/$made_run" 2>/dev/null || return 0
+  [ "$(cat "$RESULTS/.current" 2>/dev/null)" = "$made_run" ] || return 0
+  if [ -n "$was_current" ]; then
+    printf '%s\n' "$was_current" >"$RESULTS/.current.$$" && mv -f "$RESULTS/.current.$$" "$RESULTS/.current"
+  else
+    rm -f "$RESULTS/.current"
+  fi
+}
 
 TRIALS=${TRIALS:-1}
 FLUSH=${FLUSH:-drop}
@@ -49,13 +89,21 @@ case $TRIALS in '' | *[!0-9]* | 0) harness_die "TRIALS=$TRIALS: want a number of
   harness_die "FLUSH=reboot needs Ansible to reboot between phases: run the playbook, or use FLUSH=drop, remount, prime or none"
 # Refused here already (before a run is made) by the guard every phase makes.
 target_guard || harness_die "$TARGET_REFUSAL"
-RUN_ID=${RUN_ID:-$(new_run)}
+trap 'lock_release_all' EXIT
+shootout_lock
+made_run=''
+if [ -z "${RUN_ID:-}" ]; then
+  was_current=$(cat "$RESULTS/.current" 2>/dev/null || :)
+  RUN_ID=$(new_run)
+  made_run=$RUN_ID
+fi
 export RUN_ID
+shootout_lock_variant
 start=$EPOCHREALTIME
 
 child=''
 trap '[ -z "$child" ] || kill -TERM "$child" 2>/dev/null; wait "$child" 2>/dev/null; exit 143' TERM HUP
-trap '[ -z "$child" ] || kill -TERM "$child" 2>/dev/null; wait "$child" 2>/dev/null; exit 130' INT
+trap '[ -z "$child" ] || kill -INT "$child" 2>/dev/null; wait "$child" 2>/dev/null; exit 130' INT
 
 # run_phase PHASE : one phase, stopping the run when it fails.
 run_phase() {
@@ -64,12 +112,23 @@ run_phase() {
   child=$!
   wait "$child" || rc=$?
   child=''
+  # What the phase started and left running (killed outright, it ran no
+  # trap): stopped before the next phase or the end of the run.
+  strays_reap
   # exit 2: the phase refused to start (its line said why), no trial recorded
-  [ "$rc" -ne 2 ] || exit 2
+  if [ "$rc" -eq 2 ]; then
+    shootout_unmake_run
+    exit 2
+  fi
   [ "$rc" -eq 0 ] || harness_die "phase $1 failed (exit $rc): see $(run_dir)/failures.tsv"
 }
 
-first_line=$(($(wc -l <"$(run_dir)/records.tsv") + 1))
+# The first of this run's lines in records.tsv (its header is line 1), for
+# the measured share; not made here, so a run refused at its first phase
+# leaves no directory.
+records=$RESULTS/$RUN_ID/$HOST/$VARIANT/records.tsv
+first_line=2
+[ ! -s "$records" ] || first_line=$(($(wc -l <"$records") + 1))
 for trial in $(seq 1 "$TRIALS"); do
   for phase in $phases; do
     [ -t 2 ] && printf 'shootout: run %s, cycle %s/%s: %s\n' "$RUN_ID" "$trial" "$TRIALS" "$phase" >&2

@@ -31,6 +31,28 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 1
 fi
 
+# demo_lock : one demo at a time: it holds the locks (harness/lock.sh) of
+# its work directory, /var/tmp/shootout (its loop images, mounts, tmpfs),
+# and of this checkout's build/demo-vars.yml until it ends; a second one is
+# refused, one line naming the first, before it touches anything.
+demo_lock() {
+  local what
+  # shellcheck source=harness/os.sh
+  SHOOTOUT_ROOT=$PWD . harness/os.sh
+  # shellcheck source=harness/poll.sh
+  . harness/poll.sh
+  # shellcheck source=harness/lock.sh
+  . harness/lock.sh
+  trap lock_release_all EXIT
+  for what in /var/tmp/shootout "$PWD/build/demo-vars.yml"; do
+    if ! lock_take demo "$what" "the demo's $what"; then
+      say "${LOCK_ERROR:-$LOCK_REFUSAL: another make demo runs; wait for it to end}"
+      exit 2
+    fi
+  done
+}
+demo_lock
+
 dataset=${DATASET:-small}
 size=${DEMO_SIZE:-4G}
 trials=${TRIALS:-1}
@@ -87,6 +109,7 @@ fi
 [ ${#variants[@]} -gt 0 ] || { say "no filesystem to run"; exit 1; }
 
 run_id=$(date -u +%Y%m%dT%H%M%SZ)-demo
+lock_note_run "$run_id"
 mkdir -p build
 vars=build/demo-vars.yml
 {

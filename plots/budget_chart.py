@@ -1,9 +1,8 @@
 """The chart of the time budget (budget.py says what it means): a stacked
 bar per phase of where the CPUs' time went in every variant."""
-import os
 
 from budget import PARTS, median_trial, phase_verdict, shares, trial_budgets
-from chartlib import gq, instance
+from chartlib import gdat, gq, instance, out_path, stem
 
 
 def specs(variants):
@@ -34,11 +33,11 @@ def render(runs, out):
             rows.append((name + "\n" + word, sh, dev))
         if not rows:
             continue
-        name = "budget-%s%s" % (phase, "-sync" if prefix else "")
-        with open(os.path.join(out, name + ".dat"), "w", encoding="utf-8") as f:
+        name = stem("budget-%s%s" % (phase, "-sync" if prefix else ""))
+        with open(out_path(out, name + ".dat"), "w", encoding="utf-8") as f:
             f.write("# variant %s device_busy_pct\n" % " ".join(k for k, _l, _c in PARTS))
             for i, (lab, sh, dev) in enumerate(rows):
-                f.write("%s %s %s\n" % (gq(lab), " ".join("%.2f" % sh[k] for k, _l, _c in PARTS),
+                f.write("%s %s %s\n" % (gdat(lab), " ".join("%.2f" % sh[k] for k, _l, _c in PARTS),
                                         "NaN" if dev is None else "%.1f" % dev))
         lines = ["datafile = %s" % gq(name + ".dat"), "chart_title = %s" % gq(title),
                  "width = %d\nheight = 520" % max(720, 110 * len(rows) + 300),

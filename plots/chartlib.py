@@ -3,8 +3,10 @@ plots/micro_charts.py (the micro-benchmarks') share: gnuplot string
 literals, axes and tics, running gnuplot on a generated instance, the
 hosts-and-variants layout of the bars, a bar's figures (median, min, max,
 trials) and the .dat/.tsv files behind a chart."""
+import hashlib
 import math
 import os
+import re
 import subprocess
 
 from resultslib import NOISE_MIN, NOT_FLUSHABLE, Error, cold_phase, fmt_value, memory_fs, noise_label, os_key, \
@@ -19,9 +21,61 @@ PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9",
 UNIT_LABEL = {"s": "seconds", "req/s": "requests per second", "MB/s": "MB per second"}
 
 
+# C0 controls but the newline, DEL: dropped from a string for gnuplot.
+GP_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f]")
+
+
 def gq(s):
-    """A gnuplot double-quoted string literal."""
-    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    """S as a gnuplot string expression taken literally, whatever S holds
+    (a name from a result tree): single-quoted pieces, where gnuplot
+    substitutes no `command` and reads no escape, joined by "'" for a quote
+    (gnuplot 5.4 misreads '' next to another quote) and "\\n" for a newline
+    (a title's second line); other control characters dropped.  The
+    terminals are noenhanced (common.gp): ^ _ @ { } are drawn as they are."""
+    pieces = re.split(r"(['\n])", GP_CONTROL.sub("", str(s)))
+    return " . ".join({"'": '"\'"', "\n": '"\\n"'}.get(p) or "'%s'" % p for p in pieces if p) or "''"
+
+
+def gtic(s):
+    """S as the label of a `set xtics ("label" pos, ...)` list, where gnuplot
+    reads % as a format: gq with %%."""
+    return gq(str(s).replace("%", "%%"))
+
+
+def gdat(s):
+    """S as a quoted string of a gnuplot data file (a bar's label): gnuplot
+    ends it at the next " whatever stands before it, and reads backslash
+    escapes there (no `command`), so \\ is \\\\, " is \\042, a newline \\n;
+    other control characters dropped."""
+    t = GP_CONTROL.sub("", str(s)).replace("\\", "\\\\").replace('"', "\\042").replace("\n", "\\n")
+    return '"%s"' % t
+
+
+# A chart's file name stem: what a name from a result tree (a phase, a
+# test) may be as it is; any other name gets a hash (stem()).
+STEM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._+-]{0,99}")
+
+
+def stem(name):
+    """A file name stem for a chart named NAME (from a phase's name: any
+    text) that stays inside the output directory and is NAME's alone: NAME
+    when it is STEM (letters, digits, . _ + -, not leading . or -, up to 100),
+    else its letters, digits, + and - (the rest runs of _) and a hash of NAME."""
+    name = str(name)
+    if STEM.fullmatch(name):
+        return name
+    safe = re.sub(r"[^A-Za-z0-9+-]+", "_", name).strip("_+-")[:80]
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return "%s-%s" % (safe or "_", digest)
+
+
+def out_path(out, fname):
+    """OUT/FNAME for a file the charts write, FNAME a stem() and an extension;
+    an Error (a name that escaped stem(): a bug) rather than a path elsewhere
+    (no / in FNAME, never .. or a hidden file)."""
+    if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._+-]{0,159}\.[a-z]{1,4}", fname):
+        raise Error("refusing to write %r: not a chart file name" % fname)
+    return os.path.join(out, fname)
 
 
 def nice_step(span, want=6):
@@ -67,7 +121,10 @@ def run_gnuplot(out, name):
         p = subprocess.run(["gnuplot", name + ".gp"], cwd=out, capture_output=True, text=True, check=False)
     except OSError as e:
         raise Error("cannot run gnuplot: %s (apt-get install gnuplot-nox)" % e) from e
-    err = p.stderr.strip()
+    # gnuplot 5.4 sizes a label of several lines with its enhanced-text
+    # parser even on a noenhanced terminal, and warns of the markup it meets
+    # in a name (a brace); the label is drawn as written all the same.
+    err = "\n".join(line for line in p.stderr.strip().splitlines() if "warning: enhanced text" not in line)
     if p.returncode or err:
         raise Error("gnuplot %s.gp failed: %s" % (os.path.join(out, name),
                                                    err.splitlines()[-1] if err else "exit %d" % p.returncode))
@@ -175,21 +232,24 @@ def write_dat(path, rows):
     with open(path, "w", encoding="utf-8") as f:
         f.write("# x median min max colour label value_label trials failures\n")
         for r in rows:
-            f.write("%g %s %s %s %d %s %s %d %s\n" % (r[0], exact(r[1]), exact(r[2]), exact(r[3]), r[4], gq(r[5]), gq(r[6]), r[7], gq(r[8])))
+            f.write("%g %s %s %s %d %s %s %d %s\n" % (r[0], exact(r[1]), exact(r[2]), exact(r[3]), r[4], gdat(r[5]), gdat(r[6]), r[7], gdat(r[8])))
 
 
 def write_table(path, unit, table):
+    """The .tsv behind a chart; a meta.json's fs with a TAB or a newline
+    in it is one field still."""
     with open(path, "w", encoding="utf-8") as f:
         f.write("run\thost\tvariant\tfs\ttrials\tmedian\tmin\tmax\tunit\n")
         for v, n, med, lo, hi in table:
             f.write("%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n" % (
-                v.run, v.host, v.name, v.fs, n, *("" if x is None else exact(x) for x in (med, lo, hi)), unit))
+                v.run, v.host, v.name, re.sub(r"\s", " ", v.fs), n,
+                *("" if x is None else exact(x) for x in (med, lo, hi)), unit))
 
 
 def instance(out, name, template, lines):
     """Write OUT/NAME.gp, the values of one chart (LINES) that then loads the
     drawing TEMPLATE from plots/, and run it."""
-    with open(os.path.join(out, name + ".gp"), "w", encoding="utf-8") as f:
+    with open(out_path(out, name + ".gp"), "w", encoding="utf-8") as f:
         f.write("# generated by plots/plots.py: the values of chart %s; the drawing is %s\n" % (name, template))
         f.write("plotsdir = %s\nbase = %s\n" % (gq(PLOTSDIR), gq(name)))
         f.write("\n".join(lines) + "\n")

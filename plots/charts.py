@@ -4,12 +4,12 @@ the chart's own values (title, ranges, tics, labels) and loads one of the
 drawing templates in plots/ (hbars.gp, pairs.gp, series.gp); the helpers
 they share with the micro-benchmarks' charts are in chartlib.py."""
 import math
-import os
 import re
 
 import micro_charts
 import ranking
-from chartlib import Layout, axis, bar_rows, gq, instance, noise_note, title_lines, write_dat, write_table
+from chartlib import Layout, axis, bar_rows, gdat, gq, gtic, instance, noise_note, out_path, stem, title_lines, write_dat, \
+    write_table
 from resultslib import NOISE_MIN, rates, series_table
 
 # (chart name, phase, metric, title, scale group): a title's last
@@ -140,6 +140,7 @@ class Renderer:
         """Horizontal bars sorted by result, the best on top, each with its
         figure and its difference from the best (ranking.py); the variants
         without a figure (n/a, not flushable) below them."""
+        name = stem(name)
         noise, rows = noise_note(rows)
         slots = [v for _x, v in self.layout.slots]
         row_of = {id(v): r for v, r in zip(slots, rows)}
@@ -163,8 +164,8 @@ class Renderer:
             label = v.name if one else "%s / %s%s" % (g[0], v.name, "\n" + g[1] if len(g) > 1 else "")
             value = r[6] + ("  " + marks[id(v)] if id(v) in marks else "")
             out.append((y, r[1], r[2], r[3], r[4], label, value, r[7], r[8]))
-        write_dat(os.path.join(self.out, name + ".dat"), out)
-        write_table(os.path.join(self.out, name + ".tsv"), unit, table)
+        write_dat(out_path(self.out, name + ".dat"), out)
+        write_table(out_path(self.out, name + ".tsv"), unit, table)
         top, tics, xlabel = axis(self.scales.get(group) or max([r[3] for r in out] + [r[1] for r in out]), unit, 1.35)
         tlines = title_lines(title) + ([noise] if noise else [])
         width = max(900, TITLE_PX * max(len(t) for t in tlines) + 80)
@@ -205,12 +206,12 @@ class Renderer:
             note, prow = noise_note(prow)
             notes += [note] if note and note not in notes else []
             fn = "%s-%d.dat" % (name, i + 1)
-            write_dat(os.path.join(self.out, fn), sorted(prow))
+            write_dat(out_path(self.out, fn), sorted(prow))
             top, tics, ylabel = axis(vmax, unit)
             cmds = ["set title %s font \",10\"" % gq(ptitle), "set ylabel %s" % gq(ylabel),
                     "set yrange [0:%g]" % top, "set ytics %s" % tics,
                     "set xrange [0.3:%g]" % self.layout.xmax, "set bmargin 5.5",
-                    "set xtics (%s)" % ", ".join("%s %g" % (gq(v.name), x) for x, v in self.layout.slots)]
+                    "set xtics (%s)" % ", ".join("%s %g" % (gtic(v.name), x) for x, v in self.layout.slots)]
             cmds += self.layout.host_labels()
             cmds.append("has_notes = %d" % any(r[8] for r in prow))
             setups.append("; ".join(cmds))
@@ -251,11 +252,12 @@ class Renderer:
         tmax = max(r[0] for p in panels for r in p[2][1])
         y1 = max([r[c] for p in panels for r in p[2][1] for c in (1, 2, 3) if not math.isnan(r[c])] + [1e-9])
         y2 = max([r[c] for p in panels for r in p[2][1] for c in (4, 5) if not math.isnan(r[c])] + [1e-9])
+        name = stem("series-" + phase)
         files, titles, py1, py2 = [], [], [], []
         for i, (v, trial, (cols, rows)) in enumerate(panels):
-            fn = "series-%s-%d.dat" % (phase, i + 1)
-            with open(os.path.join(self.out, fn), "w", encoding="utf-8") as f:
-                f.write(" ".join(gq(c) for c in SERIES_HEADER) + "\n")
+            fn = "%s-%d.dat" % (name, i + 1)
+            with open(out_path(self.out, fn), "w", encoding="utf-8") as f:
+                f.write(" ".join(gdat(c) for c in SERIES_HEADER) + "\n")
                 for r in rows:
                     f.write(" ".join("NaN" if math.isnan(x) else "%.10g" % x for x in r) + "\n")
             files.append(fn)
@@ -271,7 +273,6 @@ class Renderer:
                  "set yrange [0:%g]" % y1top, "set ytics %s" % y1tics, "set ylabel \"MB/s\" font \",8\"",
                  "set y2range [0:%g]" % y2top, "set y2tics %s" % y2tics,
                  "set y2label \"Dirty, Writeback (MB)\" font \",8\" tc rgb \"#A06000\""]
-        name = "series-" + phase
         title = "%s: throughput of the tool and the disk, Dirty and Writeback page cache" % phase
         # wide enough for the chart's title (12 pt, ~8 px a character) and
         # the panels' (10 pt, ~6.8 px), which a single panel would cut off

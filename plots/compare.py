@@ -165,8 +165,8 @@ def chart(rows, base, new, out):
         f.write("# y change colour label value_label\n")
         for i, r in enumerate(reversed(sel)):
             col = 3 if not r["flag"].startswith("real") else (1 if r["flag"].endswith("better") else 2)
-            f.write("%d %g %d %s %s\n" % (i + 1, r["change"], col, chartlib.gq("%s / %s  %s %s" % (
-                r["host"], r["variant"], r["phase"], r["metric"])), chartlib.gq(pct(r["change"]) + (
+            f.write("%d %g %d %s %s\n" % (i + 1, r["change"], col, chartlib.gdat("%s / %s  %s %s" % (
+                r["host"], r["variant"], r["phase"], r["metric"])), chartlib.gdat(pct(r["change"]) + (
                     "" if r["flag"].startswith("real") else " (%s)" % ("noise" if r["flag"] == "within noise" else r["flag"])))))
     lim = max(abs(r["change"]) for r in sel)
     top, _t, _l = chartlib.axis(lim, "%", 1.35)

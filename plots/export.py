@@ -107,12 +107,23 @@ def rows(runs):
     return out
 
 
+def csv_cell(x):
+    """X for a cell of results.csv: a number as it is; text that a
+    spreadsheet would take for a formula (= + - @ TAB CR first: a name from a
+    result tree) behind a ' as OWASP's CSV injection advice has it."""
+    if x is None:
+        return ""
+    if isinstance(x, str) and x.startswith(("=", "+", "-", "@", "\t", "\r")):
+        return "'" + x
+    return x
+
+
 def write_csv(table, path):
     with open(path, "w", encoding="utf-8", newline="") as f:
         w = csv.DictWriter(f, COLUMNS, lineterminator="\n")
         w.writeheader()
         for row in table:
-            w.writerow({k: ("" if row[k] is None else row[k]) for k in COLUMNS})
+            w.writerow({k: csv_cell(row[k]) for k in COLUMNS})
 
 
 def write_json(table, path):

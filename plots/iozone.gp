@@ -8,8 +8,8 @@
 #   xmin xmax ymin ymax  the shared axis ranges (log2 of the sizes)
 #   data     a file with one block per panel, blocks separated by two blank
 #            lines: "x y kBps" (x = log2 file size, y = log2 record size)
-#   names    panel titles separated by "|"
-set terminal pngcairo size (cols * 520), (ceil(panels * 1.0 / cols) * 420) font ",9"
+#   names    panel titles separated by blanks (one word each)
+set terminal pngcairo size (cols * 520), (ceil(panels * 1.0 / cols) * 420) font ",9" noenhanced
 set output out
 set logscale cb 2
 set cbrange [cbmin:cbmax]

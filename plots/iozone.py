@@ -16,6 +16,7 @@ the same maps among its other charts (plots/micro_charts.py).
 
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -23,6 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True
 import resultslib  # noqa: E402
+from chartlib import gq, gtic, out_path, stem  # noqa: E402
 from micro_charts import IOZONE_TESTS as ORDER, iozone_cells, size_label as label  # noqa: E402
 
 
@@ -50,7 +52,7 @@ def collect(runs, results):
 
 
 def tics(values):
-    return "(" + ", ".join("'%s' %d" % (label(v), int(math.log2(v))) for v in sorted(values)) + ")"
+    return "(" + ", ".join("%s %d" % (gtic(label(v)), int(math.log2(v))) for v in sorted(values)) + ")"
 
 
 
@@ -86,26 +88,29 @@ def main(argv):
             continue
         fss = {c[0] for m in med.values() for c in m}
         rss = {c[1] for m in med.values() for c in m}
-        data = os.path.join(out, t + ".dat")
-        with open(data, "w") as f:
+        data = out_path(out, stem(t) + ".dat")
+        with open(data, "w", encoding="utf-8") as f:
             for k in keys:
-                f.write("# %s/%s/%s\n" % k)
+                f.write("# %s\n" % "/".join(k).replace("\n", " "))
                 for (fs, rs), v in sorted(med[k].items()):
                     if v > 0:
                         f.write("%d %d %g\n" % (math.log2(fs), math.log2(rs), v))
                 f.write("\n\n")
-        png = os.path.join(out, t + ".png")
+        png = out_path(out, stem(t) + ".png")
         cols = min(len(keys), 3)
         lo, hi = min(vals), max(vals)
         if hi <= lo:
             hi = lo * 2
-        cmd = ["gnuplot", "-e", "out='%s'; title='IOzone %s (kB/s)'; panels=%d; cols=%d; cbmin=%g; cbmax=%g; "
-               "xtics=\"%s\"; ytics=\"%s\"; xmin=%d; xmax=%d; ymin=%d; ymax=%d; data='%s'; names='%s'"
-               % (png, t, len(keys), cols, lo, hi, tics(fss), tics(rss), math.log2(min(fss)),
-                  math.log2(max(fss)), math.log2(min(rss)), math.log2(max(rss)), data,
-                  " ".join("/".join(k) for k in keys).replace("'", "")),
+        # every string a literal (gq); a panel's name one word of names
+        cmd = ["gnuplot", "-e", "out=%s; title=%s; panels=%d; cols=%d; cbmin=%g; cbmax=%g; "
+               "xtics=%s; ytics=%s; xmin=%d; xmax=%d; ymin=%d; ymax=%d; data=%s; names=%s"
+               % (gq(png), gq("IOzone %s (kB/s)" % t), len(keys), cols, lo, hi, gq(tics(fss)), gq(tics(rss)),
+                  math.log2(min(fss)), math.log2(max(fss)), math.log2(min(rss)), math.log2(max(rss)), gq(data),
+                  gq(" ".join(re.sub(r"[\s'\"]+", "_", "/".join(k)) for k in keys))),
                os.path.join(HERE, "iozone.gp")]
-        subprocess.run(cmd, check=True)
+        p = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if p.returncode:
+            die("gnuplot failed on %s: %s" % (data, (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]))
         written.append(png)
     for w in written:
         print(w)

@@ -17,7 +17,7 @@ import subprocess
 from collections import defaultdict
 
 import stats
-from resultslib import NOISE_MIN, noise_label, warn
+from resultslib import NOISE_MIN, Error, brief, noise_label, open_input, warn
 
 KERNEL = "_[k]"
 TOP = 15  # rows of each table
@@ -38,6 +38,9 @@ class FoldedError(Exception):
     pass
 
 
+COUNT = re.compile(r"[0-9]{1,18}")
+
+
 def parse_folded(lines, where="folded"):
     """{stack: count} of folded lines; a line that is not STACK COUNT raises."""
     out = defaultdict(int)
@@ -46,15 +49,19 @@ def parse_folded(lines, where="folded"):
         if not line:
             continue
         stack, sep, count = line.rpartition(" ")
-        if not sep or not stack or not count.isdigit():
-            raise FoldedError("%s:%d: not 'STACK COUNT': %r" % (where, i, line[:80]))
+        if not sep or not stack or not COUNT.fullmatch(count):
+            raise FoldedError("%s:%d: not 'STACK COUNT' (COUNT a whole number of up to 18 digits): %s"
+                              % (where, i, brief(line)))
         out[stack] += int(count)
     return dict(out)
 
 
 def read_folded(path):
-    with open(path, encoding="utf-8", errors="replace") as f:
-        return parse_folded(f, path)
+    try:
+        with open_input(path) as f:
+            return parse_folded(f, path)
+    except Error as e:
+        raise FoldedError(str(e)) from e
 
 
 def merge(profiles):
@@ -82,17 +89,7 @@ def shares(stacks):
 
 def variant_profiles(v):
     """{phase: {trial: path}} of variant V's folded profiles."""
-    out = defaultdict(dict)
-    d = os.path.join(v.path, "profiles")
-    if not os.path.isdir(d):
-        return {}
-    for fn in sorted(os.listdir(d)):
-        if not fn.endswith(".folded"):
-            continue
-        phase, sep, trial = fn[:-len(".folded")].rpartition("-")
-        if sep and trial.isdigit():
-            out[phase][int(trial)] = os.path.join(d, fn)
-    return dict(out)
+    return {phase: dict(files) for phase, files in v.trial_files("profiles", ".folded").items()}
 
 
 class Side:

@@ -9,48 +9,58 @@ import html
 import os
 import re
 
-from chartlib import PALETTE, gq, instance
+from chartlib import PALETTE, gq, instance, out_path, stem
+from resultslib import BadLines, Error, brief, open_input, warn
 
 # (hist, title, x-axis label, scale of the x values)
 KINDS = [("blk_ns", "block device: per-request latency", "latency (µs, log2 buckets)", 1e-3),
          ("blk_qd", "block device: requests in flight at each issue", "queue depth", 1.0),
          ("httpd_open_ns", "httpd: open + fstat of the requested file", "time (µs, log2 buckets)", 1e-3),
          ("httpd_ttfb_ns", "httpd: request to its first byte written", "time (µs, log2 buckets)", 1e-3)]
-NAME = re.compile(r"^(?P<rec>.+)-(?P<trial>[0-9]+)\.tsv$")
+
+
+# A bucket's lower bound and count: ASCII whole numbers within 64 bits.
+BUCKET = re.compile(r"-?[0-9]{1,20}")
 
 
 def read_hist(path):
-    """{(hist, key): {lo: count}} of one latency file; bad lines skipped."""
+    """{(hist, key): {lo: count}} of one latency file; a bad line is skipped
+    with one warning (naming the first), an unreadable file is none."""
     out = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            p = line.rstrip("\n").split("\t")
-            if len(p) != 4 or line.startswith("#"):
-                continue
-            try:
-                lo, c = int(p[2]), int(p[3])
-            except ValueError:
-                continue
-            h = out.setdefault((p[0], p[1]), {})
-            h[lo] = h.get(lo, 0) + c
+    bad = BadLines(path)
+    try:
+        with open_input(path) as f:
+            for n, line in enumerate(f, 1):
+                if line.startswith("#") or not line.strip():
+                    continue
+                p = line.rstrip("\r\n").split("\t")
+                if len(p) != 4:
+                    bad.add(n, "%d fields, not 4 (hist key lo count)" % len(p))
+                    continue
+                lo = int(p[2]) if BUCKET.fullmatch(p[2]) else None
+                c = int(p[3]) if BUCKET.fullmatch(p[3]) else None
+                if lo is None or c is None or not -2 ** 63 <= lo < 2 ** 64 or not 0 <= c < 2 ** 63:
+                    bad.add(n, "bucket %s count %s are not whole numbers of 64 bits" % (brief(p[2]), brief(p[3])))
+                    continue
+                h = out.setdefault((p[0], p[1]), {})
+                h[lo] = h.get(lo, 0) + c
+    except Error as e:
+        warn("%s, ignored" % e)
+        return {}
+    bad.report()
     return out
 
 
 def variant_hists(v):
     """{record: {hist: {lo: count}}} of a variant, summed over trials and
     keys (the traced device; DTrace: every disk)."""
-    d = os.path.join(v.path, "latency")
     out = {}
-    if not os.path.isdir(d):
-        return out
-    for fn in sorted(os.listdir(d)):
-        m = NAME.match(fn)
-        if not m:
-            continue
-        for (hist, _key), h in read_hist(os.path.join(d, fn)).items():
-            acc = out.setdefault(m.group("rec"), {}).setdefault(hist, {})
-            for lo, c in h.items():
-                acc[lo] = acc.get(lo, 0) + c
+    for rec, files in v.trial_files("latency", ".tsv").items():
+        for _trial, path in files:
+            for (hist, _key), h in read_hist(path).items():
+                acc = out.setdefault(rec, {}).setdefault(hist, {})
+                for lo, c in h.items():
+                    acc[lo] = acc.get(lo, 0) + c
     return out
 
 
@@ -160,8 +170,8 @@ def fmt_bound(x):
 def chart(out, phase, hist, lines):
     """One CDF chart: NAME.dat, NAME.gp, NAME.png and NAME.svg in OUT."""
     title, xlabel = next((t, x) for h, t, x, _s in KINDS if h == hist)
-    name = "latency-%s-%s" % (phase, hist)
-    with open(os.path.join(out, name + ".dat"), "w", encoding="utf-8") as f:
+    name = stem("latency-%s-%s" % (phase, hist))
+    with open(out_path(out, name + ".dat"), "w", encoding="utf-8") as f:
         f.write("# x fraction_below; one block per line of the chart\n")
         for _lab, _ci, _warm, pts in lines:
             f.write("".join("%.6g %.6f\n" % p for p in pts) + "\n\n")

@@ -22,6 +22,7 @@ import re
 import statistics
 
 import chartlib
+import resultslib
 from resultslib import NOISE_MIN, noise_label, stats
 
 MICRO_PHASES = ("iometer", "iozone", "postmark", "discover")
@@ -36,8 +37,9 @@ POSTMARK_FIELDS = [("tps", "transactions per second"), ("created_per_s", "files 
                    ("read_kBps", "kB read per second"), ("written_kBps", "kB written per second"),
                    ("wall_s", "wall time (lower is better)")]
 COLORS = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#8C6D31", "#999999"]
-IOMETER_RE = re.compile(r"^(.+)\.qd(\d+)\.([a-z0-9_]+)$")
-IOZONE_RE = re.compile(r"^([a-z]+)\.fs(\d+)k\.rs(\d+)k\.kBps$")
+# sizes and queue depths from 1 (drawn on log2 scales), in ASCII digits
+IOMETER_RE = re.compile(r"^(.+)\.qd([1-9][0-9]{0,8})\.([a-z0-9_]+)$")
+IOZONE_RE = re.compile(r"^([a-z]+)\.fs([1-9][0-9]{0,11})k\.rs([1-9][0-9]{0,11})k\.kBps$")
 POSTMARK_RE = re.compile(r"^(n\d+\.t\d+)\.tps$")
 
 
@@ -123,7 +125,8 @@ class MicroCharts:
         series = [s for s in series if s[2]]
         if not series:
             return
-        with open(os.path.join(self.r.out, name + ".dat"), "w", encoding="utf-8") as f:
+        name = chartlib.stem(name)
+        with open(chartlib.out_path(self.r.out, name + ".dat"), "w", encoding="utf-8") as f:
             f.write("# x median min max, one block per series\n")
             for _n, _c, pts in series:
                 f.write("".join("%g %g %g %g\n" % p for p in pts) + "\n\n")
@@ -142,7 +145,7 @@ class MicroCharts:
         if logx:
             lo, hi = xs[0], xs[-1]
             lines += ["set logscale x 2", "set xrange [%g:%g]" % (lo / 1.3, hi * 1.3),
-                      "set xtics (%s)" % ", ".join("%s %g" % (gq(logx(x)), x) for x in xs)]
+                      "set xtics (%s)" % ", ".join("%s %g" % (chartlib.gtic(logx(x)), x) for x in xs)]
         lines += list(extra)
         self.r.instance(name, "micro_lines.gp", lines)
         self.r.charts.append(dict(name=name, kind="lines", title=title, scale="", unit="", table=None,
@@ -213,12 +216,12 @@ class MicroCharts:
 
     def heat(self, test, cells):
         gq = chartlib.gq
-        panels = [(n, c[test]) for n, c in zip(self.names, cells) if c.get(test)]
+        panels = [(n, c[test]) for n, c in zip(self.names, cells) if any(x > 0 for x in c.get(test, {}).values())]
         vals = [x for _n, c in panels for x in c.values() if x > 0]
         if not vals:
             return
-        name = "iozone-" + test
-        with open(os.path.join(self.r.out, name + ".dat"), "w", encoding="utf-8") as f:
+        name = chartlib.stem("iozone-" + test)
+        with open(chartlib.out_path(self.r.out, name + ".dat"), "w", encoding="utf-8") as f:
             f.write("# log2(file kB) log2(record kB) kB/s, one block per host/variant\n")
             for _n, c in panels:
                 f.write("".join("%d %d %g\n" % (math.log2(fs), math.log2(rs), v)
@@ -235,8 +238,8 @@ class MicroCharts:
                  "npanels = %d\nncols = %d" % (len(panels), cols),
                  "array pnames = [%s]" % ", ".join(gq(n) for n, _c in panels),
                  "cbmin = %g\ncbmax = %g" % (lo, hi),
-                 "set xtics (%s)" % ", ".join("%s %d" % (gq(size_label(x)), math.log2(x)) for x in fss),
-                 "set ytics (%s)" % ", ".join("%s %d" % (gq(size_label(x)), math.log2(x)) for x in rss),
+                 "set xtics (%s)" % ", ".join("%s %d" % (chartlib.gtic(size_label(x)), math.log2(x)) for x in fss),
+                 "set ytics (%s)" % ", ".join("%s %d" % (chartlib.gtic(size_label(x)), math.log2(x)) for x in rss),
                  "set xrange [%g:%g]" % (math.log2(fss[0]) - 0.5, math.log2(fss[-1]) + 0.5),
                  "set yrange [%g:%g]" % (math.log2(rss[0]) - 0.5, math.log2(rss[-1]) + 0.5)]
         self.r.instance(name, "micro_heat.gp", lines)
@@ -292,18 +295,20 @@ def discover_points(v, test):
     """[(offset kB, min us, min us, min us)] of the first trial's raw file."""
     trials = sorted({t for p, t, _m, _v, _u in v.records if p == "discover"})
     for t in trials:
-        path = os.path.join(v.path, "raw", "discover-%d" % t, test + ".tsv")
-        if not os.path.exists(path):
+        d = resultslib.inside(v.path, "raw", "discover-%d" % t)
+        path = os.path.join(d or "", test + ".tsv")
+        if not d or not os.path.lexists(path):
             continue
         pts = []
-        with open(path, encoding="utf-8", errors="replace") as f:
-            for line in f:
-                c = line.split("\t")
-                try:
-                    off, lo = float(c[0]), float(c[1])
-                except (ValueError, IndexError):
-                    continue
-                pts.append((off / 1024, lo, lo, lo))
+        try:
+            with resultslib.open_input(path) as f:
+                for line in f:
+                    c = line.rstrip("\r\n").split("\t")
+                    off, lo = (resultslib.num(x) for x in (c + ["", ""])[:2])
+                    if off is not None and lo is not None:
+                        pts.append((off / 1024, lo, lo, lo))
+        except resultslib.Error as e:
+            resultslib.warn("%s, ignored" % e)
         return pts
     return []
 

@@ -12,6 +12,7 @@ It reads only results/ (the formats: docs/formats.md#records).
 import argparse
 import os
 import sys
+import traceback
 
 sys.dont_write_bytecode = True
 
@@ -89,11 +90,19 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    # Every failure is one line (a name from a result tree shown escaped),
+    # never a traceback: a bug's names its type and where it happened.
     try:
         sys.exit(main(sys.argv[1:]))
     except Error as e:
-        print("plots: %s" % e, file=sys.stderr)
+        print("plots: %s" % resultslib.shown(e), file=sys.stderr)
         sys.exit(2)
     except OSError as e:
-        print("plots: %s" % e, file=sys.stderr)
+        print("plots: %s" % resultslib.shown(e), file=sys.stderr)
         sys.exit(1)
+    except Exception as e:  # noqa: BLE001
+        tb = traceback.extract_tb(e.__traceback__)[-1]
+        print("plots: internal error (a bug): %s: %s (%s:%d)" % (type(e).__name__, resultslib.shown(e),
+                                                                 os.path.basename(tb.filename), tb.lineno),
+              file=sys.stderr)
+        sys.exit(3)

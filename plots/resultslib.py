@@ -4,33 +4,240 @@ the comparison: runs, hosts, variants, their records, series and failures.
 results/<run>/<host>/<variant>/meta.json     host metadata (JSON object)
                                records.tsv   phase trial metric value unit
                                series/<phase>-<trial>.tsv   t_s metric value
+
+A result tree may come from another machine and is read as untrusted input
+(docs/results.md#results-from-elsewhere): only regular files inside the run
+(no symlink is followed below the run's directory), each up to a size; numbers
+parse strictly (ASCII, finite, bounded); a line that breaks a rule is skipped
+with one warning naming the file and line.
 """
+import errno
 import json
 import math
 import os
 import re
+import stat
 import sys
 
 import stats as statslib
 
 PROG = "plots"
 
+# The bounds of what is read (docs/results.md#results-from-elsewhere).
+INPUT_MAX = 256 << 20  # bytes of a records.tsv, series, latency, profile or raw file
+META_MAX = 1 << 20  # bytes of a meta.json or results/.current
+VALUE_MAX = 1e18  # |figure| of a record or series: beyond, no measurement of this harness
+TIME_MAX = 1e8  # a series sample's t_s (three years)
+NAME_MAX = 200  # characters of a phase, metric or unit
+TRIAL_MAX = 10 ** 6
+# A number as C's printf, awk or Python print one, ASCII only ("1.62726e+06");
+# no inf or nan, no "1_000", no other scripts' digits.
+NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?")
+NUMBER_LEN = 40
+WHOLE = re.compile(r"[0-9]{1,9}")
+# Units whose values are text (docs/formats.md#records); every other unit's are numbers.
+TEXT_UNITS = ("text", "exit")
+# Units that cannot be negative: times, sizes, shares; rates (any unit with
+# /s) too.  Counts may be -1, fsdisco's "none" (docs/formats.md).
+NOT_NEGATIVE = ("s", "ms", "us", "ns", "B", "kB", "KB", "KiB", "MB", "%", "fraction")
+COUNTS = ("count", "files", "dirs", "threads")
+# Control characters and the surrogates of undecodable bytes: never in a name,
+# shown escaped in a message.
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
 
 class Error(Exception):
     """A one-line error for the user; the command exits non-zero."""
 
 
+def shown(s):
+    """S for a one-line message: control characters and a file name's
+    undecodable bytes (surrogate escapes) as \\xNN (\\uNNNN)."""
+    def esc(m):
+        c = ord(m.group())
+        if 0xdc80 <= c <= 0xdcff:
+            c -= 0xdc00
+        return "\\x%02x" % c if c < 0x100 else "\\u%04x" % c
+    return CONTROL.sub(esc, str(s))
+
+
+_warned = set()  # a file read twice (the HTML and the summary) warns once
+
+
 def warn(msg):
-    print("%s: warning: %s" % (PROG, msg), file=sys.stderr)
+    msg = shown(msg)
+    if msg not in _warned:
+        _warned.add(msg)
+        print("%s: warning: %s" % (PROG, msg), file=sys.stderr)
 
 
 def num(s):
-    """The float value of a record field, or None when it is not a number."""
-    try:
-        v = float(s)
-    except (TypeError, ValueError):
+    """The float value of a record field, or None when it is not a number
+    (NUMBER, finite, at most VALUE_MAX either way)."""
+    if not isinstance(s, str) or len(s) > NUMBER_LEN or not NUMBER.fullmatch(s):
         return None
-    return v if math.isfinite(v) else None
+    v = float(s)
+    return v if abs(v) <= VALUE_MAX else None
+
+
+def open_input(path, limit=INPUT_MAX):
+    """PATH of a result tree opened to read as UTF-8 text (undecodable bytes
+    replaced): a regular file, not a symlink, a FIFO or a device, of at most
+    LIMIT bytes; Error, one line naming it, otherwise.  O_NONBLOCK: a FIFO
+    does not block the open."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as e:
+        raise Error("%s: %s" % (path, "a symlink, not followed" if e.errno == errno.ELOOP else e.strerror)) from e
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise Error("%s: not a regular file, not read" % path)
+        if st.st_size > limit:
+            raise Error("%s: %d bytes, more than the %d a result file may have, not read" % (path, st.st_size, limit))
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, encoding="utf-8", errors="replace")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def inside(top, *parts):
+    """TOP/PARTS... when each part is a real directory (not a symlink) below
+    TOP, else None (a symlink: with a warning)."""
+    path = top
+    for p in parts:
+        path = os.path.join(path, p)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return None
+        if stat.S_ISLNK(st.st_mode):
+            warn("%s: a symlink, not followed" % path)
+            return None
+        if not stat.S_ISDIR(st.st_mode):
+            return None
+    return path
+
+
+def names(d):
+    """The entries of directory D whose names can be shown and written: not
+    hidden, no control characters, valid UTF-8 (the others: a warning)."""
+    out = []
+    try:
+        listed = sorted(os.listdir(d))
+    except OSError as e:
+        warn("%s: %s" % (d, e.strerror))
+        return out
+    for fn in listed:
+        if fn.startswith("."):
+            continue
+        if CONTROL.search(fn):
+            warn("%s: a name with control characters or bytes that are not UTF-8, skipped" % os.path.join(d, fn))
+            continue
+        out.append(fn)
+    return out
+
+
+class BadLines:
+    """The lines of one input file skipped: one warning for them all that
+    names the first and why."""
+
+    def __init__(self, path):
+        self.path, self.n, self.first = path, 0, None
+
+    def add(self, lineno, why):
+        self.n += 1
+        if self.first is None:
+            self.first = (lineno, why)
+
+    def report(self):
+        if self.n:
+            warn("%s:%d: %s; %s skipped" % (self.path, self.first[0], self.first[1],
+                                            "line" if self.n == 1 else "%d lines" % self.n))
+
+
+def brief(s, n=40):
+    """A field quoted in a message, at most N characters."""
+    return repr(s if len(s) <= n else s[:n] + "...")
+
+
+def whole(s, lo=0, hi=TRIAL_MAX):
+    """The int of S when it is ASCII digits within [LO, HI], else None."""
+    if not isinstance(s, str) or not WHOLE.fullmatch(s):
+        return None
+    v = int(s)
+    return v if lo <= v <= hi else None
+
+
+# A records.tsv line whose names are names (record_of): the fast path of
+# the common line; any other is looked at field by field for the reason.
+_NAME = "[^\\s\x00-\x1f\x7f-\x9f\ud800-\udfff](?:[^\t\x00-\x1f\x7f-\x9f\ud800-\udfff]{0,%d}" \
+        "[^\\s\x00-\x1f\x7f-\x9f\ud800-\udfff])?" % (NAME_MAX - 2)
+RECORD = re.compile("(%s)\t([0-9]{1,9})\t(%s)\t([^\t]*)\t(%s)" % (_NAME, _NAME, _NAME))
+
+
+def record_of(line):
+    """The record (phase, trial, metric, value, unit) of a records.tsv
+    LINE; ValueError saying why it is none."""
+    m = RECORD.fullmatch(line)
+    if not m:
+        fields = line.split("\t")
+        if len(fields) != 5:
+            raise ValueError("%d fields, not 5 TAB-separated ones" % len(fields))
+        for what, name in (("phase", fields[0]), ("metric", fields[2]), ("unit", fields[4])):
+            if not name or len(name) > NAME_MAX or CONTROL.search(name) or name != name.strip():
+                raise ValueError("%s %s is not a name" % (what, brief(name)))
+        raise ValueError("trial %s is not a whole number up to %d" % (brief(fields[1]), TRIAL_MAX))
+    phase, trial, metric, value, unit = m.groups()
+    t = int(trial)
+    if t > TRIAL_MAX:
+        raise ValueError("trial %s is not a whole number up to %d" % (brief(trial), TRIAL_MAX))
+    if unit not in TEXT_UNITS:
+        v = num(value)
+        if v is None:
+            raise ValueError("%s %s is not a number (ASCII, finite, at most %g)" % (metric, brief(value), VALUE_MAX))
+        if v < 0 and (unit in NOT_NEGATIVE or "/s" in unit or (unit in COUNTS and v < -1)):
+            raise ValueError("%s %s %s cannot be negative" % (metric, value, unit))
+    return (phase, t, metric, value, unit)
+
+
+def json_number(s):
+    """A JSON number of meta.json as a float; a non-finite one (1e400) as its text."""
+    v = float(s)
+    return v if math.isfinite(v) else s
+
+
+def json_int(s):
+    """A JSON whole number; one of more digits than a figure has as its text."""
+    return int(s) if len(s) <= 30 else s
+
+
+def clean_json(x):
+    """X of a parsed JSON with lone surrogates (a "\\ud800" escape) replaced,
+    so that it can be written as UTF-8."""
+    if isinstance(x, str):
+        return re.sub("[\ud800-\udfff]", "\ufffd", x)
+    if isinstance(x, list):
+        return [clean_json(e) for e in x]
+    if isinstance(x, dict):
+        return {clean_json(k): clean_json(e) for k, e in x.items()}
+    return x
+
+
+def read_meta(path):
+    """The JSON object of a meta.json; Error when it is none."""
+    with open_input(path, META_MAX) as f:
+        text = f.read()
+    try:
+        meta = clean_json(json.loads(text, parse_float=json_number, parse_int=json_int, parse_constant=str))
+    except RecursionError as e:
+        raise Error("%s: nested too deep" % path) from e
+    except ValueError as e:
+        raise Error("%s: %s" % (path, e)) from e
+    if not isinstance(meta, dict):
+        raise Error("%s: not a JSON object" % path)
+    return meta
 
 
 class Variant:
@@ -47,32 +254,31 @@ class Variant:
 
     def _load(self):
         mpath = os.path.join(self.path, "meta.json")
-        if os.path.exists(mpath):
+        if os.path.lexists(mpath):
             try:
-                with open(mpath, encoding="utf-8") as f:
-                    meta = json.load(f)
-                if isinstance(meta, dict):
-                    self.meta = meta
-                else:
-                    warn("%s: not a JSON object, ignored" % mpath)
-            except (OSError, ValueError) as e:
-                warn("%s: %s, ignored" % (mpath, e))
+                self.meta = read_meta(mpath)
+            except Error as e:
+                warn("%s, ignored" % e)
         rpath = os.path.join(self.path, "records.tsv")
-        bad = 0
-        if os.path.exists(rpath):
-            with open(rpath, encoding="utf-8", errors="replace") as f:
-                for n, line in enumerate(f, 1):
-                    line = line.rstrip("\r\n")
-                    if not line or (n == 1 and line.startswith("phase\t")):
-                        continue
-                    fields = line.split("\t")
-                    if len(fields) != 5 or not fields[1].isdigit():
-                        bad += 1
-                        continue
-                    self.records.append((fields[0], int(fields[1]), fields[2], fields[3], fields[4]))
-        if bad:
-            warn("%s: %d malformed line(s) skipped" % (rpath, bad))
+        if os.path.lexists(rpath):
+            try:
+                self._read_records(rpath)
+            except Error as e:
+                warn("%s, ignored" % e)
         self._find_failures()
+
+    def _read_records(self, rpath):
+        bad = BadLines(rpath)
+        with open_input(rpath) as f:
+            for n, line in enumerate(f, 1):
+                line = line.rstrip("\r\n")
+                if not line or (n == 1 and line.startswith("phase\t")):
+                    continue
+                try:
+                    self.records.append(record_of(line))
+                except ValueError as e:
+                    bad.add(n, str(e))
+        bad.report()
 
     def _find_failures(self):
         """A failed phase is a record `PHASE TRIAL status N exit` with N != 0
@@ -105,8 +311,9 @@ class Variant:
         such a phase say status 0): values() leaves it out."""
         allowed = {(p, t): num(v) or 0 for p, t, m, v, _u in self.records if m == "failed_allowed"}
         for p, t, m, v, _u in self.records:
-            if m == "failed" and (num(v) or 0) > allowed.get((p, t), 0):
-                self.invalid[(p, t)] = "%d failed requests" % num(v)
+            failed = num(v) if m == "failed" else None  # None: a text failed (no count)
+            if failed is not None and failed > allowed.get((p, t), 0):
+                self.invalid[(p, t)] = "%d failed requests" % failed
 
     @property
     def fs(self):
@@ -146,14 +353,19 @@ class Variant:
 
     def series_files(self):
         """{phase: [(trial, path)]} of the series/ directory."""
+        return self.trial_files("series", ".tsv")
+
+    def trial_files(self, sub, ext):
+        """{record name: [(trial, path)]} of the files SUB/NAME-TRIAL.EXT of
+        the variant (series, latency, profiles), by trial."""
         out = {}
-        sdir = os.path.join(self.path, "series")
-        if not os.path.isdir(sdir):
+        d = inside(self.path, sub)
+        if d is None:
             return out
-        for fn in sorted(os.listdir(sdir)):
-            m = re.match(r"^(.+)-(\d+)\.tsv$", fn)
+        for fn in names(d):
+            m = re.match(r"^(.+)-([0-9]{1,9})%s$" % re.escape(ext), fn)
             if m:
-                out.setdefault(m.group(1), []).append((int(m.group(2)), os.path.join(sdir, fn)))
+                out.setdefault(m.group(1), []).append((int(m.group(2)), os.path.join(d, fn)))
         for v in out.values():
             v.sort()
         return out
@@ -163,14 +375,13 @@ class Run:
     def __init__(self, name, path):
         self.name, self.path = name, path
         self.variants = []
-        for host in sorted(os.listdir(path)):
-            hpath = os.path.join(path, host)
-            if not os.path.isdir(hpath) or host.startswith("."):
+        for host in names(path):
+            hpath = inside(path, host)
+            if hpath is None:
                 continue
-            for var in sorted(os.listdir(hpath)):
-                vpath = os.path.join(hpath, var)
-                if os.path.isdir(vpath) and (os.path.exists(os.path.join(vpath, "records.tsv"))
-                                             or os.path.exists(os.path.join(vpath, "meta.json"))):
+            for var in names(hpath):
+                vpath = inside(hpath, var)
+                if vpath and any(os.path.lexists(os.path.join(vpath, f)) for f in ("records.tsv", "meta.json")):
                     self.variants.append(Variant(name, host, var, vpath))
 
 
@@ -178,16 +389,20 @@ def list_runs(results):
     if not os.path.isdir(results):
         return []
     return sorted(d for d in os.listdir(results)
-                  if not d.startswith(".") and os.path.isdir(os.path.join(results, d)))
+                  if not d.startswith(".") and not CONTROL.search(d) and os.path.isdir(os.path.join(results, d)))
 
 
 def default_run(results):
     """results/.current if it names a run, else the newest run directory."""
     cur = os.path.join(results, ".current")
-    if os.path.exists(cur):
-        with open(cur, encoding="utf-8") as f:
-            name = f.read().strip()
-        if name and os.path.isdir(os.path.join(results, name)):
+    if os.path.lexists(cur):
+        try:
+            with open_input(cur, META_MAX) as f:
+                name = f.read().strip()
+        except Error as e:
+            warn("%s, ignored" % e)
+            name = ""
+        if name and "/" not in name and not CONTROL.search(name) and os.path.isdir(os.path.join(results, name)):
             return name
     runs = list_runs(results)
     if not runs:
@@ -238,24 +453,36 @@ def fmt_value(v, unit):
 
 
 def series_table(path):
-    """{metric: [(t, value)]} of one series file, in time order."""
+    """{metric: [(t, value)]} of one series file, in time order; a line
+    that is not `t_s metric value` (t from 0 to TIME_MAX, a finite value)
+    is skipped with a warning, an unreadable file is none (a warning)."""
     out = {}
-    finite = math.isfinite
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            fields = line.split()
-            if len(fields) != 3:
-                continue
-            try:
-                t, v = float(fields[0]), float(fields[2])
-            except ValueError:
-                continue
-            if not (finite(t) and finite(v)):
-                continue
-            pts = out.get(fields[1])
-            if pts is None:
-                pts = out[fields[1]] = []
-            pts.append((t, v))
+    bad = BadLines(path)
+    try:
+        with open_input(path) as f:
+            for n, line in enumerate(f, 1):
+                fields = line.split()
+                if not fields:
+                    continue
+                if len(fields) != 3:
+                    bad.add(n, "%d fields, not 3 (t_s metric value)" % len(fields))
+                    continue
+                t, v = num(fields[0]), num(fields[2])
+                if t is None or not 0 <= t <= TIME_MAX:
+                    bad.add(n, "t_s %s is not a time from 0 to %g s" % (brief(fields[0]), TIME_MAX))
+                    continue
+                if v is None or CONTROL.search(fields[1]):
+                    bad.add(n, "%s %s is not a number (ASCII, finite, at most %g)" % (
+                        brief(fields[1]), brief(fields[2]), VALUE_MAX))
+                    continue
+                pts = out.get(fields[1])
+                if pts is None:
+                    pts = out[fields[1]] = []
+                pts.append((t, v))
+    except Error as e:
+        warn("%s, ignored" % e)
+        return {}
+    bad.report()
     for v in out.values():
         v.sort()
     return out

@@ -70,7 +70,7 @@ xrange() {
   # one untar of 2,000 s)
   cmp_side "$BATS_TEST_TMPDIR/res" long untar:2000
   make --no-print-directory plots RESULTS="$BATS_TEST_TMPDIR/res" RUN=long OUT="$OUT/long" >/dev/null
-  grep -q '"40:00" 2400' "$OUT/long/untar.gp"
+  grep -q "'40:00' 2400" "$OUT/long/untar.gp"
 }
 
 @test "plots: bars sorted by result, the best on top, each with its difference from the best; titles in words" {
@@ -85,12 +85,12 @@ xrange() {
   grep -q '"6,208  -4.8%"' "$OUT/serve-cold-fork.dat"
   grep -q '"tmpfs" "not flushable"' "$OUT/serve-cold-fork.dat"
   # no raw metric name as a title; the unit on its own line
-  run grep -l 'chart_title = ".*: wall_s' "$OUT"/*.gp
+  run grep -l "chart_title = '.*: wall_s" "$OUT"/*.gp
   [ "$status" -eq 1 ]
-  grep -q '^chart_title = "flush: the page cache written back and emptied between phases (FLUSH)\\ntime, lower is better' "$OUT/flush.gp"
+  grep -qF "chart_title = 'flush: the page cache written back and emptied between phases (FLUSH)' . \"\\n\" . 'time, lower is better'" "$OUT/flush.gp"
   # a title as wide as the chart needs (the fork chart's was cut at both ends)
   w=$(sed -n 's/^width = //p' "$OUT/serve-cold-fork.gp")
-  t=$(sed -n 's/^chart_title = "\([^\\]*\).*/\1/p' "$OUT/serve-cold-fork.gp")
+  t=$(sed -n "s/^chart_title = '\\([^']*\\)'.*/\\1/p" "$OUT/serve-cold-fork.gp")
   [ "$w" -ge $((8 * ${#t})) ]
   [ -s "$OUT/untar-sync.png" ]
 }
@@ -306,7 +306,7 @@ method_run() {
   # v4 and v6 side by side on one scale
   [ "$(grep -o 'set yrange \[[^]]*\]' "$OUT/net-v4-vs-v6.gp" | wc -l)" -eq 2 ]
   [ "$(grep -o 'set yrange \[[^]]*\]' "$OUT/net-v4-vs-v6.gp" | sort -u | wc -l)" -eq 1 ]
-  grep -q '"IPv4", "IPv6"' "$OUT/net-v4-vs-v6.gp"
+  grep -q "'IPv4', 'IPv6'" "$OUT/net-v4-vs-v6.gp"
   # the table of replays: rate, resets and retries side by side; the walk's time
   grep -q '^| h1 / ext4 | serve-cold-1 | 2 | 34 req/s | - | - | 70,002 | 71,002 | - | - | - |  |$' "$OUT/summary.md"
   # concurrency (REPLAY_CONC) and the connections replay opened (median of
@@ -349,7 +349,7 @@ method_run() {
   done
   # Both variants in every chart, on one scale: the latency charts share
   # theirs, each heat map one colour range for both panels.
-  grep -q '"fixturehost / tmpfs", "fixturehost / tmpfs-huge"' "$OUT/iometer-workstation-iops.gp"
+  grep -q "'fixturehost / tmpfs', 'fixturehost / tmpfs-huge'" "$OUT/iometer-workstation-iops.gp"
   [ "$(cat "$OUT"/iometer-*-lat-*.gp | grep -o 'set yrange \[[^]]*\]' | sort -u | wc -l)" -eq 1 ]
   grep -q 'npanels = 2' "$OUT/iozone-write.gp" && grep -q '^cbmax = ' "$OUT/iozone-write.gp"
   # Table rows: 2 variants x (3 + 3 Iometer tests, 9 IOzone tests, 2
@@ -431,7 +431,7 @@ whiskers() {
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   [ "$(whiskers "$OUT/untar.svg")" -eq 0 ]
   [ "$(whiskers "$OUT/serve-cold-1.svg")" -eq 0 ]
-  grep -q '^chart_title = ".*\\n1 trial: noise unknown"$' "$OUT/untar.gp"
+  grep -q "^chart_title = '.*\\n\" \\. '1 trial: noise unknown'\$" "$OUT/untar.gp"
   grep -q '1 trial: noise unknown' "$OUT/untar.svg"
   # no table says medians over trials; the flush table counts one trial, not three flushes
   grep -q '<h2 id="summary">All figures (1 trial: noise unknown)</h2>' "$OUT/index.html"

@@ -24,7 +24,7 @@ bar_of() {
 # label_of HOST : the group label of HOST's guest in a side-by-side chart's
 # instance: the host, its OS and its kernel from the fixture's meta.json.
 label_of() {
-  jq -r '"set label \"" + .host + "\\n" + .os + " " + .os_version + ", Linux " + .kernel + "\""' \
+  jq -r '"set label '\''" + .host + "'\'' . \"\\n\" . '\''" + .os + " " + .os_version + ", Linux " + .kernel + "'\''"' \
     "$FIX/$RUN/$1/ext4/meta.json"
 }
 
@@ -42,7 +42,8 @@ label_of() {
         continue
       fi
       l=$(label_of "$h")
-      grep -qF "$l" "$gp" || grep -qF "$(sed 's/\\/\\\\/g; s/"/\\"/g' <<<"$l")" "$gp" ||
+      # inside a panel's setup string, itself quoted: each ' a "'" between pieces
+      grep -qF "$l" "$gp" || grep -qF "${l//"'"/"' . \"'\" . '"}" "$gp" ||
         { echo "$gp: no group of $h ($l)"; false; }
     done
   done

@@ -289,7 +289,7 @@ profile.report_section([resultslib.load_run('$RESULTS', 'r')], '$T/out2')"
   [ -s "$T/cmp/profile.html" ]
   grep -q 'href="profile.html"' "$T/cmp/compare.html"
   grep -q '<img src="latency-serve-1-httpd_open_ns.png"' "$T/cmp/compare.html"
-  grep -q 'array line_titles = \["r / h / a cold", "r2 / h / a cold"\]' "$T/cmp/latency-serve-1-httpd_open_ns.gp"
+  grep -q "array line_titles = \\['r / h / a cold', 'r2 / h / a cold'\\]" "$T/cmp/latency-serve-1-httpd_open_ns.gp"
   grep -q 'r2 / h / a against r / h / a' "$T/cmp/profile.html"
   [ "$(grep -c "no kernel function's share changed" "$T/cmp/profile.html")" = 4 ]
   # host against host of one run (the two OSes of a lab run): paired by variant name
@@ -299,7 +299,7 @@ profile.report_section([resultslib.load_run('$RESULTS', 'r')], '$T/out2')"
   [ "$status" -eq 0 ]
   grep -q 'r / h2 / a against r / h / a' "$T/cmp2/profile.html"
   grep -q 'r / h2 / b against r / h / b' "$T/cmp2/profile.html"
-  grep -q 'array line_titles = \["r / h / a cold", "r / h2 / a cold"\]' "$T/cmp2/latency-serve-1-httpd_open_ns.gp"
+  grep -q "array line_titles = \\['r / h / a cold', 'r / h2 / a cold'\\]" "$T/cmp2/latency-serve-1-httpd_open_ns.gp"
 }
 
 @test "issue 30's done-when on a tiny run of two variants: every record a folded profile and latency histograms; per phase flame graphs, top functions, differences against the baseline and CDFs (fork included)" {

@@ -130,7 +130,7 @@ one_variant() {
   one_variant "$T/res" 10
   run make -C "$ROOT" --no-print-directory plots RESULTS="$T/res" RUN=big OUT="$T/out"
   [ "$status" -eq 0 ]
-  title=$(sed -n 's/^chart_title = "\(.*\)"$/\1/p' "$T/out/series-untar.gp")
+  title=$(sed -n "s/^chart_title = '\\(.*\\)'\$/\\1/p" "$T/out/series-untar.gp")
   width=$(sed -n 's/^width = //p' "$T/out/series-untar.gp")
   # the title is drawn at 12 points, about 8 pixels a character
   [ -n "$title" ]

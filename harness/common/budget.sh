@@ -56,8 +56,8 @@ budget_part() {
 # budget_end : the current part ends: its records.
 budget_end() {
   [ -n "$BUDGET_START" ] || return 0
-  budget_records "$BUDGET_NAME" "$CUR_TRIAL" "$BUDGET_PREFIX" "$BUDGET_HZ" "$BUDGET_START" "$(budget_snap)" \
-    "${DISTURBED_PCT:-5}" >>"$(run_dir)/records.tsv"
+  record_lines < <(budget_records "$BUDGET_NAME" "$CUR_TRIAL" "$BUDGET_PREFIX" "$BUDGET_HZ" "$BUDGET_START" \
+    "$(budget_snap)" "${DISTURBED_PCT:-5}")
   BUDGET_START=''
 }
 

@@ -25,24 +25,43 @@ phase_on_signal() {
 
 # phase_on_exit : the EXIT trap: the profile of the phase's parts, stop the
 # children, clean up, record the tools' CPU and a failure, remove WORK.
+# The failure is recorded first, into the room phase_begin reserved
+# (lib_reserve): a full RESULTS still gets it, and the report shows it.
 phase_on_exit() {
-  local rc=$?
+  local rc=$? full=''
   set +e
+  PHASE_EXITING=1
   trap '' INT TERM HUP PIPE
   profile_end
   proc_stop_all
-  blklat_end
-  for c in $PHASE_CLEANUP; do "$c"; done
-  [ -z "$CUR_TRIAL" ] || proof_record_cpu
+  [ "$rc" -eq 0 ] || [ -n "$FAIL_MSG" ] || full=$(phase_results_full)
+  [ -z "${RUN_DIR:-}" ] || lib_unreserve "$RUN_DIR"
   if [ "$rc" -ne 0 ] && [ -n "$CUR_TRIAL" ] && [ "$PHASE_DONE" = 0 ]; then
-    FAIL_MSG=${FAIL_MSG:-exit status $rc}
-    record_failure "$CUR_PHASE" "$CUR_TRIAL" "$FAIL_MSG"
+    FAIL_MSG=${FAIL_MSG:-exit status $rc$full}
+    record_failure "$CUR_PHASE" "$CUR_TRIAL" "$FAIL_MSG" ||
+      printf '%s: the failure is not recorded: %s\n' "$CUR_PHASE" "$LIB_ERR" >&2
     printf '%s: %s\n' "${CUR_PHASE:-harness}" "$FAIL_MSG" >&2
   elif [ "$rc" -ne 0 ] && [ -n "$FAIL_MSG" ]; then
     printf '%s: %s\n' "${CUR_PHASE:-harness}" "$FAIL_MSG" >&2
   fi
+  blklat_end
+  for c in $PHASE_CLEANUP; do "$c"; done
+  [ -z "$CUR_TRIAL" ] || proof_record_cpu
   [ -z "$WORK" ] || rm -rf "$WORK"
+  strays_unwatch
+  strays_forget
+  lock_release_all
   exit "$rc"
+}
+
+# phase_results_full : ": RESULTS is full (...)" when the filesystem of
+# RUN_DIR has no room left (a write of the harness's failed there: a log
+# line, a series), else nothing.
+phase_results_full() {
+  local avail
+  [ -n "${RUN_DIR:-}" ] || return 0
+  read -r _ _ avail _ < <(os_fs_space "$RUN_DIR" 2>/dev/null) || return 0
+  [ "${avail:-1}" != 0 ] || printf ': RESULTS is full (no space left on the filesystem of %s)' "$RUN_DIR"
 }
 
 # phase_refuse MESSAGE : a check refused the phase before anything was
@@ -101,6 +120,7 @@ phase_begin() {
   WORK=$(mktemp -d "${TMPDIR:-/tmp}/shootout-$CUR_PHASE.XXXXXX") || harness_die "cannot make a temporary directory"
   PHASE_LOG=$WORK/early.log
   target_check
+  phase_lock_target
   local names=("$@") id
   # What the checks below may leave behind if a later one refuses the phase.
   PHASE_NEW=() PHASE_NEW_RUN=''
@@ -111,10 +131,11 @@ phase_begin() {
     PHASE_NEW_RUN=$id
     PHASE_NEW+=("$RESULTS/$id")
   fi
+  phase_lock_variant "$id"
   phase_note_new "$RESULTS/$id" "$RESULTS/$id/$HOST" "$RESULTS/$id/$HOST/$VARIANT" \
     "$RESULTS/$id/$HOST/$VARIANT/series" "$RESULTS/$id/$HOST/$VARIANT/records.tsv" \
     "$RESULTS/$id/$HOST/$VARIANT/logs" "$RESULTS/$id/$HOST/$VARIANT/logs/warnings.log" \
-    "$RESULTS/$id/$HOST/$VARIANT/meta.json"
+    "$RESULTS/$id/$HOST/$VARIANT/meta.json" "$RESULTS/$id/$HOST/$VARIANT/.reserve"
   [ ${#names[@]} -gt 0 ] || names=("$CUR_PHASE")
   if [ -n "${TRIAL:-}" ]; then
     case $TRIAL in '' | *[!0-9]*) harness_die "TRIAL=$TRIAL is not a number" ;; esac
@@ -125,6 +146,9 @@ phase_begin() {
     CUR_TRIAL=$(next_trial "${names[@]}")
   fi
   RUN_DIR=$(run_dir)
+  printf '%s\n' "$RUN_DIR" >"$WORK/run_dir"
+  lib_reserve "$RUN_DIR" ||
+    phase_refuse "RESULTS has no room for this phase's records (64 KiB in $RUN_DIR): free some space on its filesystem"
   mkdir -p "$RUN_DIR/logs"
   PHASE_LOG=$RUN_DIR/logs/$CUR_PHASE-$CUR_TRIAL.log
   [ -s "$RUN_DIR/meta.json" ] || "$HARNESS/meta.sh" "$RUN_DIR/meta.json" >>"$PHASE_LOG" 2>&1 ||
@@ -132,6 +156,30 @@ phase_begin() {
   phase_warn_on_target
   phase_start_line
   blklat_begin
+}
+
+# phase_lock_target : this phase holds TARGET's lock, or shootout.sh that
+# runs it does (harness/lock.sh), or it is refused naming the holder; then
+# what a phase gone before left running on TARGET is stopped, and a watcher
+# stops what this one starts should it be killed outright
+# (harness/common/strays.sh).
+phase_lock_target() {
+  lock_target || phase_lock_refused
+  strays_begin
+  strays_reap
+  strays_watch
+}
+
+# phase_lock_variant RUN : the lock of RESULTS/RUN/HOST/VARIANT, where this
+# phase's records go (two runs there would mix their records).
+phase_lock_variant() {
+  lock_variant "$1" || phase_lock_refused
+}
+
+# phase_lock_refused : the lock is another run's: one line, exit 2.
+phase_lock_refused() {
+  [ -z "$LOCK_ERROR" ] || harness_die "$LOCK_ERROR"
+  phase_refuse "$LOCK_REFUSAL"
 }
 
 # phase_figure TEXT : add TEXT to the end line's figures (serve: a mode's).

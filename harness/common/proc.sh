@@ -18,14 +18,16 @@ proc_need() {
 # proc_run NAME CMD... : run CMD in the foreground but interruptibly (a signal
 # reaches our trap at once and the trap stops it); its output goes to the
 # phase log; a non-zero exit fails the phase with its last error line, except
-# the exit statuses listed in TOOL_OK (sets TOOL_RC).
+# the exit statuses listed in TOOL_OK (sets TOOL_RC).  It holds no lock
+# (lock_close_fds) and is noted for strays_reap.
 proc_run() {
   local name=$1 rc=0 err
   shift
   err=$WORK/$name.err
   printf '$ %s\n' "$*" >>"$PHASE_LOG"
-  "$@" >>"$PHASE_LOG" 2>"$err" &
+  { lock_close_fds; exec "$@"; } >>"$PHASE_LOG" 2>"$err" &
   TOOL_PID=$!
+  strays_note "$TOOL_PID" "$*"
   wait "$TOOL_PID" || rc=$?
   TOOL_PID=''
   cat "$err" >>"$PHASE_LOG"
@@ -41,17 +43,19 @@ proc_run() {
 # proc_start VAR CMD... : start CMD in a new session (its own process group,
 # so that it and every process it forks can be stopped together); the group
 # id goes into VAR.  Its output goes to the phase log (with KEEP_STDERR=1 its
-# stderr stays on the terminal, if that is one).
+# stderr stays on the terminal, if that is one).  Noted for strays_reap, as
+# proc_run.
 proc_start() {
   local var=$1
   shift
   if [ "${KEEP_STDERR:-0}" = 1 ] && [ -t 2 ]; then
-    os_setsid "$@" </dev/null >>"$PHASE_LOG" &
+    { lock_close_fds; os_setsid "$@"; } </dev/null >>"$PHASE_LOG" &
   else
-    os_setsid "$@" </dev/null >>"$PHASE_LOG" 2>&1 &
+    { lock_close_fds; os_setsid "$@"; } </dev/null >>"$PHASE_LOG" 2>&1 &
   fi
   printf -v "$var" '%s' "$!"
   GROUPS_RUNNING+=("$!")
+  strays_note "-$!" "$*"
 }
 
 # proc_await_gone PID|-PGID : until no such process is left (bash reaps its

@@ -86,7 +86,8 @@ proof_record_cpu() {
         if (big >= 0) printf "%s\ttool_maxrss_kb\t%.0f\tKiB\n", p, big
         if (p in mech) printf "%s\tevent_mechanism_httpd\t%s\ttext\n", p, mech[p]
       }
-    }' "$f" >>"$recs"
+    }' "$f" >"$WORK/cpu-records.tsv"
+  record_lines <"$WORK/cpu-records.tsv"
 }
 
 # proof_flush METHOD : flush.sh METHOD (harness/flush.sh) in the

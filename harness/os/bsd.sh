@@ -98,6 +98,17 @@ os.setsid()
 os.execvp(sys.argv[1], sys.argv[1:])' "$@"
 }
 
+# os_lock_fd FD : flock(2) of the file open on FD, exclusive, without
+# waiting (no flock command on every BSD: python3 calls flock(2); the lock
+# belongs to the open file, so it stays with the shell's FD).
+os_lock_fd() {
+  python3 -c 'import fcntl, sys
+try:
+    fcntl.flock(int(sys.argv[1]), fcntl.LOCK_EX | fcntl.LOCK_NB)
+except OSError:
+    sys.exit(1)' "$1"
+}
+
 os_now() {
   python3 -c 'import time; print("%.6f" % time.time())'
 }

@@ -251,6 +251,12 @@ os_setsid() {
   exec setsid "$@"
 }
 
+# os_lock_fd FD : take the lock of the file open on FD (flock(2), exclusive,
+# without waiting); status 1 when another open file holds it.
+os_lock_fd() {
+  flock -n "$1"
+}
+
 # os_now : seconds since the epoch, with a fraction.
 os_now() {
   date +%s.%N
