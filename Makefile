@@ -88,11 +88,26 @@ TEST_DEPS := build static fuzz cross test peers fs harness playbooks plots micro
 # Every suite: C unit tests, the same under ASan+UBSan, a few seconds of each
 # fuzz target, bats (with the tools built under ASan+UBSan), lint.
 # The last line printed is "N passed, N failed[, N skipped]".
-# A fuzz target that does not build is a failure the fuzz suite counts
+# Everything the suites run is built first, TEST_JOBS (the CPUs) at a time,
+# and once: the static tools too (tests/static.bats checks them).
+# A fuzz target or static build that fails is a failure its suite counts
 # (its binary is missing), not a stopped test run.
-test: test-deps all ctests asan-ctests asan-bins cross-for-test
-	-@$(MAKE) --no-print-directory fuzz-build
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+test: test-deps
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) test-build
 	@tests/run.sh
+
+# The sanitizer build's tests and tools in one make, so that -j never
+# builds an object of build/asan twice at once.
+.PHONY: test-build asan-all static-for-test fuzz-for-test
+test-build: all ctests asan-all bsdpaths cross-for-test static-for-test fuzz-for-test
+asan-all:
+	$(MAKE) --no-print-directory B=build/asan BIN=build/asan/bin OPT="$(SAN)" \
+	  ctests $(addprefix build/asan/bin/,$(BINS))
+static-for-test:
+	-@$(MAKE) --no-print-directory static
+fuzz-for-test:
+	-@$(MAKE) --no-print-directory fuzz-build
 
 .PHONY: test-deps
 test-deps:

@@ -11,7 +11,8 @@
 # No GROUP: every group.  The profile group also builds the flame graph
 # renderer, the Rust crate inferno (INFERNO_VERSION, pinned), with cargo
 # into build/inferno/ of the checkout (install and ensure; check says
-# whether it is there).
+# whether it is there), or copies the one built before on this machine
+# (kept in $XDG_CACHE_HOME or ~/.cache, shootout/inferno-VERSION).
 # iozone3 (group micro) is in Debian's non-free component, which a fresh
 # Debian 12 does not enable: install (and ensure) add it first, only when a
 # non-free package is missing and no source has the component, as a file of
@@ -47,6 +48,14 @@ NONFREE_FILE=$APT_ETC/sources.list.d/shootout-non-free.sources
 INFERNO_VERSION=0.11.14
 case $0 in */*) INFERNO_ROOT=${0%/*}/.. ;; *) INFERNO_ROOT=.. ;; esac
 INFERNO_ROOT=$(cd "$INFERNO_ROOT" && pwd)/build/inferno
+# The copy of this machine's build (inferno_build), outside the checkout,
+# where make cross keeps its libraries too.
+INFERNO_CACHE=''
+if [ -n "${XDG_CACHE_HOME-}" ]; then
+  INFERNO_CACHE=$XDG_CACHE_HOME/shootout/inferno-$INFERNO_VERSION
+elif [ -n "${HOME-}" ]; then
+  INFERNO_CACHE=$HOME/.cache/shootout/inferno-$INFERNO_VERSION
+fi
 
 deps_die() {
   echo "deps: $*" >&2
@@ -155,14 +164,22 @@ inferno_ok() {
 }
 
 # inferno_build : cargo install --locked the pinned inferno into
-# INFERNO_ROOT (a few minutes, once).
+# INFERNO_ROOT (a few minutes, once a machine): a copy of it is kept in
+# INFERNO_CACHE, outside the checkout, which the next checkout of this
+# machine (a fresh clone, CI) copies instead of building it again.
 inferno_build() {
   inferno_ok && return 0
+  if [ -n "$INFERNO_CACHE" ] && [ -x "$INFERNO_CACHE/bin/inferno-flamegraph" ] &&
+    [ "$(cat "$INFERNO_CACHE/version" 2>/dev/null)" = "$INFERNO_VERSION" ]; then
+    mkdir -p "$INFERNO_ROOT" && cp -R "$INFERNO_CACHE/." "$INFERNO_ROOT/" && inferno_ok && return 0
+  fi
   command -v cargo >/dev/null 2>&1 || { echo "deps: no cargo to build inferno (harness/deps.sh install profile)" >&2; exit 1; }
   echo "deps: building inferno $INFERNO_VERSION (the flame graphs) into $INFERNO_ROOT"
   cargo install --quiet --locked --force --root "$INFERNO_ROOT" inferno --version "$INFERNO_VERSION" ||
     { echo "deps: cargo could not build inferno $INFERNO_VERSION" >&2; exit 1; }
   printf '%s\n' "$INFERNO_VERSION" >"$INFERNO_ROOT/version"
+  # the cache is a convenience: one that cannot be written is no failure
+  [ -z "$INFERNO_CACHE" ] || { mkdir -p "$INFERNO_CACHE" && cp -R "$INFERNO_ROOT/." "$INFERNO_CACHE/"; } 2>/dev/null || true
 }
 
 # wants_profile GROUP... : the profile group is named (or every group).

@@ -46,12 +46,21 @@ micro_begin() {
 }
 
 micro_end() {
-  [ -n "${MICRO_DIR:-}" ] && [ -e "$TARGET/micro/$MICRO_MARK" ] && rm -rf "$MICRO_DIR"
+  # A killed tool's own children (fio's jobs) may still write a file or two
+  # as they die: the removal is tried again until they are gone (10 s).
+  [ -n "${MICRO_DIR:-}" ] && [ -e "$TARGET/micro/$MICRO_MARK" ] &&
+    { POLL_STEP=0.1 poll_until 10 micro_rm_dir || harness_say "could not remove $MICRO_DIR"; }
   rmdir "$TARGET/micro" 2>/dev/null || {
     # Only our mark left: the directory is ours to remove.
     [ "$(ls -A "$TARGET/micro" 2>/dev/null)" = "$MICRO_MARK" ] && rm -f "$TARGET/micro/$MICRO_MARK" &&
       rmdir "$TARGET/micro"
   } || true
+}
+
+# micro_rm_dir : MICRO_DIR removed, quietly (micro_end tries again).
+micro_rm_dir() {
+  rm -rf "$MICRO_DIR" 2>/dev/null
+  [ ! -e "$MICRO_DIR" ]
 }
 
 # micro_flush_method : MICRO_FLUSH, the method micro_flush uses, from FLUSH:

@@ -7,15 +7,111 @@
 #   DEMO_VARIANTS=ext4,xfs   only these filesystems
 #   DATASET=tiny             another dataset profile (default small)
 #   DEMO_SIZE=4G             size of each sparse loop image (and of tmpfs)
-#   TRIALS=N                 trials of the whole cycle per variant (default 1)
-#   DEMO_REPEAT=serve:3,net:3  runs of those phases within each cycle
+#   TRIALS=N                 trials of the whole cycle per variant (default 2), the
+#                            variants' trials alternating in a shuffled order
+#   DEMO_REPEAT=serve:3,net:3  runs of those phases within each cycle (default none)
 #   PROFILE=0                no kernel profile of the phases (default 1)
 #   BLKLAT=0                 no block-latency histograms (default 1)
 #   FORKLAT=0                no httpd histograms of the fork serve mode (default 1)
+#   PRECISION PRECISION_MAX_TRIALS PRECISION_MAX_S MIN_MEASURE_S DISTURBED_PCT
+#                            the harness's stopping rule (docs/harness.md), passed on;
+#                            the demo caps it at PRECISION_MAX_TRIALS=5 PRECISION_MAX_S=10
 set -eu
 cd "$(dirname "$0")/.."
 
 say() { printf 'demo: %s\n' "$*" >&2; }
+
+# minutes S : S seconds as "N min" (or "N s" under a minute).
+minutes() {
+  if [ "$1" -lt 60 ]; then printf '%s s' "$1"; else printf '%s min' "$((($1 + 30) / 60))"; fi
+}
+
+# progress_lines T0 : reads the play's progress lines (playbooks/roles/
+# phases/tasks/progress.yml: HOST make VARIANT I/N, HOST step N/TOTAL
+# TRIAL/TRIALS VARIANT POS/NV PHASE, HOST done) on stdin as they come and
+# prints one line each, with the time left: every trial of every variant
+# runs the same steps, so each step is estimated by the mean time the same
+# step of the earlier trials took (by the mean of all steps before a step
+# has run once).
+progress_lines() {
+  local t0=$1 host kind a b c d e now n total per pos k left est known=0 all=0 cnt=0
+  local prev_t='' prev_pos=0
+  local -a sum=() num=()
+  local -A seen=()
+  while IFS=$'\t' read -r host kind a b c d e; do
+    # each line once, should tail read the file again
+    [ -z "${seen[$host $kind $a $b]:-}" ] || continue
+    seen[$host $kind $a $b]=1
+    now=$EPOCHSECONDS
+    case $kind in
+      make) say "making the filesystem of $a (${b%/*} of ${b#*/})" ;;
+      done) say "every trial ran ($(minutes $((now - t0))) in); unmounting, fetching, summary" ;;
+      step)
+        n=${a%/*} total=${a#*/}
+        # steps of one trial of one variant: TOTAL / (TRIALS x VARIANTS)
+        per=$((total / (${b#*/} * ${d#*/})))
+        [ "$per" -gt 0 ] || per=1
+        pos=$(((n - 1) % per))
+        if [ -n "$prev_t" ]; then
+          sum[prev_pos]=$((${sum[prev_pos]:-0} + now - prev_t))
+          num[prev_pos]=$((${num[prev_pos]:-0} + 1))
+          all=$((all + now - prev_t)) cnt=$((cnt + 1))
+        fi
+        prev_t=$now prev_pos=$pos
+        left=''
+        if [ "$cnt" -gt 0 ]; then
+          est=0
+          for ((k = n; k <= total; k++)); do
+            known=$(((k - 1) % per))
+            if [ "${num[known]:-0}" -gt 0 ]; then
+              est=$((est + sum[known] / num[known]))
+            else
+              est=$((est + all / cnt))
+            fi
+          done
+          left=", ~$(minutes "$est") left"
+        fi
+        say "trial $b, $c (${d%/*} of ${d#*/}): $e (step $n/$total$([ "$host" = "$(hostname -s)" ] || printf ' on %s' "$host"), $(minutes $((now - t0))) in$left)"
+        ;;
+    esac
+  done
+}
+
+STOPPING_RULE='PRECISION PRECISION_MAX_TRIALS PRECISION_MAX_S MIN_MEASURE_S DISTURBED_PCT'
+
+# stopping_rule_check : each setting of the harness's stopping rule given is
+# a number (it goes into YAML that Ansible reads as a template); one line
+# and exit 2 otherwise.  The harness checks them again.
+stopping_rule_check() {
+  local n
+  for n in $STOPPING_RULE; do
+    [ -z "${!n:-}" ] || [[ ${!n} =~ ^[0-9]+(\.[0-9]+)?$ ]] || { say "$n=${!n}: want a number"; exit 2; }
+  done
+}
+
+# stopping_rule_yaml : ", NAME: VALUE" for each setting of the harness's
+# stopping rule given, for shootout_make_vars; the harness's defaults
+# otherwise.
+stopping_rule_yaml() {
+  local n
+  for n in $STOPPING_RULE; do
+    [ -z "${!n:-}" ] || printf ', %s: "%s"' "$n" "${!n}"
+  done
+}
+
+# run_playbook LOG PROGRESS ARGS... : ansible-playbook ARGS, its task output
+# into LOG, and a line on stderr for each step of the run (progress_lines).
+run_playbook() {
+  local log=$1 progress=$2 pid rc=0
+  shift 2
+  : >"$progress"
+  ANSIBLE_DISPLAY_SKIPPED_HOSTS=false ANSIBLE_NOCOLOR=1 ansible-playbook "$@" -e "shootout_progress=$PWD/$progress" \
+    >"$log" 2>&1 &
+  pid=$!
+  tail -n +1 -F --pid="$pid" "$progress" 2>/dev/null | progress_lines "$EPOCHSECONDS"
+  wait "$pid" || rc=$?
+  return "$rc"
+}
 
 # DATASET, TRIALS and DEMO_SIZE go into the playbook's variables (YAML that
 # Ansible reads as templates): checked first, one line and exit 2 for a
@@ -23,6 +119,12 @@ say() { printf 'demo: %s\n' "$*" >&2; }
 # shellcheck source=harness/common/settings.sh
 . harness/common/settings.sh
 SHOOTOUT_ROOT=$PWD settings_check demo
+stopping_rule_check
+# The demo's own caps on the stopping rule, unless given: six variants of two
+# trials, each with ten serve and net figures, on a 2-CPU machine in about
+# 20 minutes (the harness's 10 trials or 60 s a figure could take hours).
+PRECISION_MAX_TRIALS=${PRECISION_MAX_TRIALS:-5}
+PRECISION_MAX_S=${PRECISION_MAX_S:-10}
 
 if [ "$(id -u)" -ne 0 ]; then
   say "needs root: it installs packages (make deps), attaches loop devices,"
@@ -55,17 +157,18 @@ demo_lock
 
 dataset=${DATASET:-small}
 size=${DEMO_SIZE:-4G}
-trials=${TRIALS:-1}
+trials=${TRIALS:-2}
 # The demo shows the why too: a kernel profile of every phase (PROFILE=1).
 profile=${PROFILE:-1}
 # ... and the block device's latency distribution (BLKLAT=1).
 blklat=${BLKLAT:-1}
 # ... and httpd's open and first-byte times in the fork serve mode (FORKLAT=1).
 forklat=${FORKLAT:-1}
-# DEMO_REPEAT (serve:3,net:3): those phases run 3 times in each cycle, so
-# their figures have a spread; untar, untar2 and delete change TARGET and
-# run once.
-repeat=${DEMO_REPEAT:-serve:3,net:3}
+# DEMO_REPEAT (e.g. serve:3,net:3): those phases run 3 times in each cycle;
+# untar, untar2 and delete change TARGET and run once a cycle.  By default
+# none: the harness's stopping rule (PRECISION) repeats the serve and net
+# figures within their phase until precise, more cheaply.
+repeat=${DEMO_REPEAT:-none}
 repeat_yaml=''
 [ "$repeat" != none ] || repeat=''
 IFS=', ' read -r -a repeat_items <<<"$repeat"
@@ -118,7 +221,7 @@ vars=build/demo-vars.yml
   echo "shootout_dataset: $dataset"
   echo "shootout_trials: $trials"
   echo "shootout_repeat: {$repeat_yaml}"
-  echo "shootout_make_vars: {PROFILE: $profile, BLKLAT: $blklat, FORKLAT: $forklat}"
+  echo "shootout_make_vars: {PROFILE: $profile, BLKLAT: $blklat, FORKLAT: $forklat$(stopping_rule_yaml)}"
   echo "shootout_variants:"
   for fs in "${variants[@]}"; do
     if [ "$fs" = tmpfs ]; then
@@ -128,15 +231,24 @@ vars=build/demo-vars.yml
     fi
   done
 } >"$vars"
-say "run $run_id: ${variants[*]} on dataset $dataset"
+dir=results/$run_id
+mkdir -p build/demo
+log=build/demo/$run_id.log
+say "run $run_id: ${variants[*]} on dataset $dataset, $trials trial(s) each, the variants alternating"
+say "Ansible's task output: $log"
 
 rc=0
-ANSIBLE_DISPLAY_SKIPPED_HOSTS=false ansible-playbook -i playbooks/inventory/local.yml \
-  playbooks/shootout.yml -e "@$vars" || rc=$?
-
-dir=results/$run_id
-if [ ! -d "$dir" ]; then
-  say "no results in $dir (ansible-playbook exited $rc)"
+run_playbook "$log" "build/demo/$run_id.progress" -i playbooks/inventory/local.yml playbooks/shootout.yml \
+  -e "@$vars" || rc=$?
+if [ -s "$dir/summary.tsv" ]; then
+  column -t -s $'\t' "$dir/summary.tsv" >&2 || cat "$dir/summary.tsv" >&2
+fi
+if [ "$rc" -ne 0 ]; then
+  say "ansible-playbook exited $rc; its last lines (all of it in $log):"
+  grep -E 'fatal:|FAILED|"msg"|ERROR' "$log" | tail -n 10 >&2 || tail -n 20 "$log" >&2
+fi
+if ! find "$dir" -mindepth 2 -name records.tsv | grep -q .; then
+  say "no results in $dir (ansible-playbook exited $rc; see $log)"
   exit 1
 fi
 if make --no-print-directory -n report >/dev/null 2>&1 && make --no-print-directory report RUN="$run_id"; then
@@ -147,7 +259,8 @@ else
   cat "$dir/summary.txt"
   where=$dir/summary.txt
 fi
-say "results: $dir"
+say "results: $dir (the order of the trials: $dir/*/order.tsv)"
+say "Ansible's task output: $log"
 say "report:  $where"
 say "took $(($(date +%s) - t0)) s"
 exit "$rc"

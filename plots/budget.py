@@ -20,8 +20,9 @@ the BSDs the split comes from kern.cp_time, without iowait or steal.
 
 The chart of the budget is drawn by budget_chart.py; here only what the
 budget says, and the proof beside a figure (proof()) it is part of."""
-from resultslib import num, trial_count
-from stats import NOISE_MIN, SPREAD_MAX, noise_label, spread, summary
+from ranking import headline
+from resultslib import disturbed_note, num, trial_count
+from stats import NOISE_MIN, SPREAD_MAX, estimate, noise_label, spread, summary
 
 DEVICE_BUSY = 0.8  # of the wall time: the device is the limit
 CPU_BUSY = 0.8  # of all CPUs' time: the CPUs are the limit
@@ -132,20 +133,48 @@ def proof(v, phase, metric):
     """What backs one figure: {"limit": the time budget's verdict or None,
     "spread": percent or None, "noisy": bool, "resident": median
     resident_pct or None, "rss_kb": median tool_maxrss_kb or None,
-    "noise": "1 trial: noise unknown" below NOISE_MIN trials, else ""}."""
+    "noise": "1 trial: noise unknown" below NOISE_MIN trials, else "",
+    "disturbed": "2 of 7 trials disturbed: machine busy" or "", "interval":
+    the half-width of the figure's 95% confidence interval in percent of
+    it, or None below 2 trials, "median": whether the figure is the median
+    of skewed trials rather than their mean, "stop": why the harness
+    stopped repeating it (precision_stop: "trial cap", "time cap"; "" when
+    precise, one trial, or a run from before the stopping rule)}."""
     vals = v.values(phase, metric)
     trials = trial_count(v, phase, len(vals))
     sp = spread(vals) if trials >= NOISE_MIN else None
+    est = estimate(vals)
     res = summary(v.values(phase, "resident_pct"))[1]
     rss = summary(v.values(phase, "tool_maxrss_kb"))[1]
     return {"limit": phase_verdict(v, phase, metric),
             "spread": sp, "noisy": sp is not None and sp > SPREAD_MAX, "resident": res, "rss_kb": rss,
-            "noise": noise_label(trials)}
+            "noise": noise_label(trials), "disturbed": disturbed_note(v, phase, metric),
+            "interval": est.halfwidth_pct if est.lo is not None and est.halfwidth_pct < 1e6 else None,
+            "median": est.method == "median", "stop": precision_stop(v, phase, metric)}
+
+
+HEADLINES = ("wall_s", "rps", "mbps", "steady_rps", "steady_mbps")  # what the harness repeats until precise
+
+
+def precision_stop(v, phase, metric):
+    """Why the harness stopped repeating the headline figure of PHASE
+    (docs/formats.md#precision-records), in words when it was a cap:
+    "trial cap", "time cap"; "" otherwise and for a side figure."""
+    stops = [val for p, _t, m, val, _u in v.records if p == phase and m == "precision_stop"]
+    if not stops or metric not in HEADLINES or metric != headline([v], phase, metric.replace("steady_", "")):
+        return ""
+    return {"trial_cap": "trial cap", "time_cap": "time cap"}.get(stops[-1], "")
 
 
 def rss_text(p):
     """The peak resident size of the phase's largest tool, e.g. "peak RSS 4.2 MB"."""
     return "peak RSS %.1f MB" % (p["rss_kb"] * 1024 / 1e6)
+
+
+def interval_text(p):
+    """The figure's interval in words: "95% CI +-2.1%" ("median, 95% CI ..."
+    for the median of skewed trials)."""
+    return "%s95%% CI \u00b1%.1f%%" % ("median, " if p.get("median") else "", p["interval"])
 
 
 def proof_text(p):
@@ -154,10 +183,16 @@ def proof_text(p):
     parts = []
     if p["limit"] is not None:
         parts.append(p["limit"])
+    if p.get("interval") is not None:
+        parts.append(interval_text(p))
     if p["spread"] is not None:
         parts.append("spread %.1f%%%s" % (p["spread"], ": noisy" if p["noisy"] else ""))
     if p.get("noise"):
         parts.append(p["noise"])
+    if p.get("disturbed"):
+        parts.append(p["disturbed"])
+    if p.get("stop"):
+        parts.append("stopped at the %s, short of the precision asked" % p["stop"])
     if p["resident"] is not None:
         parts.append("%.1f%% resident before" % p["resident"])
     if p.get("rss_kb") is not None:

@@ -1,8 +1,8 @@
 """The chart helpers that plots/charts.py (the shootout's charts) and
 plots/micro_charts.py (the micro-benchmarks') share: gnuplot string
 literals, axes and tics, running gnuplot on a generated instance, the
-hosts-and-variants layout of the bars, a bar's figures (median, min, max,
-trials) and the .dat/.tsv files behind a chart."""
+hosts-and-variants layout of the bars, a bar's figures (the mean, min,
+max, trials) and the .dat/.tsv files behind a chart."""
 import hashlib
 import math
 import os
@@ -10,7 +10,7 @@ import re
 import subprocess
 
 from resultslib import NOISE_MIN, NOT_FLUSHABLE, Error, cold_phase, fmt_value, memory_fs, noise_label, os_key, \
-    os_label, run_oses, stats, trial_count
+    os_label, run_oses, figure, trial_count
 
 PLOTSDIR = os.path.dirname(os.path.abspath(__file__))
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9",
@@ -192,7 +192,7 @@ def bar_rows(layout, phase, metric, shift=0.0, color=None):
     rows, table, unit, any_data = [], [], "", False
     for x, v in layout.slots:
         vals = v.values(phase, metric)
-        n, med, lo, hi = stats(vals)
+        n, med, lo, hi = figure(vals)  # med: the figure (the mean, or the median of skewed trials)
         trials = trial_count(v, phase, n)
         unit = unit or v.unit(phase, metric)
         if n:
@@ -230,7 +230,7 @@ def exact(x):
 
 def write_dat(path, rows):
     with open(path, "w", encoding="utf-8") as f:
-        f.write("# x median min max colour label value_label trials failures\n")
+        f.write("# x figure min max colour label value_label trials failures\n")
         for r in rows:
             f.write("%g %s %s %s %d %s %s %d %s\n" % (r[0], exact(r[1]), exact(r[2]), exact(r[3]), r[4], gdat(r[5]), gdat(r[6]), r[7], gdat(r[8])))
 
@@ -239,7 +239,7 @@ def write_table(path, unit, table):
     """The .tsv behind a chart; a meta.json's fs with a TAB or a newline
     in it is one field still."""
     with open(path, "w", encoding="utf-8") as f:
-        f.write("run\thost\tvariant\tfs\ttrials\tmedian\tmin\tmax\tunit\n")
+        f.write("run\thost\tvariant\tfs\ttrials\tfigure\tmin\tmax\tunit\n")
         for v, n, med, lo, hi in table:
             f.write("%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n" % (
                 v.run, v.host, v.name, re.sub(r"\s", " ", v.fs), n,

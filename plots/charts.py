@@ -102,7 +102,10 @@ class Renderer:
         instance(self.out, name, template, lines)
 
     def bar_specs(self):
-        specs = list(BAR_CHARTS)
+        slots = [v for _x, v in self.layout.slots]
+        # the phase's headline: the steady window's rate where a replay measured one
+        specs = [(n, p, ranking.headline(slots, p, m), ranking.headline_title(t, ranking.headline(slots, p, m)), g)
+                 for n, p, m, t, g in BAR_CHARTS]
         known = {s[1] for s in specs}
         phases = []
         for _x, v in self.layout.slots:
@@ -146,8 +149,9 @@ class Renderer:
         row_of = {id(v): r for v, r in zip(slots, rows)}
         got = ranking.rank(slots, phase, metric)
         order = [e.v for e in got["entries"]] if got else []
-        marks = {id(e.v): ranking.rel_text(e, got) + (" (within noise)" if e.noise == "within noise" else "")
-                 for e in got["entries"]} if got else {}
+        marks = {id(e.v): ranking.mark(e, got, say_cannot_tell=False) for e in got["entries"]} if got else {}
+        marks.update({id(e.v): "in memory: a reference" for e in got["reference"]} if got else {})
+        order += [e.v for e in got["reference"]] if got else []
         order += [v for v in slots if v not in order]
         # one host: the variant's name; several: "run / host / variant" and
         # its host group's second line (OS, and kernel with several OSes)

@@ -12,7 +12,7 @@ set grid xtics lc rgb "#dddddd" lt 1
 set border 1 lc rgb "#404040"
 set xtics nomirror format "%+g%%"
 set xzeroaxis lt 1 lc rgb "#404040"
-set xlabel "change of the median from base to new (%)"
+set xlabel "change of the figure from base to new (%)"
 set title chart_title . "\ngreen: better, red: worse, grey: within the noise of the trials (Welch's t-test, 95%), or fewer than 3 trials: noise unknown" font ",11"
 unset key
 do for [ext in "png svg"] {

@@ -1,10 +1,9 @@
 """make compare BASE=run1 NEW=run2: per host, variant, phase and metric the
-change of the median in percent, and whether it is larger than the noise of
-the trials: a change counts as real only when Welch's t-test (the two sides'
-trials, unequal variances) finds the means different at 95% (p < 0.05), which
-needs 3 trials on each side; otherwise it is "within noise" (with fewer
-trials on a side the noise is unknown: "1 trial: noise unknown", "2 trials:
-noise unknown").
+change of the figure (the mean of the trials, the median of skewed ones:
+stats.Estimate) in percent, its 95% confidence interval and whether it is
+significant (stats.Comparison: Welch's t-test, or Mann-Whitney's for skewed
+trials), with the smallest change the two sides' trials could have detected
+(stats.mde_pct); with one trial on a side it cannot tell (no test).
 
 A side may be RUN:OS or RUN:HOST (make compare BASE=RUN:debian12
 NEW=RUN:debian13): that run's variants of one operating system (meta.json's
@@ -20,41 +19,31 @@ import charts
 import kprofile
 import latency
 import stats
-from resultslib import NOISE_MIN, Error, noise_label
-from stats import LOWER_BETTER, direction, summary
+from resultslib import Error
+from stats import direction, figure, ranked_metric
 
 def compared_metrics(v):
-    """(phase, metric, unit) of the timings and rates of a variant (counts,
-    bytes and CPU seconds are properties of the dataset or side figures)."""
+    """(phase, metric, unit) of the timings and rates of a variant
+    (stats.ranked_metric: counts, bytes, CPU seconds and the time budget's
+    parts are properties of the dataset or side figures)."""
     seen = []
     for p, _t, m, _v, u in v.records:
-        if (u in LOWER_BETTER or "/s" in u) and m not in ("user_s", "sys_s") and (p, m, u) not in seen:
+        if ranked_metric(m, u) and (p, m, u) not in seen:
             seen.append((p, m, u))
     return seen
 
 
-SIGNIFICANCE = 0.05  # Welch's t-test: a change is real at p below this (95%)
-
-
-def welch_p(a, b):
-    """stats.welch_p, which make compare cannot do without scipy."""
-    p = stats.welch_p(a, b)
-    if p is None:
-        raise Error("make compare needs scipy: apt-get install python3-scipy (harness/deps.sh install plots)")
-    return p
-
-
 def verdict(bvals, nvals):
-    """(change %, verdict, p or None) of the base and the new trials: the
-    change of the median, "real" when Welch's t-test finds the means
-    different at 95% (3 trials a side at least), "within noise" when it
-    does not, "N trial(s): noise unknown" with fewer trials on a side."""
-    b, n = summary(bvals), summary(nvals)
-    change = (n[1] - b[1]) / b[1] * 100 if b[1] else math.nan
-    if min(b[0], n[0]) < NOISE_MIN:
-        return change, noise_label(min(b[0], n[0])), None
-    p = welch_p(bvals, nvals)
-    return change, "real" if p < SIGNIFICANCE else "within noise", p
+    """(stats.Comparison, verdict words) of the base and the new trials:
+    "significant" (", better" or ", worse" added by the caller), "not
+    significant", "cannot tell: 1 trial"."""
+    c = stats.compare(bvals, nvals)
+    if c.verdict == stats.CANNOT_TELL:
+        n = min(len(bvals), len(nvals))
+        return c, "%s: %d trial%s" % (stats.CANNOT_TELL, n, "" if n == 1 else "s")
+    if c.p is None and not stats.have_scipy():
+        raise Error("make compare needs scipy: apt-get install python3-scipy (harness/deps.sh install plots)")
+    return c, c.verdict
 
 
 def by_name(run):
@@ -85,13 +74,13 @@ def rows_of(base, new):
             bvals, nvals = bv.values(p, m), v2.values(p, m)
             if not bvals or not nvals:
                 continue
-            b, n = summary(bvals), summary(nvals)
-            change, flag, pval = verdict(bvals, nvals)
+            b, n = figure(bvals), figure(nvals)
+            c, flag = verdict(bvals, nvals)
             d = direction(u)
-            if flag == "real" and d and not math.isnan(change):
-                flag += ", " + ("better" if change * d > 0 else "worse")
+            if c.significant and d and not math.isnan(c.rel):
+                flag += ", " + ("better" if c.rel * d > 0 else "worse")
             rows.append(dict(host=host, variant=bv.name, phase=p, metric=m, unit=u, base=b, new=n,
-                             change=change, flag=flag, p=pval))
+                             change=c.rel, flag=flag, p=c.p, cmp=c))
     if not rows:
         raise Error("runs %s and %s have no host/variant with the same metrics in common" % (base.name, new.name))
     return rows
@@ -106,22 +95,36 @@ def rng(s, unit):
 
 
 def pct(x):
-    return "n/a" if math.isnan(x) else "%+.1f%%" % x
+    return stats.pct(x)
+
+
+def ci(c):
+    """ "-12.1% to -7.9%", "-" without a test."""
+    return "-" if c.lo is None else "%s to %s" % (stats.pct(c.lo), stats.pct(c.hi))
+
+
+def can_tell(c):
+    """The smallest change the two sides could have detected: "8.8%", "-"."""
+    return "-" if not math.isfinite(c.mde) else "%.1f%%" % c.mde
 
 
 def compare(base, new, out):
     rows = rows_of(base, new)
-    head = ["host", "variant", "phase", "metric", "base median (min-max, n)", "new median (min-max, n)", "change", "verdict"]
+    head = ["host", "variant", "phase", "metric", "base (min-max, n)", "new (min-max, n)", "change", "95% CI",
+            "verdict", "can tell"]
     cells = [[r["host"], r["variant"], r["phase"], r["metric"], rng(r["base"], r["unit"]), rng(r["new"], r["unit"]),
-              pct(r["change"]), r["flag"]] for r in rows]
+              pct(r["change"]), ci(r["cmp"]), r["flag"], can_tell(r["cmp"])] for r in rows]
     with open(os.path.join(out, "compare.tsv"), "w", encoding="utf-8") as f:
-        f.write("host\tvariant\tphase\tmetric\tunit\tbase_median\tbase_min\tbase_max\tbase_n\t"
-                "new_median\tnew_min\tnew_max\tnew_n\tchange_pct\tverdict\tp\n")
+        f.write("host\tvariant\tphase\tmetric\tunit\tbase_figure\tbase_min\tbase_max\tbase_n\t"
+                "new_figure\tnew_min\tnew_max\tnew_n\tchange_pct\tverdict\tp\tci_low_pct\tci_high_pct\tmde_pct\ttest\n")
         for r in rows:
             f.write("\t".join([r["host"], r["variant"], r["phase"], r["metric"], r["unit"]]
                               + ["%g" % x for x in r["base"][1:] + r["base"][:1]]
                               + ["%g" % x for x in r["new"][1:] + r["new"][:1]]
-                              + ["%.2f" % r["change"], r["flag"], "" if r["p"] is None else "%.3g" % r["p"]]) + "\n")
+                              + ["%.2f" % r["change"], r["flag"], "" if r["p"] is None else "%.3g" % r["p"]]
+                              + ["" if x is None else "%.2f" % x for x in (r["cmp"].lo, r["cmp"].hi)]
+                              + ["%.2f" % r["cmp"].mde if math.isfinite(r["cmp"].mde) else "inf",
+                                 r["cmp"].test or ""]) + "\n")
     with open(os.path.join(out, "compare.md"), "w", encoding="utf-8") as f:
         f.write("# %s (base) vs %s (new)\n\n%s\n\n" % (base.name, new.name, RULE))
         f.write("| %s |\n|%s\n" % (" | ".join(head), " --- |" * len(head)))
@@ -136,21 +139,23 @@ def compare(base, new, out):
         f.write("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s vs %s</title>"
                 "<style>%s</style></head><body><h1>%s (base) vs %s (new)</h1>\n"
                 % tuple(html.escape(x) for x in (base.name, new.name, CSS, base.name, new.name)))
-        f.write("<p>Change of the median in percent. %s</p>\n" % html.escape(RULE, quote=False))
+        f.write("<p>Change of the figure in percent. %s</p>\n" % html.escape(RULE, quote=False))
         if made:
             f.write("<figure><a href=\"compare.svg\"><img src=\"compare.png\" alt=\"changes\"></a></figure>\n")
         f.write(profile_link)
         f.write("".join(line + "\n" for line in lat))
         f.write("<table><tr>%s</tr>\n" % "".join("<th>%s</th>" % html.escape(h) for h in head))
         for c in cells:
-            cls = "real" if c[7].startswith("real") else "noise"
+            cls = "real" if c[8].startswith(stats.SIGNIFICANT) else "noise"
             f.write("<tr class=\"%s\">%s</tr>\n" % (cls, "".join("<td>%s</td>" % html.escape(x) for x in c)))
         f.write("</table></body></html>\n")
 
 
-RULE = ("A change is real (better or worse) when Welch's t-test of the two runs' trials finds their means "
-        "different at 95%% (p < %g), which takes %d trials on each side; otherwise it is within noise, and with "
-        "fewer trials the noise is unknown ('1 trial: noise unknown')." % (SIGNIFICANCE, NOISE_MIN))
+RULE = ("Each side's figure is the mean of its trials (the median where they are skewed). A change is significant "
+        "(better or worse) when its 95%% confidence interval leaves out 0: Welch's t-test of the two sides' trials "
+        "(Mann-Whitney's U test where a side is skewed); otherwise it is not significant, and with %d trial on a "
+        "side the run cannot tell. 'can tell': the smallest change the trials of both sides would have shown "
+        "(95%% confidence, 80%% power)." % (stats.TEST_MIN - 1))
 CSS = ("body{font-family:sans-serif;max-width:1200px;margin:1em auto}table{border-collapse:collapse;font-size:90%}"
        "th,td{border:1px solid #ccc;padding:2px 6px}tr.noise{color:#777}img{max-width:100%}")
 
@@ -164,13 +169,13 @@ def chart(rows, base, new, out):
     with open(os.path.join(out, "compare.dat"), "w", encoding="utf-8") as f:
         f.write("# y change colour label value_label\n")
         for i, r in enumerate(reversed(sel)):
-            col = 3 if not r["flag"].startswith("real") else (1 if r["flag"].endswith("better") else 2)
+            col = 3 if not r["flag"].startswith(stats.SIGNIFICANT) else (1 if r["flag"].endswith("better") else 2)
             f.write("%d %g %d %s %s\n" % (i + 1, r["change"], col, chartlib.gdat("%s / %s  %s %s" % (
                 r["host"], r["variant"], r["phase"], r["metric"])), chartlib.gdat(pct(r["change"]) + (
-                    "" if r["flag"].startswith("real") else " (%s)" % ("noise" if r["flag"] == "within noise" else r["flag"])))))
+                    "" if r["flag"].startswith(stats.SIGNIFICANT) else " (%s)" % r["flag"]))))
     lim = max(abs(r["change"]) for r in sel)
     top, _t, _l = chartlib.axis(lim, "%", 1.35)
-    lines = ["chart_title = %s" % chartlib.gq("%s (new) vs %s (base): change of the median" % (new.name, base.name)),
+    lines = ["chart_title = %s" % chartlib.gq("%s (new) vs %s (base): change of the figure" % (new.name, base.name)),
              "width = 900\nheight = %d" % (120 + 18 * len(sel)), "set yrange [0.3:%g]" % (len(sel) + 0.7),
              "set xrange [%g:%g]" % (-top, top), "set ytics scale 0 font \",8\""]
     with open(os.path.join(out, "compare.gp"), "w", encoding="utf-8") as f:

@@ -1,7 +1,8 @@
 """The results of runs for other tools (docs/formats.md#exports): results.csv
 and results.json, one row per run, host, variant, phase and metric (every
 numeric metric of records.tsv: trials, median, min, max, spread, unit, which
-way is better, the time budget's verdict and notes), and composite.xml, the
+way is better, the time budget's verdict, notes, the estimate with its 95%
+interval and the detectable effect: plots/stats.py), and composite.xml, the
 Phoronix Test Suite's result file (its pts-core/openbenchmarking.org/schemas/
 result-file.xsd) with the timings and rates, so that PTS draws a run
 (result-file-to-text) and merge-results merges it with PTS results.
@@ -11,6 +12,7 @@ and of the playbooks' run (the collect role) writes them too, where there may
 be no gnuplot or scipy."""
 import csv
 import json
+import math
 import os
 import re
 import tempfile
@@ -19,10 +21,12 @@ import xml.etree.ElementTree as ET
 
 from budget import phase_verdict, prefix_of
 from resultslib import NOISE_MIN, NOT_FLUSHABLE, cold_phase, memory_fs, noise_label, spread, stats, trial_count
-from stats import direction
+from resultslib import disturbed_note, disturbed_trials
+from stats import direction, estimate, mde_pct, ranked_metric as figure
 
 COLUMNS = ["run", "host", "variant", "fs", "phase", "metric", "unit", "trials", "median", "min", "max",
-           "spread_pct", "better", "verdict", "note"]
+           "spread_pct", "better", "verdict", "note", "estimate", "ci_low", "ci_high", "estimate_method", "mde_pct",
+           "disturbed"]
 FILES = ("results.csv", "results.json", "composite.xml")
 # composite.xml's Result identifier: one test profile, "local/" as PTS names
 # profiles that are not on OpenBenchmarking.org; phase and metric are its
@@ -30,12 +34,6 @@ FILES = ("results.csv", "results.json", "composite.xml")
 PTS_PROFILE = "local/fs-shootout"
 PTS_CLIENT = "fs-shootout plots/export.py"
 BETTER = {1: "higher", -1: "lower", 0: ""}
-
-
-def figure(metric, unit):
-    """A timing or a rate a reader ranks (the composite.xml's results, the
-    rows with a verdict): not the CPU seconds or the time budget's parts."""
-    return bool(direction(unit)) and metric not in ("user_s", "sys_s") and "budget_" not in metric
 
 
 def clean(x):
@@ -69,14 +67,17 @@ def phase_troubles(v):
     return out
 
 
-def notes(v, phase, n, trials, troubles):
-    """Why a row's figure needs a word: not flushable, invalid or failed
-    trials (TROUBLES: phase_troubles(v)), too few trials to know the noise."""
+def notes(v, phase, n, trials, troubles, metric=""):
+    """Why a row's figure of METRIC needs a word: not flushable, invalid or
+    failed trials (TROUBLES: phase_troubles(v)), too few trials to know the
+    noise, disturbed trials."""
     out = []
     if n and memory_fs(v) and cold_phase(phase):
         out.append(NOT_FLUSHABLE)
     out += troubles.get(phase, [])
     out.append(noise_label(trials))
+    busy = disturbed_note(v, phase, metric)
+    out.append(busy + (", left out" if busy and not busy.endswith("theirs") else ""))
     return "; ".join(x for x in out if x)
 
 
@@ -99,11 +100,17 @@ def rows(runs):
                     if key not in verdicts:
                         verdicts[key] = phase_verdict(v, p, m)
                     verdict = verdicts[key]
+                est = estimate(vals)
+                mde = mde_pct(est.cv, est.n, est.cv, est.n) if est.n else math.inf
                 out.append({"run": r.name, "host": v.host, "variant": v.name, "fs": v.fs, "phase": p, "metric": m,
                             "unit": u, "trials": trials, "median": clean(med), "min": clean(lo), "max": clean(hi),
                             "spread_pct": clean(None if sp is None else round(sp, 3)),
                             "better": BETTER[direction(u)] if figure(m, u) else "", "verdict": verdict or "",
-                            "note": notes(v, p, n, trials, troubles)})
+                            "note": notes(v, p, n, trials, troubles, m), "estimate": clean(est.center),
+                            "ci_low": clean(est.lo), "ci_high": clean(est.hi),
+                            "estimate_method": est.method if est.n else "",
+                            "mde_pct": clean(round(mde, 3)) if math.isfinite(mde) and figure(m, u) else None,
+                            "disturbed": disturbed_trials(v, p, m)[0]})
     return out
 
 
@@ -174,7 +181,7 @@ def system(parent, ident, v, now):
 
 def write_composite(runs, table, path):
     """composite.xml: a System per host and variant, a Result per timing or
-    rate with an Entry per system that has a valid figure of it (the median;
+    rate with an Entry per system that has a valid figure of it (the estimate;
     the trials in RawString, min and max in its JSON as PTS keeps them)."""
     multi = len(runs) > 1
     now = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
@@ -183,8 +190,9 @@ def write_composite(runs, table, path):
     sub(g, "Title", ("fs-shootout " + " + ".join(r.name for r in runs))[:126])
     sub(g, "LastModified", now)
     sub(g, "TestClient", PTS_CLIENT)
-    sub(g, "Description", "Filesystem shootout: the median over the trials of each figure (RawString: every "
-        "trial); the time budget's verdict (what limited the phase) in each entry's JSON.")
+    sub(g, "Description", "Filesystem shootout: the mean over the valid trials of each figure (the median where "
+        "they are skewed; RawString: every trial); in each entry's JSON the median, the 95% confidence interval, "
+        "the detectable effect and the time budget's verdict (what limited the phase).")
     ident, variants = {}, [(r, v) for r in runs for v in r.variants]
     for r, v in variants:
         ident[(r.name, v.host, v.name)] = ("%s / %s / %s" % (r.name, v.host, v.name) if multi
@@ -196,7 +204,7 @@ def write_composite(runs, table, path):
         if figure(row["metric"], row["unit"]):
             results.setdefault((row["phase"], row["metric"], row["unit"]), []).append(row)
     for (phase, metric, unit), rs in results.items():
-        good = [x for x in rs if x["median"] is not None and NOT_FLUSHABLE not in x["note"]]
+        good = [x for x in rs if x["estimate"] is not None and NOT_FLUSHABLE not in x["note"]]
         if not good:
             continue
         res = sub(root, "Result")
@@ -217,10 +225,11 @@ def write_composite(runs, table, path):
             key = (x["run"], x["host"], x["variant"])
             e = sub(data, "Entry")
             sub(e, "Identifier", ident[key])
-            sub(e, "Value", x["median"])
+            sub(e, "Value", x["estimate"])
             sub(e, "RawString", ":".join(str(clean(val)) for val in by_variant[key].values(phase, metric)))
             extra = {"min-result": x["min"], "max-result": x["max"], "trials": x["trials"]}
-            extra.update({k: x[k] for k in ("verdict", "note", "spread_pct") if x[k] not in ("", None)})
+            extra.update({k: x[k] for k in ("verdict", "note", "spread_pct", "median", "ci_low", "ci_high", "mde_pct")
+                          if x[k] not in ("", None)})
             sub(e, "JSON", json.dumps(extra, ensure_ascii=False))
     ET.indent(root)
     ET.ElementTree(root).write(path, encoding="UTF-8", xml_declaration=True)

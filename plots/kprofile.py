@@ -17,7 +17,7 @@ import subprocess
 from collections import defaultdict
 
 import stats
-from resultslib import NOISE_MIN, Error, brief, noise_label, open_input, warn
+from resultslib import Error, brief, open_input, warn
 
 KERNEL = "_[k]"
 TOP = 15  # rows of each table
@@ -29,9 +29,9 @@ WHAT = ("Shares are of all the samples of the phase: every CPU, %s times a secon
         "graph's width is the share; a frame's colour says nothing. A differential flame graph has the shape "
         "of one side and is coloured by the change of each frame's share (normalised by the sample counts, "
         "so what grew is red and what shrank blue); the one 'base shape' has the shape of the baseline, so "
-        "what vanished shows there. A change is 'real' when Welch's t-test of the trials' shares finds the "
-        "means different at 95%%, which takes %d trials on each side; otherwise it is within noise, or with "
-        "fewer trials the noise is unknown.")
+        "what vanished shows there. A change is 'significant' when Welch's t-test of the trials' shares "
+        "finds the means different at 95%%, which takes %d trials on each side; otherwise it is not "
+        "significant, and with one trial on a side the run cannot tell.")
 
 
 class FoldedError(Exception):
@@ -159,11 +159,14 @@ def changes(base, new, kind):
         bt = [t.get(fn, 0.0) for t in base.per_trial[kind]]
         nt = [t.get(fn, 0.0) for t in new.per_trial[kind]]
         few = min(len(bt), len(nt))
-        if few < NOISE_MIN:
-            flag = noise_label(few)
+        if few < stats.TEST_MIN:
+            flag = "%s: %d trial" % (stats.CANNOT_TELL, few)
         else:
             p = stats.welch_p(bt, nt)
-            flag = "real" if p is not None and p < 1 - stats.CONF else "within noise"
+            if p is None:
+                raise Error("the profiles' comparison needs scipy: apt-get install python3-scipy "
+                            "(harness/deps.sh install plots)")
+            flag = stats.SIGNIFICANT if p < 1 - stats.CONF else stats.NOT_SIGNIFICANT
         rows.append((fn, b_all.get(fn, 0.0), n_all.get(fn, 0.0), d, (min(bt), max(bt)), (min(nt), max(nt)), flag))
     rows.sort(key=lambda r: (-abs(r[3]), r[0]))
     return rows[:TOP]
@@ -214,7 +217,7 @@ def change_table(base, new, multi):
         for fn, b, n, d, br, nr, flag in rows:
             h.append("<tr class=\"%s\"><td><code>%s</code></td><td class=\"n\">%.2f%%</td><td class=\"n\">%.2f%%</td>"
                      "<td class=\"n\">%+.2f pp</td><td class=\"n\">%.2f-%.2f%%</td><td class=\"n\">%.2f-%.2f%%</td>"
-                     "<td>%s</td></tr>" % ("real" if flag == "real" else "noise", e(fn), b, n, d,
+                     "<td>%s</td></tr>" % ("real" if flag == stats.SIGNIFICANT else "noise", e(fn), b, n, d,
                                           br[0], br[1], nr[0], nr[1], e(flag)))
         h.append("</table>")
     return h
@@ -359,7 +362,7 @@ def write_html(path, title, lines):
 
 def write_page(out, title, variants, groups, pairs_of, multi, intro=""):
     page = Page(out)
-    h = [intro, "<p>%s</p>" % e(WHAT % ("99", NOISE_MIN)), "<ul>"] + status_lines(variants, multi) + ["</ul>"]
+    h = [intro, "<p>%s</p>" % e(WHAT % ("99", stats.TEST_MIN)), "<ul>"] + status_lines(variants, multi) + ["</ul>"]
     if not groups:
         h.append("<p>No phase has a profile.</p>")
     h += phase_sections(page, groups, pairs_of, multi, title)

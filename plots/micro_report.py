@@ -114,7 +114,7 @@ def sections(runs):
     vs = [v for r in runs for v in r.variants]
     multi = len(runs) > 1
     out = []
-    medians = trials_heading(vs)
+    medians = trials_heading(vs, "medians")
     medians = medians[0].upper() + medians[1:]
     head, rows = iometer_table(vs, multi)
     out.append(("micro-iometer", "Iometer (fio): per access specification and outstanding I/Os", head, rows,

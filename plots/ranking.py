@@ -1,13 +1,25 @@
-"""Who won each phase and by how much: the variants of one phase sorted by
-their median, best first, each other one's difference from the best in
-percent and whether the trials can tell it from the best (Welch's t-test of
-make compare, plots/compare.py); and the overall standing across phases, as
-the Phoronix Test Suite draws it: the geometric mean of each variant's ratio
-to the best of every phase, with its wins and last places."""
+"""Who is ahead in each phase, and overall, and what the trials can tell
+(docs/results.md): the variants of one phase sorted by their estimate
+(stats.Estimate), best first, each other one's difference from the best
+with its 95% interval and test (stats.Comparison); the phase has a winner
+only when the best is significantly ahead of every other variant, and says
+what difference the run could have seen (stats.mde_of_sets).
+
+Filesystems in memory (tmpfs, ramfs, mfs) are not ranked: they are the
+memory ceiling, a reference beside the ranking. Disturbed trials (the
+harness's `disturbed 1`: processes outside the phase or the hypervisor took
+CPU time) are already left out of the values (resultslib) and counted here.
+
+The overall standing: each variant's geometric mean of its ratio to the
+best of every phase (the Phoronix Test Suite's summary), and, against the
+first, the combined difference over the phases both were tested in with
+its interval (stats.combine); wins count only phases won significantly,
+and the first is the best overall only when it is significantly ahead of
+every other variant."""
 import math
 
-import compare
-from resultslib import INVALID, cold_phase, memory_fs, noise_label, stats, trial_count
+import stats
+from resultslib import INVALID, NOT_FLUSHABLE, cold_phase, disturbed_note, memory_fs, noise_label, trial_count
 
 
 class Entry:
@@ -15,52 +27,105 @@ class Entry:
 
     def __init__(self, v, vals, trials):
         self.v, self.vals, self.trials = v, vals, trials
-        _n, self.med, self.lo, self.hi = stats(vals)
+        self.est = stats.estimate(vals)
+        self.med = self.est.center  # the figure: the estimate (stats.Estimate)
         self.rel = 0.0  # percent from the best: + slower (times), - lower (rates)
         self.ratio = 1.0  # the best's performance over this one's, <= 1
         self.place = 0  # 0: the best
-        self.noise = ""  # "within noise", "real", "N trials: noise unknown" against the best
-        self.p = None
+        self.cmp = None  # stats.Comparison against the best (None for the best)
+
+    @property
+    def verdict(self):
+        """stats.SIGNIFICANT, NOT_SIGNIFICANT or CANNOT_TELL against the best ("" for the best)."""
+        return self.cmp.verdict if self.cmp else ""
 
 
 def rank(variants, phase, metric):
     """{"phase", "metric", "unit", "lower" (lower is better), "entries":
-    [Entry] best first, "out": [(variant, why)] left out} of one phase's
-    metric, or None when no variant has a figure or the unit says no
-    direction (a count, a size)."""
+    [Entry] best first, "out": [(variant, why)] left out, "reference":
+    [Entry] of the filesystems in memory, "winner": the best's Entry when it
+    is significantly ahead of every other, else None, "verdict": the card's
+    words ("winner", "no winner", "cannot tell", "alone"), "mde": the
+    detectable effect in percent (inf: cannot tell), "disturbed": [(variant,
+    note)]} of one phase's metric, or None when no variant has a figure or
+    the unit says no direction (a count, a size)."""
     unit = next((v.unit(phase, metric) for v in variants if v.values(phase, metric)), "")
-    d = compare.direction(unit)
+    d = stats.direction(unit)
     if not d:
         return None
-    entries, out = [], []
+    entries, out, reference, disturbed = [], [], [], []
     for v in variants:
         vals = v.values(phase, metric)
+        note = disturbed_note(v, phase, metric)
+        if note:
+            disturbed.append((v, note))
         if vals and memory_fs(v) and cold_phase(phase):
-            out.append((v, "not flushable"))
+            out.append((v, NOT_FLUSHABLE))
         elif not vals:
             bad = any(p == phase for p, _t in v.invalid)
-            out.append((v, INVALID if bad else "no figure"))
-        elif stats(vals)[1] <= 0:
+            out.append((v, INVALID if bad else note or "no figure"))
+        elif stats.summary(vals)[1] <= 0:
             out.append((v, "no figure"))
+        elif memory_fs(v):
+            reference.append(Entry(v, vals, trial_count(v, phase, len(vals))))
         else:
             entries.append(Entry(v, vals, trial_count(v, phase, len(vals))))
-    if not entries:
+    if not entries and not reference:
         return None
     entries.sort(key=lambda e: (e.med * -d, e.v.run, e.v.host, e.v.name))
-    best = entries[0]
-    for i, e in enumerate(entries):
-        e.place = i if e.med != best.med else 0
-        e.rel = (e.med - best.med) / best.med * 100 if best.med else 0.0
-        e.ratio = (best.med / e.med if d < 0 else e.med / best.med) if best.med and e.med else 0.0
-        if e is not best:
-            _c, e.noise, e.p = compare.verdict(best.vals, e.vals)
-    return {"phase": phase, "metric": metric, "unit": unit, "lower": d < 0, "entries": entries, "out": out}
+    r = {"phase": phase, "metric": metric, "unit": unit, "lower": d < 0, "entries": entries, "out": out,
+         "reference": reference, "winner": None, "disturbed": disturbed,
+         "mde": stats.mde_of_sets([e.vals for e in entries]) if len(entries) > 1 else math.inf}
+    if entries:
+        best = entries[0]
+        for i, e in enumerate(entries):
+            e.place = i if e.med != best.med else 0
+            e.ratio = (best.med / e.med if d < 0 else e.med / best.med) if best.med and e.med else 0.0
+            if e is not best:
+                e.cmp = stats.compare(best.vals, e.vals)
+                e.rel = e.cmp.rel
+        others = entries[1:]
+        if not others:
+            r["verdict"] = "alone"
+        elif any(e.verdict == stats.CANNOT_TELL for e in others):
+            r["verdict"] = "cannot tell"
+        elif all(e.verdict == stats.SIGNIFICANT for e in others):
+            r["verdict"], r["winner"] = "winner", best
+        else:
+            r["verdict"] = "no winner"
+    else:
+        r["verdict"] = "alone"
+    for e in reference:
+        e.rel = (e.med - entries[0].med) / entries[0].med * 100 if entries and entries[0].med else math.nan
+    return r
+
+
+# Rates a replay measures twice with --min-time (MIN_MEASURE_S): the first
+# pass (METRIC) and the steady window (steady_METRIC), the headline.
+STEADY = ("rps", "mbps")
+
+
+def headline(variants, phase, metric):
+    """The metric PHASE is ranked by (docs/formats.md#precision-records):
+    steady_METRIC where a variant has it (the steady window of a replay run
+    for a minimum time), else METRIC."""
+    if metric in STEADY and any(v.values(phase, "steady_" + metric) for v in variants):
+        return "steady_" + metric
+    return metric
+
+
+def headline_title(title, metric):
+    """TITLE with ", steady window" before its unit for a steady_ metric."""
+    if not metric.startswith("steady_") or not title.endswith(")"):
+        return title
+    head, _sep, unit = title.rpartition(" (")
+    return "%s, steady window (%s" % (head, unit)
 
 
 def rel_text(e, r):
     """The short mark of an entry: "best", "+23%", "-18%", "+2.1%"; a time
     of twice the best's or more as a factor: "9.9x"."""
-    if e.place == 0:
+    if e.place == 0 and not e.cmp:
         return "best"
     if e.rel >= 100 and r["lower"]:
         f = 1 / e.ratio if e.ratio else 0
@@ -68,37 +133,84 @@ def rel_text(e, r):
     return "%+.1f%%" % e.rel if abs(e.rel) < 10 else "%+.0f%%" % e.rel
 
 
+def mark(e, r, say_cannot_tell=True):
+    """The mark of an entry with what the test says: "best", "+23%",
+    "+1.2% (not significant)", "+7.9% (cannot tell)" (the last without its
+    words when SAY_CANNOT_TELL is false: a chart whose title or labels say
+    "1 trial: noise unknown" already)."""
+    text = rel_text(e, r)
+    if e.verdict == stats.NOT_SIGNIFICANT:
+        return text + " (not significant)"
+    if e.verdict == stats.CANNOT_TELL and say_cannot_tell:
+        return text + " (cannot tell)"
+    return text
+
+
+def ci_text(e):
+    """The 95% interval of an entry's difference from the best: "+4.3% to
+    +15.1%" ("" for the best and without a test)."""
+    if not e.cmp or e.cmp.lo is None:
+        return ""
+    return "%s to %s" % (stats.pct(e.cmp.lo), stats.pct(e.cmp.hi))
+
+
+def trials_text(n):
+    return "%d trial%s" % (n, "" if n == 1 else "s")
+
+
 def rel_words(e, r):
-    """The mark in words, e.g. "23% slower than ext4 (the best)"."""
-    if e.place == 0:
+    """The mark in words, e.g. "23.0% slower than ext4 (the best), 95% CI
+    18.1% to 28.2%, Welch's t-test p = 0.003: significant"."""
+    if not e.cmp:
         return "the best"
     best = r["entries"][0].v
-    worse = "slower" if r["lower"] else "lower"
+    worse = ("slower" if e.rel >= 0 else "faster") if r["lower"] else ("lower" if e.rel <= 0 else "higher")
     words = "%.1f%% %s than %s" % (abs(e.rel), worse, best.name if best.host == e.v.host else "%s / %s" % (
         best.host, best.name))
-    if e.noise == "within noise":
-        words += ", within the noise of the trials (Welch's t-test p = %.2f)" % e.p
-    elif e.noise == "real":
-        words += " (Welch's t-test p = %.3f)" % e.p
-    elif e.noise:
-        words += " (%s)" % e.noise
-    return words
+    c = e.cmp
+    if c.verdict == stats.CANNOT_TELL:
+        return words + ": cannot tell, %s (no test below %d trials a side)" % (
+            trials_text(min(e.trials, r["entries"][0].trials)), stats.TEST_MIN)
+    parts = [stats.interval_text(c)]
+    if c.p is not None:
+        parts.append("%s p = %.2g" % (c.test, c.p))
+    return "%s, %s: %s" % (words, ", ".join(parts), c.verdict)
+
+
+def card_words(r, name):
+    """What a phase's card says of the best: "winner X", "no winner: X
+    ahead, not significantly", "cannot tell: 1 trial"; NAME(v) names a
+    variant."""
+    es = r["entries"]
+    if not es:
+        return "not ranked: only memory filesystems (a reference)"
+    if r["verdict"] == "winner":
+        return "winner %s" % name(es[0].v)
+    if r["verdict"] == "alone":
+        return "%s alone" % name(es[0].v)
+    if r["verdict"] == "cannot tell":
+        return "cannot tell: %s" % trials_text(min(e.trials for e in es))
+    return "no winner: %s ahead, not significantly" % name(es[0].v)
 
 
 def overall(rankings, key):
-    """[{"key", "v", "score", "phases", "wins", "last"}] best first: each
-    variant's geometric mean of its ratio to the best over the phases it
-    has a figure in (1.0: the best everywhere), its wins (best of a phase)
-    and last places (of phases with two variants or more). KEY(v) names a
-    variant across runs."""
+    """[{"key", "v", "score", "phases", "wins", "last", "cmp", "tested"}]
+    best first: each variant's geometric mean of its ratio to the best over
+    the phases it has a figure in (1.0: the best everywhere), its wins
+    (phases it won significantly, "winner") and last places (of phases with
+    two variants or more, significantly behind the best); "cmp" against the
+    first: stats.Combined over the "tested" phases both have 2 trials or
+    more in (None for the first). Memory filesystems (references) are not
+    in it. KEY(v) names a variant across runs."""
     acc = {}
     for r in rankings:
         n = len(r["entries"])
         for e in r["entries"]:
-            a = acc.setdefault(key(e.v), {"key": key(e.v), "v": e.v, "logs": [], "wins": 0, "last": 0})
+            a = acc.setdefault(key(e.v), {"key": key(e.v), "v": e.v, "logs": [], "wins": 0, "last": 0, "by_phase": {}})
             a["logs"].append(math.log(e.ratio) if e.ratio > 0 else -math.inf)
-            a["wins"] += e.place == 0
-            a["last"] += n > 1 and e.place == n - 1 and e.place > 0
+            a["wins"] += r["winner"] is e
+            a["last"] += n > 1 and e.place == n - 1 and e.verdict == stats.SIGNIFICANT
+            a["by_phase"][(r["phase"], r["metric"])] = (e, -1 if r["lower"] else 1)
     out = []
     for a in acc.values():
         a["phases"] = len(a["logs"])
@@ -106,7 +218,29 @@ def overall(rankings, key):
         del a["logs"]
         out.append(a)
     out.sort(key=lambda a: (-a["score"], -a["wins"], a["key"]))
+    for i, a in enumerate(out):
+        a["cmp"], a["tested"] = None, 0
+        if i == 0:
+            continue
+        first = out[0]["by_phase"]
+        pairs = [(first[k][0].vals, a["by_phase"][k][0].vals, first[k][1]) for k in a["by_phase"] if k in first]
+        pairs = [p for p in pairs if min(len(p[0]), len(p[1])) >= stats.TEST_MIN]
+        a["tested"] = len(pairs)
+        # the combined difference of this one's performance against the first's (- : behind)
+        a["cmp"] = stats.combine(pairs) if pairs else None
+    for a in out:
+        del a["by_phase"]
     return out
+
+
+def best_overall(standing):
+    """The first of an overall standing when it is significantly ahead of
+    every other variant (their combined differences), else None."""
+    if len(standing) < 2 or standing[0]["wins"] < 1:
+        return None
+    if all(a["cmp"] is not None and a["cmp"].significant and a["cmp"].rel < 0 for a in standing[1:]):
+        return standing[0]
+    return None
 
 
 def noise_of(rankings):

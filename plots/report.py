@@ -14,10 +14,13 @@ import latency
 import micro_report
 import kprofile
 import ranking
-from chartlib import PLOTSDIR, title_lines
-from budget import proof, proof_text, rss_text
-from resultslib import (INVALID, NOISE_MIN, NOT_FLUSHABLE, SPREAD_MAX, Error, cold_phase, fmt_value, memory_fs,
-                        os_key, os_label, run_oses, stats, trials_heading)
+import standings
+from standings import mdc
+from chartlib import PLOTSDIR
+from budget import interval_text, proof, proof_text, rss_text
+import stats
+from resultslib import (INVALID, NOISE_MIN, NOT_FLUSHABLE, SPREAD_MAX, Error, cold_phase, figure,
+                        fmt_value, memory_fs, os_key, os_label, run_oses, trials_heading)
 
 META_COLUMNS = [("os", "OS"), ("kernel", "kernel"), ("arch", "arch"), ("virt", "virt"), ("fs", "fs"),
                 ("mkfs_opts", "mkfs options"), ("mount_opts", "mount options"), ("cpu", "CPU"),
@@ -41,7 +44,7 @@ figure{margin:1em 0}img{max-width:100%;height:auto;border:1px solid #eee}
 .fail{color:#a00000}caption{text-align:left;font-weight:bold;padding:2px 0}
 small,.small,.sub,.out{color:#555;font-size:85%}.flag{color:#a00000;font-weight:bold}
 .scroll{overflow-x:auto;max-width:100%}.lead{font-size:105%}
-.first{display:grid;grid-template-columns:minmax(240px,300px) 1fr;gap:0 1.5em;align-items:start}
+.first{display:grid;grid-template-columns:minmax(240px,370px) 1fr;gap:0 1.5em;align-items:start}
 .first>section{min-width:0}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(250px,1fr));gap:.6em}
 .card{border:1px solid #d0d0d0;border-radius:4px;padding:.4em .5em;min-width:0}
@@ -55,10 +58,17 @@ details summary{cursor:pointer}td details summary{list-style:none;text-decoratio
 td details summary::-webkit-details-marker{display:none}
 @media (max-width:720px){.first{grid-template-columns:1fr}body{padding:0 .5em}}"""
 HOW_TO_READ = (
-    "Each bar is the median over the trials of one host and variant; from %d trials on the black whisker "
-    "spans the lowest to the highest trial, so bars whose whiskers overlap are not clearly different. A "
-    "figure of fewer trials has no whisker and says '1 trial: noise unknown' (or 2): how far it would move "
-    "on another run is not known. A phase's chart has a horizontal bar per "
+    "Each bar is the mean over the valid trials of one host and variant (the median where the trials are "
+    "skewed: an outlier or a long tail, told from 6 trials on); from %d trials on the black whisker spans "
+    "the lowest to the highest trial. A figure of fewer trials has no whisker and says '1 trial: noise "
+    "unknown' (or 2): how far it would move on another run is not known. Whether two figures differ is "
+    "the test's to say, not the whiskers': each difference from the best carries its 95%% confidence "
+    "interval, and is marked 'not significant' when that interval holds 0 (Welch's t-test; Mann-Whitney's "
+    "for skewed trials), 'cannot tell' with one trial on a side; a phase names a winner only when the best "
+    "is significantly ahead of every other, and says the smallest difference its trials could have shown "
+    "('this run can tell differences of 4.2%% or more': 95%% confidence, 80%% power). Trials the harness "
+    "marked disturbed (other processes or the hypervisor took CPU time during them) are left out and "
+    "counted. A phase's chart has a horizontal bar per "
     "host and variant, sorted by result with the best on top and each bar's difference from the best, "
     "coloured by filesystem, on a scale fitted to that chart; the side-by-side charts (cold | warm cache, "
     "...) put their panels on one scale, to be compared. 'n/a' means no measurement, a red box counts "
@@ -66,8 +76,10 @@ HOW_TO_READ = (
     "The time series show, per second, the tool's throughput and the disk's writes (left axis, MB/s) "
     "with the page cache's Dirty and Writeback (shaded, right axis, MB): a tool running far ahead of "
     "the disk while Dirty fills, then stalling while it drains, is the 'pump and dump' pattern. "
-    "A filesystem in memory (tmpfs, ramfs, mfs) cannot be flushed: its cold-cache figures are warm ones, "
-    "shown as 'not flushable' and left out of the cold charts' scale." % NOISE_MIN)
+    "A filesystem in memory (tmpfs, ramfs, mfs) is the memory ceiling, a reference, not ranked: its figures "
+    "are drawn below the ranked bars and named beside each phase's ranking; it cannot be flushed, so its "
+    "cold-cache figures are warm ones, shown as 'not flushable' and left out of the cold charts' scale."
+    % NOISE_MIN)
 PROOF = (
     "Beside each figure: what limited it, from the phase's time budget (where its wall time went: the "
     "host's CPUs, the kernel's threads, the device, each tool's user and sys apart), the most common word "
@@ -76,6 +88,9 @@ PROOF = (
     "core), 'kernel CPU' (the CPUs busy, mostly with kernel work, in the tools' context or the kernel's "
     "threads), 'waiting' (neither the disk nor the CPUs busy: synchronous waits, locks, the network); a "
     "sync's figure has its own budget, with no tool in it. "
+    "'95%% CI \u00b1N%%': the half-width of the figure's 95%% confidence interval, in percent of it (Student's "
+    "t for a mean; the order statistics for the median of skewed trials). "
+    "'N of M trials disturbed: machine busy': trials left out of the figure. "
     "'spread' is (max - min) / median over the trials, shown from %d trials on (fewer: 'N trials: noise "
     "unknown') and marked noisy above %.1f%%. "
     "'resident before' is the share of a sample of the dataset's pages still in the page cache just "
@@ -126,7 +141,7 @@ def replay_settings(m, v=None):
     REPLAY_CONC, REPLAY_KEEPALIVE, PRELOAD ("" for a run from before them)."""
     if "replay_count" not in m:
         return ""
-    ran = [stats(v.values(p, "requests"))[1] for p in v.phases() if p.startswith("serve-")] if v else []
+    ran = [stats.summary(v.values(p, "requests"))[1] for p in v.phases() if p.startswith("serve-")] if v else []
     ran = sorted({int(x) for x in ran if x})
     try:
         n = int(m["replay_count"])
@@ -163,7 +178,7 @@ def replay_rows(v):
         metric = next((m for pre, m in REPLAY_PHASES if phase.startswith(pre)), None)
         if metric is None:
             continue
-        n, med, _lo, _hi = stats(v.values(phase, metric))
+        n, med, _lo, _hi = figure(v.values(phase, metric))
         if not n and phase in skipped:
             rows.append((phase, 0, "-", ["-"] * len(REPLAY_COUNTS), "skipped: " + skipped[phase]))
             continue
@@ -171,10 +186,10 @@ def replay_rows(v):
         rate = ("%s %s" % (fmt_value(med, unit), unit) if unit != "s" else fmt_value(med, unit)) if n else "-"
         counts = []
         for m, _t in REPLAY_COUNTS:
-            cn, cmed, _a, _b = stats(v.values(phase, m, invalid=True))
+            cn, cmed, _a, _b = stats.summary(v.values(phase, m, invalid=True))
             counts.append(fmt_value(cmed, "count") if cn else "-")
         if phase.startswith("preload-") and v.values(phase, "dirs"):
-            counts[0] = "%s dirs" % fmt_value(stats(v.values(phase, "dirs"))[1], "count")
+            counts[0] = "%s dirs" % fmt_value(stats.summary(v.values(phase, "dirs"))[1], "count")
         failed = sum(1 for f in v.failures if f[0] == phase)
         note = "%d failed" % failed if failed else NOT_FLUSHABLE if n and memory_fs(v) and cold_phase(phase) else ""
         bad = sorted(t for p, t in v.invalid if p == phase)
@@ -238,7 +253,7 @@ def failure_notes(runs):
 
 
 def cell(v, phase, metric):
-    n, med, lo, hi = stats(v.values(phase, metric))
+    n, med, lo, hi = figure(v.values(phase, metric))
     if n and memory_fs(v) and cold_phase(phase):
         return NOT_FLUSHABLE
     if not n and any(p == phase for p, _t in v.invalid):
@@ -251,10 +266,16 @@ def proof_html(p):
     parts = []
     if p["limit"] is not None:
         parts.append("<b>%s</b>" % e(p["limit"]))
+    if p.get("interval") is not None:
+        parts.append(e(interval_text(p)))
     if p["spread"] is not None:
         parts.append("spread %.1f%%%s" % (p["spread"], " <span class=\"flag\">noisy</span>" if p["noisy"] else ""))
     if p.get("noise"):
         parts.append(e(p["noise"]))
+    if p.get("disturbed"):
+        parts.append("<span class=\"flag\">%s</span>" % e(p["disturbed"]))
+    if p.get("stop"):
+        parts.append("stopped at the %s, short of the precision asked" % e(p["stop"]))
     if p["resident"] is not None:
         parts.append("%.1f%% resident before" % p["resident"])
     if p.get("rss_kb") is not None:
@@ -270,7 +291,7 @@ def cell_html(v, phase, metric):
         return e(text)
     p = proof(v, phase, metric)
     why = proof_text(p)
-    mark = " <span class=\"flag\">noisy</span>" if p["noisy"] else ""
+    mark = " <span class=\"flag\">noisy</span>" if p["noisy"] else " <span class=\"flag\">disturbed</span>" if p.get("disturbed") else ""
     if not why:
         return e(text) + mark
     return "<details title=\"%s\"><summary>%s%s</summary>%s</details>" % (e(why), e(text), mark, proof_html(p))
@@ -298,50 +319,24 @@ def rankings(runs):
     allv = variants(runs)
     out = []
     for name, phase, metric, title, _group in charts.BAR_CHARTS:
+        metric = ranking.headline(allv, phase, metric)
         r = ranking.rank(allv, phase, metric)
         if r:
-            out.append((name, title, r))
+            out.append((name, ranking.headline_title(title, metric), r))
     return out
+
+
+def summary_columns(allv):
+    """SUMMARY with each column's headline metric (ranking.headline)."""
+    return [(t, p, ranking.headline(allv, p, m)) for t, p, m in SUMMARY]
 
 
 def first_screen(runs):
     """The values of the page's first screen: the overall standing, a card a
-    phase, and the systems (report.html.j2)."""
-    ranked = rankings(runs)
-    rs = [r for _n, _t, r in ranked]
-    cards = []
-    for name, title, r in ranked:
-        lines = title_lines(title)
-        rows = []
-        for x in r["entries"]:
-            within = x.noise == "within noise"
-            rows.append(dict(label=short_label(x.v, runs), figure=fmt_value(x.med, r["unit"]), best=x.place == 0,
-                             mark="within noise" if within else ranking.rel_text(x, r), noise=within,
-                             words=ranking.rel_words(x, r), width="%.0f" % (x.ratio * 100),
-                             detail=proof_text(proof(x.v, r["phase"], r["metric"]))))
-        out = {}
-        for v, why in r["out"]:
-            out.setdefault(why, []).append(short_label(v, runs))
-        cards.append(dict(id=name, title=lines[0], sub=", ".join(lines[1:]), rows=rows,
-                          winner=short_label(r["entries"][0].v, runs),
-                          # the best is no winner when the trials cannot tell it from the next
-                          tied=sum(1 for x in r["entries"][1:] if x.noise == "within noise"),
-                          out="; ".join("%s: %s" % (w, ", ".join(n)) for w, n in out.items())))
-    overall = []
-    for a in ranking.overall(rs, lambda v: (v.run, v.host, v.name)):
-        overall.append(dict(label=short_label(a["v"], runs), score="%.0f%%" % (a["score"] * 100),
-                            wins=a["wins"], last=a["last"],
-                            words="geometric mean of its ratio to the best over %d phase%s" % (
-                                a["phases"], "" if a["phases"] == 1 else "s")))
+    phase (standings.py), and the systems (report.html.j2)."""
     allv = variants(runs)
-    noise = ranking.noise_of(rs) or trials_heading(allv)
     hosts = sorted({v.host for v in allv})
-    lead = "%d variants on %d host%s%s, %d phases ranked (%s)." % (
-        len(allv), len(hosts), "" if len(hosts) == 1 else "s",
-        " from %d runs" % len(runs) if len(runs) > 1 else "", len(rs), noise)
-    if overall:
-        lead += " Best overall: %s (%s, %d win%s)." % (overall[0]["label"], overall[0]["score"], overall[0]["wins"],
-                                                      "" if overall[0]["wins"] == 1 else "s")
+    f = standings.first_screen(rankings(runs), lambda v: short_label(v, runs), allv, len(runs))
     same, cols = [], []
     for k, t in META_COLUMNS:
         vals = [meta_value(v, k) for v in allv]
@@ -352,11 +347,8 @@ def first_screen(runs):
         else:
             cols.append((k, t))
     return dict(
-        lead=lead, overall=overall, cards=cards, same=same, diff_cols=[t for _k, t in cols],
+        f, same=same, diff_cols=[t for _k, t in cols],
         who="host / variant" if len(hosts) > 1 or len(runs) > 1 else "variant",
-        score_words="score: the geometric mean over the phases of each one's figure relative to the phase's best "
-                    "(100%: the best in every phase), as the Phoronix Test Suite summarises; wins: phases it was "
-                    "the best of; last: phases it was the last of.",
         diff_rows=[(short_label(v, runs), [meta_value(v, k) for k, _t in cols]) for v in allv],
         starts=", ".join("%s %s" % (short_label(v, runs), meta_value(v, "start_time")) for v in allv
                          if v.meta.get("start_time")))
@@ -369,7 +361,7 @@ def summary_html(runs):
          % (e(trials_heading(allv)), "".join("<th>%s</th>" % e(t) for t, _p, _m in SUMMARY))]
     for v in allv:
         h.append("<tr><td>%s</td>%s</tr>" % (e(label(v, multi)), "".join(
-            "<td class=\"n\">%s</td>" % cell_html(v, p, m) for _t, p, m in SUMMARY)))
+            "<td class=\"n\">%s</td>" % cell_html(v, p, m) for _t, p, m in summary_columns(allv))))
     h.append("</table></div><p>Times in seconds, from 100 s on minutes:seconds; serve in requests/s, net in MB/s. "
              "What backs a figure: hover over it or click it.</p>")
     h.append("<p>%s</p>" % e(PROOF))
@@ -447,7 +439,7 @@ def caption(c):
 
 def number_table(c, multi):
     rows = ["<table><caption>%s %s (%s)</caption><tr><th>host / variant</th><th>fs</th><th>trials</th>"
-            "<th>median</th><th>min</th><th>max</th><th>spread</th><th>limit</th></tr>"
+            "<th>figure</th><th>min</th><th>max</th><th>spread</th><th>limit</th></tr>"
             % (e(c["phase"]), e(c["metric"]), e(c["unit"]))]
     for v, n, med, lo, hi in c["table"]:
         p = proof(v, c["phase"], c["metric"])
@@ -465,7 +457,7 @@ def write_markdown(runs, figs, fails, notes, out):
     allv = variants(runs)
     md = ["# untar-serve shootout: %s" % ", ".join(r.name for r in runs), ""]
     md += ["> **Note:** %s" % n for n in notes] + ([""] if notes else [])
-    md += first_screen_md(first_screen(runs))
+    md += standings.first_screen_md(first_screen(runs))
     md += ["| host / variant | OS | kernel | fs | mount options | device |", "| --- | --- | --- | --- | --- | --- |"]
     md += ["| %s |" % " | ".join(mdc(x) for x in (label(v, multi), meta_value(v, "os"), meta_value(v, "kernel"), v.fs,
                                                    meta_value(v, "mount_opts"), meta_value(v, "device"))) for v in allv]
@@ -473,7 +465,8 @@ def write_markdown(runs, figs, fails, notes, out):
     md += ["", "%s (times in minutes:seconds, serve in requests/s, net in MB/s):" % (heading[0].upper() + heading[1:]), ""]
     md.append("| host / variant | %s |" % " | ".join(t for t, _p, _m in SUMMARY))
     md.append("| --- |" + " ---: |" * len(SUMMARY))
-    md += ["| %s | %s |" % (mdc(label(v, multi)), " | ".join(mdc(cell_md(v, p, m)) for _t, p, m in SUMMARY)) for v in allv]
+    cols = summary_columns(allv)
+    md += ["| %s | %s |" % (mdc(label(v, multi)), " | ".join(mdc(cell_md(v, p, m)) for _t, p, m in cols)) for v in allv]
     md += ["", PROOF]
     md += os_table_md(runs)
     md += replay_table_md(runs)
@@ -484,23 +477,6 @@ def write_markdown(runs, figs, fails, notes, out):
     md += ["", "Charts:", ""] + ["- [%s](%s.png) ([SVG](%s.svg))" % (c["title"], c["name"], c["name"]) for c in figs]
     with open(os.path.join(out, "summary.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(md) + "\n")
-
-
-def first_screen_md(f):
-    """The first screen in Markdown: the lead, the overall table, a line a
-    phase with the variants best first."""
-    md = [f["lead"], "", "| # | %s | score | wins | last |" % f["who"], "| ---: | --- | ---: | ---: | ---: |"]
-    md += ["| %d | %s | %s | %d | %d |" % (i, mdc(a["label"]), a["score"], a["wins"], a["last"])
-           for i, a in enumerate(f["overall"], 1)]
-    md += ["", f["score_words"], "", "Per phase, the best first:", ""]
-    for c in f["cards"]:
-        md.append("- **%s** (%s): %s%s" % (c["title"], c["sub"], "; ".join(
-            "%s %s (%s)" % (r["label"], r["figure"], r["mark"]) for r in c["rows"]), "; " + c["out"] if c["out"] else ""))
-    return md + [""]
-
-
-def mdc(s):
-    return str(s).replace("|", "\\|").replace("\n", " ")
 
 
 def os_columns(runs):
@@ -530,7 +506,7 @@ def os_table_html(runs):
         return []
     h = ["<h2 id=\"oses\">Operating systems side by side (%s)</h2>" % e(trials_heading([c[4] for c in cols])),
          "<div class=\"scroll\"><table><tr><th>phase</th>%s</tr>" % "".join("<th>%s</th>" % e(c[3]) for c in cols)]
-    for t, p, m in SUMMARY:
+    for t, p, m in summary_columns([c[4] for c in cols]):
         h.append("<tr><td>%s</td>%s</tr>" % (e(t), "".join("<td class=\"n\">%s</td>" % cell_html(c[4], p, m) for c in cols)))
     h.append("</table></div><p>Each filesystem on each operating system's guest, same phases as the summary; "
              "the charts below draw one group per OS on common scales.</p>")
@@ -543,5 +519,6 @@ def os_table_md(runs):
         return []
     md = ["", "Operating systems side by side (%s):" % trials_heading([c[4] for c in cols]), "",
           "| phase | %s |" % " | ".join(mdc(c[3]) for c in cols), "| --- |" + " ---: |" * len(cols)]
-    md += ["| %s | %s |" % (t, " | ".join(mdc(cell_md(c[4], p, m)) for c in cols)) for t, p, m in SUMMARY]
+    md += ["| %s | %s |" % (t, " | ".join(mdc(cell_md(c[4], p, m)) for c in cols))
+           for t, p, m in summary_columns([c[4] for c in cols])]
     return md

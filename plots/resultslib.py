@@ -250,6 +250,7 @@ class Variant:
         self.failures = []  # (phase, trial, message)
         self.skips = []  # (phase, trial, reason): phases the host could not run (no IPv6, ...)
         self.invalid = {}  # (phase, trial): why its figures are not valid (failed requests)
+        self.disturbed = set()  # (phase, trial, flag) the harness marked disturbed (disturbed_flag)
         self._load()
 
     def _load(self):
@@ -300,6 +301,8 @@ class Variant:
         for (p, t), msg in sorted(errors.items()):
             self.failures.append((p, t, msg))
         self._find_invalid()
+        self.disturbed = {(p, t, m) for p, t, m, v, _u in self.records
+                          if m in ("disturbed", "sync_disturbed") and num(v) == 1}
         st = str(self.meta.get("status", "")).lower()
         if st and st not in ("ok", "0", "done"):
             self.failures.append(("", 0, str(self.meta.get("error", "status " + st))))
@@ -337,11 +340,18 @@ class Variant:
 
     def values(self, phase, metric, invalid=False):
         """Numeric values of PHASE/METRIC, one per trial (the last if repeated);
-        an invalid trial's (self.invalid) only with INVALID."""
-        by_trial = {}
+        an invalid trial's (self.invalid) only with INVALID; a disturbed one's
+        (self.disturbed: the machine was busy) only with INVALID or when every
+        valid trial is disturbed (a figure of a busy machine, disturbed_note
+        says so, rather than none)."""
+        flag = disturbed_flag(metric)
+        valid, calm = {}, {}
         for t, v, _u in self.metrics(phase).get(metric, ()):
             if num(v) is not None and (invalid or (phase, t) not in self.invalid):
-                by_trial[t] = num(v)
+                valid[t] = num(v)
+                if invalid or (phase, t, flag) not in self.disturbed:
+                    calm[t] = num(v)
+        by_trial = calm or valid
         return [by_trial[t] for t in sorted(by_trial)]
 
     def unit(self, phase, metric):
@@ -507,6 +517,7 @@ def rates(points, scale=1.0):
 # names of it stay here for the callers that read results.
 NOISE_MIN, SPREAD_MAX = statslib.NOISE_MIN, statslib.SPREAD_MAX
 stats, noise_label, spread = statslib.summary, statslib.noise_label, statslib.spread
+figure = statslib.figure  # (n, the figure shown: mean, or median of skewed trials, min, max)
 # Phases run more than once in a cycle of make shootout (flush: after untar,
 # before delete, ...): their record's trial counts the runs of the phase
 # (next_trial), not the cycles, so a one-trial run has flush trials 1, 2, 3.
@@ -533,13 +544,41 @@ def trial_count(v, phase, n):
     return min(n, cycles(v) or n) if phase in PER_RUN_PHASES else n
 
 
-def trials_heading(variants):
-    """What a table of medians of VARIANTS is: "medians over trials", or
-    "1 trial: noise unknown" when every variant has one trial."""
+def trials_heading(variants, kind="means"):
+    """What a table of the figures of VARIANTS is: "means over trials" (KIND
+    "medians": of medians), or "1 trial: noise unknown" when every variant
+    has one trial."""
     most = max([cycles(v) for v in variants] or [0])
     if most >= NOISE_MIN or not most:
-        return "medians over trials"
-    return noise_label(most) if most == 1 else "medians of %s" % noise_label(most)
+        return "%s over trials" % kind
+    return noise_label(most) if most == 1 else "%s of %s" % (kind, noise_label(most))
+
+
+def disturbed_flag(metric):
+    """The record that marks a trial's METRIC disturbed: sync_disturbed for
+    the sync part's figures (sync_s), else disturbed (the phase's window)."""
+    return "sync_disturbed" if metric.startswith("sync_") else "disturbed"
+
+
+def disturbed_trials(v, phase, metric=""):
+    """(disturbed, marked): the trials of PHASE of variant V the harness
+    marked disturbed for METRIC (disturbed_flag) and all it marked 0 or 1."""
+    marks = {t: num(val) for t, val, _u in v.metrics(phase).get(disturbed_flag(metric), ())}
+    return sum(1 for x in marks.values() if x == 1), len(marks)
+
+
+def disturbed_note(v, phase, metric=""):
+    """ "2 of 7 trials disturbed: machine busy" when the harness marked
+    trials of PHASE of variant V disturbed for METRIC (`PHASE TRIAL
+    disturbed 1`, or sync_disturbed: processes outside the phase or the
+    hypervisor took CPU time; their figures are left out), with ", the
+    figure is theirs" when every trial was (Variant.values keeps them then),
+    else "" (also for runs from before the mark)."""
+    bad, marked = disturbed_trials(v, phase, metric)
+    if not bad:
+        return ""
+    return "%d of %d trial%s disturbed: machine busy%s" % (bad, marked, "" if marked == 1 else "s",
+                                                            ", the figure is theirs" if bad == marked else "")
 
 
 def memory_fs(v):

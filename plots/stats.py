@@ -7,12 +7,15 @@ all ask it.
 
 Runs with the Python standard library alone (hosts under test may lack
 scipy); with scipy importable (the report machine: harness/deps.sh) it takes
-Student's t quantiles and distribution and the Mann-Whitney test from
-scipy.stats. The fallbacks: t quantiles exact for 1 and 2 degrees
-of freedom and from the Cornish-Fisher expansion of the normal quantile
-(statistics.NormalDist) above (at 95%: within 0.2% of scipy's from 3 degrees
-of freedom on), and no p value (the decision then rests on the interval
-alone, which is the same decision).
+the p values (Student's t distribution, the Mann-Whitney test) and the t
+quantiles of Welch's fractional degrees of freedom from scipy.stats. The t
+quantiles of whole degrees of freedom (every interval of one set of trials,
+the stopping rule) are exact here without scipy (Abramowitz and Stegun's
+series of the t distribution, Newton's method). The fallbacks without
+scipy: Welch's quantiles from the Cornish-Fisher expansion of the normal
+quantile (statistics.NormalDist; at 95% within 0.2% of scipy's from 3
+degrees of freedom on), and no p value (the decision then rests on the
+interval alone, which is the same decision).
 
 The command line, for the harness's stopping rule (harness: repeat a figure
 until its interval is narrow enough):
@@ -22,6 +25,7 @@ the confidence interval of the estimate of V1 V2 ... relative to the
 estimate, in percent (inf below 2 values), and whether it is within PCT.
 Bad input: one line on stderr, exit 2.
 """
+import functools
 import math
 import sys
 from statistics import NormalDist
@@ -56,12 +60,23 @@ def direction(unit):
     return 0
 
 
+def ranked_metric(metric, unit):
+    """A timing or a rate a reader ranks and compares (direction()): not the
+    CPU seconds user_s and sys_s nor the time budget's parts (budget_*)."""
+    return bool(direction(unit)) and metric not in ("user_s", "sys_s") and "budget_" not in metric
+
+
 def _scipy_stats():
     try:
         from scipy import stats as sps
     except ImportError:
         return None
     return sps
+
+
+def have_scipy():
+    """Whether scipy is importable here (the p values need it)."""
+    return _scipy_stats() is not None
 
 
 def summary(vals):
@@ -72,6 +87,15 @@ def summary(vals):
         return (0, None, None, None)
     med = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
     return (n, med, s[0], s[-1])
+
+
+def figure(vals):
+    """(n, estimate, min, max) of a set of trials: the figure the report
+    shows (Estimate.center: the mean, or the median of skewed trials)."""
+    if not vals:
+        return (0, None, None, None)
+    e = Estimate(vals)
+    return (e.n, e.center, e.min, e.max)
 
 
 def noise_label(trials):
@@ -90,24 +114,71 @@ def spread(vals):
 
 
 def t_quantile(p, df):
-    """The P quantile of Student's t with DF degrees of freedom (df may be
-    fractional, as Welch's is)."""
+    """The P quantile of Student's t with DF degrees of freedom. A whole DF
+    (a set's n - 1: the intervals, the stopping rule) is computed here,
+    exactly, without scipy (whose import would cost the stopping rule most
+    of a second per trial); a fractional one (Welch's) by scipy, or the
+    Cornish-Fisher fallback."""
     if df <= 0 or not 0 < p < 1:
         return math.nan
+    if df == int(df) and df <= 1000:
+        return _t_quantile_whole(p, int(df))
     sps = _scipy_stats()
     if sps is not None:
         return float(sps.t.ppf(p, df))
+    return _cornish_fisher(p, df)
+
+
+def _cornish_fisher(p, df):
+    """Student's t quantile from the normal one (Abramowitz and Stegun
+    26.7.5): at 95%, within 0.2% from 3 degrees of freedom on."""
     if df == 1:
         return math.tan(math.pi * (p - 0.5))
     if df == 2:
         return (2 * p - 1) * math.sqrt(2 / (4 * p * (1 - p)))
-    # Cornish-Fisher expansion (Abramowitz and Stegun 26.7.5)
     z = NormalDist().inv_cdf(p)
     g1 = (z ** 3 + z) / 4
     g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
     g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
     g4 = (79 * z ** 9 + 776 * z ** 7 + 1482 * z ** 5 - 1920 * z ** 3 - 945 * z) / 92160
     return z + g1 / df + g2 / df ** 2 + g3 / df ** 3 + g4 / df ** 4
+
+
+def _t_cdf_whole(t, n):
+    """P(T <= t) for Student's t with a whole N degrees of freedom: the
+    finite series of Abramowitz and Stegun 26.7.3 and 26.7.4."""
+    th = math.atan(abs(t) / math.sqrt(n))
+    c2 = math.cos(th) ** 2
+    if n % 2:
+        term, acc = 1.0, 1.0 if n > 1 else 0.0
+        for k in range(3, n - 1, 2):  # 2/3 c^2, (2 4)/(3 5) c^4, ...
+            term *= (k - 1) / k * c2
+            acc += term
+        a = 2 / math.pi * (th + (math.sin(th) * math.cos(th) * acc if n > 1 else 0.0))
+    else:
+        term, acc = 1.0, 1.0
+        for k in range(2, n - 1, 2):  # 1/2 c^2, (1 3)/(2 4) c^4, ...
+            term *= (k - 1) / k * c2
+            acc += term
+        a = math.sin(th) * acc
+    return 0.5 + math.copysign(a / 2, t)
+
+
+@functools.lru_cache(maxsize=1024)
+def _t_quantile_whole(p, n):
+    """Newton's method on _t_cdf_whole from the Cornish-Fisher start (kept:
+    an export asks for the same few thousands of times)."""
+    t = _cornish_fisher(p, n)
+    if n <= 2:
+        return t
+    logc = math.lgamma((n + 1) / 2) - math.lgamma(n / 2) - 0.5 * math.log(n * math.pi)
+    for _ in range(20):
+        pdf = math.exp(logc - (n + 1) / 2 * math.log1p(t * t / n))
+        step = (_t_cdf_whole(t, n) - p) / pdf
+        t -= step
+        if abs(step) < 1e-12 * max(1.0, abs(t)):
+            break
+    return t
 
 
 def _t_pvalue(t, df):
@@ -180,8 +251,9 @@ class Estimate:
     """What one set of trials says about a figure: n, center (the estimate),
     lo and hi (its interval at conf; None below 2 trials), method, median,
     mean, sd, cv (the spread, a fraction: sd / mean, or 1.4826 median
-    absolute deviations / median when the method is "median"), halfwidth_pct (half the interval
-    relative to the center, in percent; inf below 2 trials).
+    absolute deviations / median when the method is "median"),
+    halfwidth_pct (half the interval relative to the center, in percent;
+    inf below 2 trials).
 
     The method: the trials of a phase are each the average or the total of
     thousands of requests or files, so they are close to normal, and what
@@ -388,6 +460,53 @@ class Comparison:
 def compare(a, b, conf=CONF):
     """The Comparison of trials B against trials A (see Comparison)."""
     return Comparison(a, b, conf)
+
+
+class Combined:
+    """Several comparisons as one (the overall standing over the phases):
+    rel (percent: the geometric mean, over the phases, of B's performance
+    relative to A's; - when B is behind), lo and hi (its interval at conf),
+    significant, mde (percent), phases (how many). Each phase's log ratio of
+    the estimates, turned so that + is better, with its variance (CV^2 / n a
+    side, as Comparison); their mean, its variance the sum over the square
+    of the count, Welch-Satterthwaite's degrees of freedom over them all."""
+
+    def __init__(self, pairs, conf=CONF):
+        self.phases, self.conf = len(pairs), conf
+        ds, vs, dfs = [], [], []
+        for a, b, sign in pairs:
+            ea, eb = estimate(a, conf), estimate(b, conf)
+            if not (ea.center > 0 and eb.center > 0):  # no ratio of figures that can be 0 or negative
+                continue
+            ds.append(sign * math.log(eb.center / ea.center))
+            va, vb = ea.cv ** 2 / ea.n, eb.cv ** 2 / eb.n
+            vs.append(va + vb)
+            dfs.append(_welch_df(va, ea.n, vb, eb.n))
+        k = self.phases = len(ds)
+        if not k:
+            self.rel, self.lo, self.hi, self.mde, self.significant = math.nan, None, None, math.inf, False
+            return
+        d = math.fsum(ds) / k
+        var = math.fsum(vs) / k ** 2
+        self.rel = math.expm1(d) * 100
+        if var <= 0:
+            self.lo = self.hi = self.rel
+            self.mde, self.significant = 0.0, d != 0
+            return
+        den = math.fsum((v / k ** 2) ** 2 / df for v, df in zip(vs, dfs) if df > 0)
+        df = var ** 2 / den if den > 0 else float(k)
+        se = math.sqrt(var)
+        h = t_quantile(0.5 + conf / 2, df) * se
+        self.lo, self.hi = math.expm1(d - h) * 100, math.expm1(d + h) * 100
+        self.significant = self.lo > 0 or self.hi < 0
+        self.mde = (t_quantile(0.5 + conf / 2, df) + t_quantile(POWER, df)) * se * 100
+
+
+def combine(pairs, conf=CONF):
+    """The Combined comparison of PAIRS [(trials of A, trials of B, +1 when
+    larger is better else -1)], each with 2 trials a side or more and
+    positive figures."""
+    return Combined(pairs, conf)
 
 
 def pct(x, digits=1):

@@ -100,3 +100,38 @@ DEPS=$ROOT/harness/deps.sh
   [ ! -e "$etc/sources.list.d/shootout-non-free.sources" ]
   [ ! -e "$etc/sources.list.d/shootout-non-free.sources.tmp" ]
 }
+
+@test "deps.sh ensure profile: inferno built once a machine: a fresh checkout copies the one kept in ~/.cache instead of building it again" {
+  local co=$BATS_TEST_TMPDIR/co bin=$BATS_TEST_TMPDIR/bin cache=$BATS_TEST_TMPDIR/cache v
+  v=$(sed -n 's/^INFERNO_VERSION=//p' "$DEPS")
+  mkdir -p "$co/harness" "$bin"
+  cp "$DEPS" "$co/harness/deps.sh"
+  # every package installed; a cargo that builds a stand-in and says so
+  printf '#!/bin/sh\necho "install ok installed"\n' >"$bin/dpkg-query"
+  # shellcheck disable=SC2016 # the stand-in's own $1, $2 and $*
+  printf '#!/bin/sh\necho "cargo $*" >>"%s/cargo.log"\nwhile [ "$1" != --root ]; do shift; done\nmkdir -p "$2/bin" && printf "#!/bin/sh\\n" >"$2/bin/inferno-flamegraph" && chmod +x "$2/bin/inferno-flamegraph"\n' \
+    "$BATS_TEST_TMPDIR" >"$bin/cargo"
+  chmod +x "$bin/dpkg-query" "$bin/cargo"
+  # the first checkout builds it, and keeps a copy
+  run env PATH="$bin:$PATH" XDG_CACHE_HOME="$cache" "$co/harness/deps.sh" ensure profile
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$(grep -c '^cargo install' "$BATS_TEST_TMPDIR/cargo.log")" -eq 1 ]
+  [ -x "$co/build/inferno/bin/inferno-flamegraph" ]
+  [ "$(cat "$cache/shootout/inferno-$v/version")" = "$v" ]
+  [ -x "$cache/shootout/inferno-$v/bin/inferno-flamegraph" ]
+  # a fresh one copies it: no cargo
+  rm -rf "$co/build"
+  run env PATH="$bin:$PATH" XDG_CACHE_HOME="$cache" "$co/harness/deps.sh" ensure profile
+  [ "$status" -eq 0 ]
+  [ "$(grep -c '^cargo install' "$BATS_TEST_TMPDIR/cargo.log")" -eq 1 ]
+  [ -x "$co/build/inferno/bin/inferno-flamegraph" ]
+  [ "$(cat "$co/build/inferno/version")" = "$v" ]
+  env PATH="$bin:$PATH" XDG_CACHE_HOME="$cache" "$co/harness/deps.sh" check profile
+  # a cache of another version is not taken
+  rm -rf "$co/build"
+  echo 0.0.1 >"$cache/shootout/inferno-$v/version"
+  run env PATH="$bin:$PATH" XDG_CACHE_HOME="$cache" "$co/harness/deps.sh" ensure profile
+  [ "$status" -eq 0 ]
+  [ "$(grep -c '^cargo install' "$BATS_TEST_TMPDIR/cargo.log")" -eq 2 ]
+}

@@ -14,6 +14,7 @@ setup_file() {
   export OUTS=$w/outs
   mkdir -p "$OUTS" "$w/ds" "$w/tree"
   [ -x "$BIN/mkdataset" ] || return 0 # the tests say what is missing
+  lane_share # its servers and the sampler: not while a solo test runs
   "$BIN/mkdataset" -p "$ROOT/datasets/tiny.profile" -s 1 -o "$w/ds/tiny-1" --stats "$OUTS/mkdataset.stats" >/dev/null
   "$BIN/dltar" --stats "$OUTS/dltar.stats" --series "$OUTS/dltar.series" -C "$w/tree" \
     "$w/ds/tiny-1/layout.tar.gz" >/dev/null
@@ -48,6 +49,7 @@ setup_file() {
   TARGET=$w RESULTS=$w/results RUN_ID=docs HOST=h VARIANT=v DATASETS_OUT=$w/ds DATASET=tiny SEED=1 \
     "$ROOT/harness/meta.sh" "$OUTS/meta.json"
   cp "$w/ds/tiny-1/dataset.txt" "$OUTS/dataset.txt"
+  lane_done
 }
 
 setup() {

@@ -59,7 +59,7 @@ xpath() {
 @test "export: pandas reads results.csv with the columns, types and values of records.tsv" {
   require_pandas
   make --no-print-directory export RUN=example OUT="$OUT" >/dev/null
-  [ "$(head -1 "$OUT/results.csv")" = "run,host,variant,fs,phase,metric,unit,trials,median,min,max,spread_pct,better,verdict,note" ]
+  [ "$(head -1 "$OUT/results.csv")" = "run,host,variant,fs,phase,metric,unit,trials,median,min,max,spread_pct,better,verdict,note,estimate,ci_low,ci_high,estimate_method,mde_pct,disturbed" ]
   run "$PY" -c 'import sys, pandas as pd; d = pd.read_csv(sys.argv[1]); print(len(d), d["median"].dtype, d["trials"].dtype)' "$OUT/results.csv"
   [ "$status" -eq 0 ]
   # one row per variant, phase and numeric metric of the six records.tsv
@@ -122,7 +122,7 @@ xpath() {
   [ "$(jq -r '[.[] | .variant] | unique | join(" ")' "$OUT/results.json")" = "btrfs ext2 ext3 ext4 tmpfs xfs" ]
 }
 
-@test "export: composite.xml of the example is a valid PTS result file with the medians" {
+@test "export: composite.xml of the example is a valid PTS result file with the figures and their intervals" {
   require_cmd xmllint
   make --no-print-directory export RUN=example OUT="$OUT" >/dev/null
   run xmllint --noout --schema "$XSD" "$OUT/composite.xml"
@@ -153,6 +153,8 @@ xpath() {
   [ "$(xpath "$OUT/b/composite.xml" "string($entry/Value)")" = 11 ]
   [ "$(xpath "$OUT/b/composite.xml" "string($entry/RawString)")" = 10:11:12 ]
   xpath "$OUT/b/composite.xml" "string($entry/JSON)" | jq -e '."min-result" == 10 and ."max-result" == 12 and .trials == 3'
+  # and the figure's 95% interval (11 +- t(0.975, 2) / sqrt(3)) and what a comparison could detect
+  xpath "$OUT/b/composite.xml" "string($entry/JSON)" | jq -e '.median == 11 and (.ci_low * 1000 | round) == 8516 and (.ci_high * 1000 | round) == 13484 and .mde_pct > 0'
 }
 
 @test "export: two runs in one composite.xml (the lab's two OSes beside the example), each system named by its run" {
@@ -224,7 +226,8 @@ xpath() {
   local T=$BATS_TEST_TMPDIR r
   mkdir -p "$T/tmpfs"
   mount -t tmpfs -o size=256m tmpfs "$T/tmpfs"
-  run env RESULTS="$T/results" HOST=h1 VARIANT=v1 make -C "$ROOT" -s shootout TARGET="$T/tmpfs" DATASET=tiny \
+  # PRECISION=0: one trial of each phase (the stopping rule would repeat them), so one record to compare
+  run env RESULTS="$T/results" HOST=h1 VARIANT=v1 PRECISION=0 make -C "$ROOT" -s shootout TARGET="$T/tmpfs" DATASET=tiny \
     PHASES="untar delete" FLUSH=none
   umount "$T/tmpfs"
   [ "$status" -eq 0 ]

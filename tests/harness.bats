@@ -754,6 +754,7 @@ check_lines() {
 }
 
 @test "killing make while serve runs leaves no process and no mount behind" {
+  solo # every httpd, replay and harness process of this checkout
   require_tools
   loop_ext4 256M
   make -C "$ROOT" -s phase-untar TARGET="$MNT" DATASET=tiny
@@ -866,6 +867,7 @@ resident() {
 }
 
 @test "FLUSH=drop and FLUSH=remount empty the page cache of the dataset" {
+  solo # pages read in must stay until flushed: no other drop_caches meanwhile
   require_tools
   require_cmd fincore
   loop_ext4 256M

@@ -95,3 +95,7 @@ loop_cleanup() {
   if [ -n "${MNT:-}" ] && mountpoint -q "$MNT"; then umount "$MNT" || umount -l "$MNT"; fi
   [ -z "${LOOP:-}" ] || losetup -d "$LOOP" 2>/dev/null || true
 }
+
+# The lanes' lock: `solo` (tests/lane.bash).
+# shellcheck source=tests/lane.bash
+. "$ROOT/tests/lane.bash"

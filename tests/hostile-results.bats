@@ -158,12 +158,12 @@ rows = list(csv.DictReader(open(sys.argv[1], encoding="utf-8")))
 assert rows, "no rows"
 for r in rows:
     for k, x in r.items():
-        if k not in ("median", "min", "max", "trials", "spread_pct"):
+        if k not in ("median", "min", "max", "trials", "spread_pct", "estimate", "ci_low", "ci_high", "mde_pct", "disturbed"):
             assert not x.startswith(("=", "+", "-", "@", "\t", "\r")), (k, x)
 assert {r["host"] for r in rows} == {"'+h"}, rows
 assert "'=HYPERLINK(\"http:x\")" in {r["variant"] for r in rows}
 m = [r for r in rows if r["phase"] == "'@SUM(1)"]
-assert m and m[0]["metric"] == "'-m" and m[0]["median"] == "-1", m
+assert m and m[0]["metric"] == "'-m" and m[0]["median"] == "-1" and m[0]["estimate"] == "-1", m
 EOF
 }
 

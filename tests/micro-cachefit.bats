@@ -82,6 +82,7 @@ fit() {
 }
 
 @test "IOzone and its emulation agree on which file sizes fit in a 128 MiB page cache" {
+  solo # rereads from the page cache: no other drop_caches meanwhile
   require_root
   require_cmd iozone fio mkfs.ext4 losetup
   [ -x "$BIN/stdiorw" ] || skip "bin/stdiorw is not built (make)"

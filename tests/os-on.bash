@@ -9,3 +9,7 @@ on() {
   shift
   SHOOTOUT_ROOT=$ROOT SHOOTOUT_OS=$os sh -c '. "$SHOOTOUT_ROOT/harness/os.sh"; "$@"' sh "$@"
 }
+
+# The lanes' lock of tests/run.sh (tests/lane.bash), as helpers.bash takes it.
+# shellcheck source=tests/lane.bash
+. "$ROOT/tests/lane.bash"

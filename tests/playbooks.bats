@@ -32,22 +32,8 @@ teardown() {
 }
 
 # inventory FILE VARIANTS-YAML [EXTRA-HOST-VARS-YAML] : a local one-host inventory.
-inventory() {
-  cat >"$1" <<EOF
-all:
-  hosts:
-    localhost:
-      ansible_connection: local
-      ansible_python_interpreter: /usr/bin/python3
-      ansible_become: false
-      shootout_role: server
-      shootout_flush: drop
-      shootout_provision: false
-      shootout_workdir: $tmp/work
-      shootout_variants: $2
-${3:-}
-EOF
-}
+# shellcheck source=tests/local-inventory.bash
+. "$BATS_TEST_DIRNAME/local-inventory.bash"
 
 # play INVENTORY [ARGS...] : shootout.yml against the stand-in harness.
 play() {
@@ -171,7 +157,8 @@ for h in yaml.safe_load(open(sys.argv[1])):
   require_cmd ansible-playbook
   run ansible-playbook --list-tasks -i "$PB/inventory/example-lab.yml" "$PB/shootout.yml"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
-  for t in "Packages and kernel settings" "Guards before any mkfs" "Every variant" "Fetch the results" \
+  for t in "Packages and kernel settings" "Guards before any mkfs" "Make every variant's filesystem" \
+    "Each trial of each variant, in that order" "Fetch the results" \
     "Dataset server" "Stop the dataset server" "Summary table"; do
     [[ $output == *"$t"* ]] || { echo "missing task: $t"; false; }
   done
@@ -279,15 +266,16 @@ sig() {
   mkfs.ext2 -q "$second"
   mkdir "$tmp/m"
   before=$(sig "$second")
-  # While the first variant runs its phase (long after the guards passed),
+  # While the first variant's filesystem is made (after the guards passed),
   # the second variant's device gets mounted.
-  # shellcheck disable=SC2016 # $VARIANT and $@ are the wrapper's
-  printf '#!/bin/sh\nif [ "$VARIANT" = a ] && [ ! -e %s/mounted ]; then\n  mount %s %s/m && : >%s/mounted\nfi\nexec make "$@"\n' \
-    "$tmp" "$second" "$tmp" "$tmp" >"$tmp/make"
-  chmod +x "$tmp/make"
+  mkdir "$tmp/bin"
+  # shellcheck disable=SC2016 # $@ is the wrapper's
+  printf '#!/bin/sh\ncase " $* " in *" %s "*) mount %s %s/m && : >%s/mounted ;; esac\nexec %s "$@"\n' \
+    "$first" "$second" "$tmp" "$tmp" "$(command -v mkfs.ext4)" >"$tmp/bin/mkfs.ext4"
+  chmod +x "$tmp/bin/mkfs.ext4"
   inventory "$tmp/inv.yml" "[{name: a, fs: ext4, device: $first}, {name: b, fs: ext4, device: $second}]" \
     "      shootout_confirm_wipe: true"
-  run play "$tmp/inv.yml" -e shootout_run_id=rc -e "shootout_make=$tmp/make" -e '{"shootout_phases": ["untar"]}'
+  PATH=$tmp/bin:$PATH run play "$tmp/inv.yml" -e shootout_run_id=rc -e '{"shootout_phases": ["untar"]}'
   [ -e "$tmp/mounted" ] || { echo "$output"; false; }
   sum=$tmp/results/rc/summary.tsv
   cat "$sum"
@@ -325,6 +313,59 @@ sig() {
   # Everything the play set up is gone: no mount, no loop device, no image, no state.
   nothing_left
   [ -z "$(find "$tmp/work/loops" "$tmp/work/state" -mindepth 1)" ]
+}
+
+@test "the trials alternate between the variants in a seeded order recorded in order.tsv; a failed variant's later trials are left out" {
+  require_root
+  require_cmd ansible-playbook
+  inventory "$tmp/inv.yml" "[{name: a, fs: tmpfs, size: 16M}, {name: b, fs: tmpfs, size: 16M}, {name: c, fs: tmpfs, size: 16M}]"
+  STUB_FAIL=c:delete run play "$tmp/inv.yml" -e shootout_run_id=o1 -e shootout_order_seed=5 -e shootout_result_host=h -e shootout_trials=2 \
+    -e '{"shootout_phases": ["untar", "delete"]}' -e "shootout_progress=$tmp/progress.tsv"
+  [ "$status" -ne 0 ] || { echo "$output"; false; }
+  order=$tmp/results/o1/h/order.tsv
+  cat "$order"
+  [ "$(head -1 "$order")" = "$(printf 'trial\tposition\tvariant\tseed')" ]
+  # Every trial has each variant once, in an order of its own (not a, a, b,
+  # b, ...): Python's random.shuffle seeded with "SEED-HOST-TRIAL"
+  # (docs/formats.md#ordertsv): 5-h-1 gives c b a, 5-h-2 b a c.
+  [ "$(awk -F '\t' 'NR > 1 { print $1 $2 $3 $4 }' "$order" | tr '\n' ' ')" = "11c5 12b5 13a5 21b5 22a5 23c5 " ]
+  # The phases ran in that order (c failed in trial 1: left out after it).
+  expect=$(awk -F '\t' 'NR > 1 && !($3 == "c" && $1 > 1) { print $3 }' "$order" | tr '\n' ' ')
+  [ "$(awk '$1 == "untar" { print substr($2, 9) }' "$tmp/results/calls.log" | tr '\n' ' ')" = "$expect" ]
+  sum=$tmp/results/o1/summary.tsv
+  grep -qP '^localhost\ta\t4/4 untar,delete\t-$' "$sum"
+  grep -qP '^localhost\tb\t4/4 untar,delete\t-$' "$sum"
+  grep -qP '^localhost\tc\t1/4 untar\t.*stub: delete failed on purpose$' "$sum"
+  # A progress line for each variant made and each phase started, then done.
+  [ "$(grep -c "	make	" "$tmp/progress.tsv")" -eq 3 ]
+  grep -qP '\tstep\t1/12\t1/2\t[abc]\t1/3\tuntar$' "$tmp/progress.tsv"
+  [ "$(grep -c "	step	" "$tmp/progress.tsv")" -eq 10 ]
+  [ "$(tail -1 "$tmp/progress.tsv" | cut -f2)" = "done" ]
+  # The same seed, the same order (no phase needed to see it).
+  run play "$tmp/inv.yml" -e shootout_run_id=o2 -e shootout_order_seed=5 -e shootout_result_host=h -e shootout_trials=2 \
+    -e '{"shootout_phases": []}'
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  cmp "$order" "$tmp/results/o2/h/order.tsv"
+  nothing_left
+}
+
+@test "variants that share a device run one after the other, after the ones that alternate, each made before its trials and undone after" {
+  require_root
+  require_cmd ansible-playbook losetup mkfs.ext4 mkfs.ext2
+  disk=$(loopdev 64M)
+  inventory "$tmp/inv.yml" "[{name: a, fs: ext4, device: $disk}, {name: t, fs: tmpfs, size: 16M}, {name: b, fs: ext2, device: $disk}]" \
+    "      shootout_confirm_wipe: true"
+  run play "$tmp/inv.yml" -e shootout_run_id=sh -e shootout_result_host=h -e shootout_trials=2 -e '{"shootout_phases": ["untar"]}'
+  [ "$status" -eq 0 ] || { echo "$output" | tail -30; false; }
+  cat "$tmp/results/sh/h/order.tsv"
+  [ "$(awk -F '\t' 'NR > 1 { print $1 $2 $3 }' "$tmp/results/sh/h/order.tsv" | tr '\n' ' ')" = "11t 21t 10a 20a 10b 20b " ]
+  [ "$(awk '{ print substr($2, 9) }' "$tmp/results/calls.log" | tr '\n' ' ')" = "t t a a b b " ]
+  grep -q "^untar VARIANT=a .*FS=ext4 " "$tmp/results/calls.log"
+  grep -q "^untar VARIANT=b .*FS=ext2 " "$tmp/results/calls.log"
+  for v in a t b; do grep -qP "^localhost\t$v\t2/2 untar\t-$" "$tmp/results/sh/summary.tsv"; done
+  run grep -c "^$tmp/work/" <<<"$(findmnt -rn -o TARGET)"
+  [ "$output" = 0 ]
+  [ -z "$(find "$tmp/work/state" -mindepth 1)" ]
 }
 
 # render_runs INVENTORY : the phase commands render.yml shows, one a line.
@@ -497,10 +538,12 @@ EOF
 demo_vars() {
   mkdir -p "$tmp/stub"
   # shellcheck disable=SC2016 # the stand-in's own $a, expanded when it runs
-  printf '#!/bin/sh\nfor a; do case $a in @*) cat "${a#@}" ;; esac; done\nexit 1\n' >"$tmp/stub/ansible-playbook"
+  printf '#!/bin/sh\nfor a; do case $a in @*) cat "${a#@}" >%s/vars.yml ;; esac; done\nexit 1\n' "$tmp" >"$tmp/stub/ansible-playbook"
   chmod +x "$tmp/stub/ansible-playbook"
-  env -u PROFILE -u BLKLAT -u FORKLAT PATH="$tmp/stub:$PATH" make -C "$ROOT" -s --no-print-directory demo DEMO_VARIANTS=tmpfs "$@" 2>/dev/null |
-    grep '^shootout_make_vars:'
+  rm -f "$tmp/vars.yml"
+  env -u PROFILE -u BLKLAT -u FORKLAT -u PRECISION -u PRECISION_MAX_TRIALS -u PRECISION_MAX_S -u MIN_MEASURE_S -u DISTURBED_PCT PATH="$tmp/stub:$PATH" make -C "$ROOT" -s --no-print-directory demo DEMO_VARIANTS=tmpfs "$@" \
+    >/dev/null 2>&1 || true
+  grep '^shootout_make_vars:' "$tmp/vars.yml"
 }
 
 @test "make demo turns on the kernel profile, the block tracer and the fork mode's httpd histograms; PROFILE=0 BLKLAT=0 FORKLAT=0 turn them off; FORKLAT=2 is refused" {
@@ -508,12 +551,48 @@ demo_vars() {
   "$ROOT/harness/deps.sh" check build harness fs playbooks plots profile >/dev/null 2>&1 ||
     skip "the demo's packages are not all installed (make deps): demo.sh would install them"
   run demo_vars
-  [ "$output" = "shootout_make_vars: {PROFILE: 1, BLKLAT: 1, FORKLAT: 1}" ]
+  [ "$output" = 'shootout_make_vars: {PROFILE: 1, BLKLAT: 1, FORKLAT: 1, PRECISION_MAX_TRIALS: "5", PRECISION_MAX_S: "10"}' ]
   run demo_vars PROFILE=0 BLKLAT=0 FORKLAT=0
-  [ "$output" = "shootout_make_vars: {PROFILE: 0, BLKLAT: 0, FORKLAT: 0}" ]
+  [ "$output" = 'shootout_make_vars: {PROFILE: 0, BLKLAT: 0, FORKLAT: 0, PRECISION_MAX_TRIALS: "5", PRECISION_MAX_S: "10"}' ]
   run make -C "$ROOT" -s --no-print-directory demo FORKLAT=2
   [ "$status" -ne 0 ]
   [ "$(grep -v '^make' <<<"$output")" = "demo.sh: FORKLAT=2: want 0 or 1" ]
+}
+
+@test "make demo passes the harness's stopping rule on when given (PRECISION, its caps, MIN_MEASURE_S, DISTURBED_PCT); a value that is no number is refused" {
+  require_root
+  "$ROOT/harness/deps.sh" check build harness fs playbooks plots profile >/dev/null 2>&1 ||
+    skip "the demo's packages are not all installed (make deps): demo.sh would install them"
+  run demo_vars PRECISION=3 PRECISION_MAX_TRIALS=6 PRECISION_MAX_S=20 MIN_MEASURE_S=1.5 DISTURBED_PCT=10
+  [ "$output" = 'shootout_make_vars: {PROFILE: 1, BLKLAT: 1, FORKLAT: 1, PRECISION: "3", PRECISION_MAX_TRIALS: "6", PRECISION_MAX_S: "20", MIN_MEASURE_S: "1.5", DISTURBED_PCT: "10"}' ]
+  run make -C "$ROOT" -s --no-print-directory demo 'PRECISION=2"}'
+  [ "$status" -ne 0 ]
+  [[ $output == *'demo: PRECISION=2"}: want a number'* ]]
+}
+
+@test "make demo prints one line per step with the time left, and keeps Ansible's task output in a log it names" {
+  require_root
+  "$ROOT/harness/deps.sh" check build harness fs playbooks plots profile >/dev/null 2>&1 ||
+    skip "the demo's packages are not all installed (make deps): demo.sh would install them"
+  mkdir -p "$tmp/stub"
+  # A stand-in play: task output on stdout, three steps in the progress file.
+  # shellcheck disable=SC2016 # the stand-in's own variables
+  printf '%s\n' '#!/bin/bash' 'for a; do case $a in shootout_progress=*) p=${a#*=} ;; esac; done' \
+    'echo "TASK [phases : Phase untar] ****"' \
+    'printf "vm\tmake\ttmpfs\t1/1\n" >>"$p"' \
+    'for n in 1 2 3; do printf "vm\tstep\t%s/3\t1/1\ttmpfs\t1/1\tphase%s\n" $n $n >>"$p"; done' \
+    'printf "vm\tdone\n" >>"$p"; exit 1' >"$tmp/stub/ansible-playbook"
+  chmod +x "$tmp/stub/ansible-playbook"
+  run env PATH="$tmp/stub:$PATH" make -C "$ROOT" -s --no-print-directory demo DEMO_VARIANTS=tmpfs
+  [ "$status" -ne 0 ]
+  [[ $output == *"demo: making the filesystem of tmpfs (1 of 1)"* ]]
+  [[ $output == *"demo: trial 1/1, tmpfs (1 of 1): phase1 (step 1/3, "* ]]
+  [[ $output =~ "demo: trial 1/1, tmpfs (1 of 1): phase3 (step 3/3, "[0-9]+" s in, ~"[0-9]+" s left)" ]]
+  [[ $output != *"TASK ["* ]]
+  log=$(sed -n 's/^demo: Ansible.s task output: //p' <<<"$output" | head -1)
+  [[ $log == build/demo/*-demo.log ]]
+  grep -q 'TASK \[phases : Phase untar\]' "$ROOT/$log"
+  rm -f "$ROOT/$log" "$ROOT/${log%.log}.progress"
 }
 
 @test "a real local run: two loop-backed variants, tiny dataset, complete records, nothing left behind" {

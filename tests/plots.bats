@@ -73,10 +73,12 @@ xrange() {
   grep -q "'40:00' 2400" "$OUT/long/untar.gp"
 }
 
-@test "plots: bars sorted by result, the best on top, each with its difference from the best; titles in words" {
+@test "plots: bars sorted by result, the best on top, each with its difference from the best, memory filesystems below as a reference; titles in words" {
   make --no-print-directory plots RUN=example OUT="$OUT" >/dev/null
-  # untar (time): ext4 3.0 s best, ext3 8.5 s last at 2.9 times as long
-  [ "$(awk 'NR > 1 { printf "%s ", $6 }' "$OUT/untar.dat")" = '"ext4" "xfs" "tmpfs" "btrfs" "ext2" "ext3" ' ]
+  # untar (time): ext4 3.0 s best, ext3 8.5 s last at 2.9 times as long;
+  # tmpfs (in memory) is not ranked: a reference below the ranked bars
+  [ "$(awk 'NR > 1 { printf "%s ", $6 }' "$OUT/untar.dat")" = '"ext4" "xfs" "btrfs" "ext2" "ext3" "tmpfs" ' ]
+  grep -q '"tmpfs" "4.2 s  in memory: a reference"' "$OUT/untar.dat"
   grep -q '"3.0 s  best"' "$OUT/untar.dat"
   grep -q '"3.0 s  +2.1%"' "$OUT/untar.dat"
   grep -q '"8.5 s  2.9x"' "$OUT/untar.dat"
@@ -176,15 +178,15 @@ xrange() {
   [ ! -e "$OUT" ]
 }
 
-@test "compare: flags a within-noise difference and real ones" {
+@test "compare: each change with its 95% interval, a verdict and what the trials could have told" {
   run make --no-print-directory compare RESULTS=tests/fixtures/plots BASE=base NEW=new OUT="$OUT"
   [ "$status" -eq 0 ]
-  grep -q '^| testhost | ext4 | untar | wall_s | .* | -0.5% | within noise |$' "$OUT/compare.md"
-  grep -q '^| testhost | ext4 | serve-cold-1 | rps | .* | +48.8% | real, better |$' "$OUT/compare.md"
-  grep -q '^| testhost | ext4 | delete | wall_s | .* | +90.9% | real, worse |$' "$OUT/compare.md"
+  grep -q '^| testhost | ext4 | untar | wall_s | .* | -0.4% | -2.5% to +1.7% | not significant | 2.8% |$' "$OUT/compare.md"
+  grep -q '^| testhost | ext4 | serve-cold-1 | rps | .* | +48.8% | +41.5% to +56.4% | significant, better | 6.6% |$' "$OUT/compare.md"
+  grep -q '^| testhost | ext4 | delete | wall_s | .* | +90.9% | +58.2% to +130.4% | significant, worse | 24.6% |$' "$OUT/compare.md"
   # fsdisco's microsecond figures are timings too (smaller is better)
-  grep -q '^| testhost | ext4 | discover | direct_median_us | .* | +98.0% | real, worse |$' "$OUT/compare.md"
-  grep -q 'within noise' "$OUT/compare.html"
+  grep -q '^| testhost | ext4 | discover | direct_median_us | .* | +98.0% | +90.1% to +106.3% | significant, worse | 5.3% |$' "$OUT/compare.md"
+  grep -q '<td>not significant</td>' "$OUT/compare.html"
   [ "$(head -c 4 "$OUT/compare.png" | od -An -tx1 | tr -d ' ')" = 89504e47 ]
   grep -q '<svg' "$OUT/compare.svg"
 }
@@ -205,7 +207,7 @@ cmp_side() {
   done
 }
 
-@test "compare: a win needs Welch's t-test at 95% and 3 trials a side, else within noise or noise unknown" {
+@test "compare: significant only when the 95% interval leaves out 0 (Welch's t-test), from 2 trials a side; one trial cannot tell" {
   local r=$BATS_TEST_TMPDIR/res
   # spread: ranges apart but one wild trial (old min-max rule: real); wide:
   # means 10% apart in noise of +-15%; clear: 10% apart, trials within 1%
@@ -213,11 +215,15 @@ cmp_side() {
   cmp_side "$r" n spread:'103 104 150' wide:'90 105 75' clear:'90 91 89' one:50 two:'50 51'
   run make --no-print-directory compare RESULTS="$r" BASE=b NEW=n OUT="$OUT"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
-  grep -q '^| h1 | ext4 | spread | wall_s | .* | +3.0% | within noise |$' "$OUT/compare.md"
-  grep -q '^| h1 | ext4 | wide | wall_s | .* | -10.0% | within noise |$' "$OUT/compare.md"
-  grep -q '^| h1 | ext4 | clear | wall_s | .* | -10.0% | real, better |$' "$OUT/compare.md"
-  grep -q '^| h1 | ext4 | one | wall_s | .* | -50.0% | 1 trial: noise unknown |$' "$OUT/compare.md"
-  grep -q '^| h1 | ext4 | two | wall_s | .* | -49.8% | 2 trials: noise unknown |$' "$OUT/compare.md"
+  grep -q '^| h1 | ext4 | spread | wall_s | .* | +17.8% | -32.6% to +106.1% | not significant | 69.7% |$' "$OUT/compare.md"
+  grep -q '^| h1 | ext4 | wide | wall_s | .* | -10.0% | -37.3% to +29.1% | not significant | 48.3% |$' "$OUT/compare.md"
+  grep -q '^| h1 | ext4 | clear | wall_s | .* | -10.0% | -12.1% to -7.8% | significant, better | 3.2% |$' "$OUT/compare.md"
+  grep -q '^| h1 | ext4 | one | wall_s | .* | -50.0% | - | cannot tell: 1 trial | - |$' "$OUT/compare.md"
+  grep -q '^| h1 | ext4 | two | wall_s | .* | -49.8% | -53.1% to -46.2% | significant, better | 8.1% |$' "$OUT/compare.md"
+  # compare.tsv: the interval, the detectable effect and the test after the p
+  [ "$(head -1 "$OUT/compare.tsv" | cut -f14-)" = "$(printf 'change_pct\tverdict\tp\tci_low_pct\tci_high_pct\tmde_pct\ttest')" ]
+  [ "$(awk -F '\t' '$3 == "clear" { print $17, $18, $19, $20 }' "$OUT/compare.tsv")" = "-12.14 -7.81 3.22 Welch's t-test" ]
+  [ "$(awk -F '\t' '$3 == "one" { print $17 "|" $19 }' "$OUT/compare.tsv")" = "|inf" ]
   # the p of the test in compare.tsv, none without one
   [ "$(awk -F '\t' '$3 == "clear" { print ($16 < 0.05) }' "$OUT/compare.tsv")" = 1 ]
   [ "$(awk -F '\t' '$3 == "wide" { print ($16 >= 0.05) }' "$OUT/compare.tsv")" = 1 ]
@@ -433,10 +439,10 @@ whiskers() {
   [ "$(whiskers "$OUT/serve-cold-1.svg")" -eq 0 ]
   grep -q "^chart_title = '.*\\n\" \\. '1 trial: noise unknown'\$" "$OUT/untar.gp"
   grep -q '1 trial: noise unknown' "$OUT/untar.svg"
-  # no table says medians over trials; the flush table counts one trial, not three flushes
+  # no table says means over trials; the flush table counts one trial, not three flushes
   grep -q '<h2 id="summary">All figures (1 trial: noise unknown)</h2>' "$OUT/index.html"
   grep -q '<h2 id="replays">Serve, preload and network phases (1 trial: noise unknown)</h2>' "$OUT/index.html"
-  run grep -qi 'medians over trials' "$OUT/index.html" "$OUT/summary.md"
+  run grep -qi 'means over trials' "$OUT/index.html" "$OUT/summary.md"
   [ "$status" -eq 1 ]
   grep -q '^1 trial: noise unknown (times in minutes' "$OUT/summary.md"
   grep -q '<tr><td>h1 / ext4</td><td>ext4</td><td class="n">1</td>.*<td class="n">1 trial: noise unknown</td>' "$OUT/index.html"
@@ -454,8 +460,9 @@ whiskers() {
   [ "$status" -eq 1 ]
   run grep -q '^| h1 / ext4 |.*noise unknown' "$OUT/summary.md"
   [ "$status" -eq 1 ]
-  grep -q '<h2 id="summary">All figures (medians over trials)</h2>' "$OUT/index.html"
-  grep -q '^| h1 / ext4 | 1:42 (spread 2.0%) | ' "$OUT/summary.md"
+  grep -q '<h2 id="summary">All figures (means over trials)</h2>' "$OUT/index.html"
+  # the figure with the half-width of its 95% interval: 101, 102, 103 s
+  grep -q '^| h1 / ext4 | 1:42 (95% CI ±2.4%; spread 2.0%) | ' "$OUT/summary.md"
 }
 
 @test "report: a memory filesystem's cold figures say not flushable and leave the cold scale to the others" {
@@ -479,7 +486,7 @@ whiskers() {
   grep -q '"tmpfs" "not flushable" 0 ""$' "$OUT/serve-cold-1.dat"
   grep -q 'not flushable' "$OUT/serve-cold-1.svg"
   # tables: the cold figure says so; the warm one is a figure as usual
-  grep -q '^| h1 / tmpfs | - | - | - | - | not flushable | - | 6,102 (spread 0.0%) | ' "$OUT/summary.md"
+  grep -q '^| h1 / tmpfs | - | - | - | - | not flushable | - | 6,102 (95% CI ±0.0%; spread 0.0%) | ' "$OUT/summary.md"
   grep -q '<td>h1 / tmpfs</td><td>tmpfs (not flushable)</td>' "$OUT/index.html"
   grep -q '^| h1 / tmpfs | serve-cold-1 | 3 | 6,002 req/s | .* | not flushable |$' "$OUT/summary.md"
   [ "$(xrange "$OUT/serve-warm-1.gp")" != 'set xrange [0:60]' ]
@@ -487,8 +494,8 @@ whiskers() {
   grep -q 'not flushable: tmpfs' "$OUT/index.html"
 }
 
-@test "report: the first screen names each phase's winner, the others' difference from it or 'within noise', and an overall score" {
-  # three trials each: xfs's untar within the noise of ext4's, btrfs's 52% slower beyond it
+@test "report: the first screen names a phase's winner only where the test says so, each difference with its interval, and an overall score" {
+  # three trials each: xfs's untar within the noise of ext4's, btrfs's 51% slower beyond it
   local r=$BATS_TEST_TMPDIR/res/noise/h1 fs
   for fs in ext4 xfs btrfs; do
     mkdir -p "$r/$fs"
@@ -500,18 +507,25 @@ whiskers() {
   run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=noise OUT="$OUT"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   card=$(sed -n '/<div class="card" id="rank-untar">/,/<\/div>/p' "$OUT/index.html")
-  # xfs within ext4's noise: ext4 is the best, but no clear winner
-  [[ $card == *'best <b class="winner">ext4</b>, no clear winner: 1 within its noise'* ]]
-  # best first, each row: name, figure, mark; the words on hover
+  # xfs within ext4's noise: ext4 is ahead, but no winner
+  [[ $card == *'<span class="verdict">no winner: ext4 ahead, not significantly</span>'* ]]
+  [[ $card != *'class="winner"'* ]]
+  # best first, each row: name, figure (the mean), mark with its interval; the words on hover
   [ "$(grep -o '<td class="v"[^>]*>[a-z0-9]*</td>' <<<"$card" | sed 's/<[^>]*>//g' | tr '\n' ' ')" = "ext4 xfs btrfs " ]
-  [[ $card == *'>10.1 s</td><td class="n mark noise" title="1.0% slower than ext4, within the noise of the trials (Welch'*'>within noise</td>'* ]]
-  [[ $card == *'>15.2 s</td><td class="n mark" title="52.0% slower than ext4 (Welch'*'>+52%</td>'* ]]
-  # overall: ext4 the best of the one phase; btrfs last, its score 10.1 / 15.2
-  grep -q 'Best overall: ext4 (100%, 1 win)' "$OUT/index.html"
-  grep -q '<td class="n">3</td><td>btrfs</td><td class="n" title="geometric mean of its ratio to the best over 1 phase">66%</td><td class="n">0</td><td class="n">1</td>' "$OUT/index.html"
+  [[ $card == *'>10.1 s</td><td class="n mark noise" title="0.3% slower than ext4, 95% CI -6.7% to +7.9%, Welch&#39;s t-test p = 0.9: not significant">+0.3% (not significant)<br><small>-6.7% to +7.9%</small></td>'* ]]
+  [[ $card == *'>15.2 s</td><td class="n mark" title="50.8% slower than ext4, 95% CI +39.9% to +62.6%, Welch&#39;s t-test p = 0.00053: significant">+51%<br><small>+39.9% to +62.6%</small></td>'* ]]
+  # what the run could see: 3 trials a side, their spread
+  [[ $card == *'<p class="out">this run can tell differences of 8.2% or more</p>'* ]]
+  # overall: no best overall (ext4 and xfs are tied); btrfs third and last, significantly behind
+  grep -q 'No best overall: no variant is significantly ahead of every other.' "$OUT/index.html"
+  run grep -q 'Best overall' "$OUT/index.html"
+  [ "$status" -eq 1 ]
+  grep -q '<td class="n">=1</td><td>xfs</td><td class="n" title="geometric mean of its ratio to the best over 1 phase">100%</td><td class="n noise" title="-0.3% (95% CI -7.4% to +7.2%), not significant">-0.3%<br><small>-7.4% to +7.2%</small></td><td class="n">0</td><td class="n">0</td>' "$OUT/index.html"
+  grep -q '<td class="n">3</td><td>btrfs</td><td class="n" title="geometric mean of its ratio to the best over 1 phase">66%</td><td class="n" title="-33.7% (95% CI -38.5% to -28.5%)">-33.7%<br><small>-38.5% to -28.5%</small></td><td class="n">0</td><td class="n">1</td>' "$OUT/index.html"
+  grep -q '^| 3 | btrfs | 66% | -33.7% (95% CI -38.5% to -28.5%) | 0 | 1 |$' "$OUT/summary.md"
   # the systems: what is the same once, only the filesystem differs
   grep -q '<tr><th>kernel</th><td>6.1.0</td></tr>' "$OUT/index.html"
   grep -q '<caption>what differs</caption><tr><th>variant</th><th>fs</th></tr>' "$OUT/index.html"
   # the Markdown summary opens with the same
-  grep -q '^- \*\*untar: download, gunzip and untar of the first tarball\*\* (time, lower is better): ext4 10.0 s (best); xfs 10.1 s (within noise); btrfs 15.2 s (+52%)$' "$OUT/summary.md"
+  grep -q '^- \*\*untar: download, gunzip and untar of the first tarball\*\* (time, lower is better): no winner: ext4 ahead, not significantly. ext4 10.1 s (best); xfs 10.1 s (+0.3%, 95% CI -6.7% to +7.9%, not significant); btrfs 15.2 s (+51%, 95% CI +39.9% to +62.6%); this run can tell differences of 8.2% or more$' "$OUT/summary.md"
 }

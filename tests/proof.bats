@@ -239,11 +239,12 @@ crafted_run() {
   run make -C "$ROOT" --no-print-directory report RESULTS="$T/res" RUN=crafted OUT="$T/out"
   echo "$output"
   [ "$status" -eq 0 ]
-  # untar: 101..103 s, spread (103 - 101) / 102 = 2.0%; tool_cpu_share 0.82
+  # untar: 101..103 s, its 95% interval +-t(0.975, 2) / sqrt(3) / 102 = 2.4%,
+  # spread (103 - 101) / 102 = 2.0%; tool_cpu_share 0.82
   # (user + sys) flags nothing: what limited a phase is its budget's verdict
-  grep -q '| h1 / ext4 | 1:42 (spread 2.0%) |' "$T/out/summary.md"
+  grep -q '| h1 / ext4 | 1:42 (95% CI ±2.4%; spread 2.0%) |' "$T/out/summary.md"
   # serve-cold-1: 1001..1003 req/s, spread 0.2%
-  grep -q '1,002 (spread 0.2%; 0.0% resident before)' "$T/out/summary.md"
+  grep -q '1,002 (95% CI ±0.2%; spread 0.2%; 0.0% resident before)' "$T/out/summary.md"
   run grep -q 'tool-bound' "$T/out/index.html" "$T/out/summary.md"
   [ "$status" -eq 1 ]
   grep -q '<th>spread</th><th>limit</th>' "$T/out/index.html"
@@ -256,13 +257,14 @@ crafted_run() {
   grep -q 'spread 18.6% <span class="flag">noisy</span>' "$T/out/index.html"
 }
 
-@test "report: fewer than three trials show no spread" {
+@test "report: fewer than three trials show no spread, two an interval" {
   require_cmd gnuplot python3
   crafted_run "$T/res"
   sed -i '/^[a-z0-9-]*\t3\t/d' "$T/res/crafted/h1/ext4/records.tsv"
   run make -C "$ROOT" --no-print-directory report RESULTS="$T/res" RUN=crafted OUT="$T/out"
   [ "$status" -eq 0 ]
-  grep -q '| h1 / ext4 | 1:42 (2 trials: noise unknown) |' "$T/out/summary.md"
+  # 101 and 102 s: +-t(0.975, 1) x 0.71 / sqrt(2) / 101.5 = 6.3%
+  grep -q '| h1 / ext4 | 1:42 (95% CI ±6.3%; 2 trials: noise unknown) |' "$T/out/summary.md"
   run grep -c 'spread [0-9]' "$T/out/summary.md"
   [ "$output" = 0 ]
 }

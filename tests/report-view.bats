@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # The report in a real browser (headless Chromium, Debian's chromium, in
 # harness/deps.sh's test group): the example run's report at 1400 px and at
-# a phone's 400 px, nothing running off the right edge, the winners on the
-# first screen.  A copy of index.html gets tests/fixtures/report-view/check.js
+# a phone's 400 px, nothing running off the right edge, the phases' verdicts
+# (winner, or why none) on the first screen.  A copy of index.html gets tests/fixtures/report-view/check.js
 # (the report itself has no JavaScript), shown by frame.html in an iframe as
 # wide as the screen tested; chromium --dump-dom prints what check.js saw.
 load helpers
@@ -16,6 +16,11 @@ setup() {
   cd "$ROOT" || return 1
   OUT=$BATS_TEST_TMPDIR/report
   make --no-print-directory report RUN=example OUT="$OUT" >/dev/null
+  check_copy
+}
+
+# check_copy : OUT/check.html, the report with check.js in it.
+check_copy() {
   { sed '$d' "$OUT/index.html"; printf '<script>\n'; cat tests/fixtures/report-view/check.js
     printf '</script></body></html>\n'; } >"$OUT/check.html"
 }
@@ -48,12 +53,13 @@ fits() {
   [ "$(field viewport "$V")" -eq "$1" ] || return 1
   [ "$(field scrollWidth "$V")" -le "$1" ] || return 1
   [ "$(field overflow "$V")" -eq 0 ] || return 1
+  [ "$(field spill "$V")" -le 0 ] || return 1
   [ "$(field cards "$V")" -eq 15 ]
 }
 
-@test "report view: at 1400 px nothing overflows, and the first screen shows the first phase's winner" {
+@test "report view: at 1400 px nothing overflows, and the first screen shows the first phase's verdict" {
   fits 1400
-  top=$(field winner_top "$V")
+  top=$(field verdict_top "$V")
   [ "$top" -ge 0 ]
   [ "$top" -lt 900 ]
 }
@@ -68,4 +74,20 @@ fits() {
   [[ $output == "PNG image data, 1400 x 900"* ]]
   # a blank page compresses to a few kB; the demo's first screen is > 100 kB
   [ "$(stat -c %s "$OUT/first-screen.png")" -gt 50000 ]
+}
+
+@test "report view: a run of several trials (intervals under the marks, the overall table's 'vs first') fits at 1400 and 400 px" {
+  # tests/fixtures/plots/mkaa.py: three variants, one 10% faster, a memory reference, disturbed trials
+  python3 tests/fixtures/plots/mkaa.py "$BATS_TEST_TMPDIR/res" fast --trials 7 --memory mem --disturb A=2 --faster B=10
+  OUT=$BATS_TEST_TMPDIR/fast
+  make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=fast OUT="$OUT" >/dev/null
+  check_copy
+  for w in 1400 400; do
+    V=$(view "$w")
+    echo "$V"
+    [ "$(field scrollWidth "$V")" -le "$w" ]
+    [ "$(field overflow "$V")" -eq 0 ]
+    [ "$(field spill "$V")" -le 0 ]
+    [ "$(field cards "$V")" -eq 6 ]
+  done
 }

@@ -8,6 +8,8 @@
 #   tests/run.sh c|asan|fuzz|lint  one suite (fuzz: each libFuzzer target of
 #                             build/fuzz/ for FUZZ_TEST_S seconds, default 3)
 #   tests/run.sh bats [FILE.bats ...]
+# The bats files run BATS_LANES (2) at a time, each file's TAP shown when it
+# ends (BATS_LANES=1: one bats run, streamed); lint runs beside the others.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
@@ -17,13 +19,36 @@ trap 'rm -rf "$logdir"' EXIT
 
 # run_suite NAME CMD... : run CMD, show its TAP, add its counts to the totals.
 run_suite() {
-  local name=$1 t0 rc p f s
+  local name=$1 t0
   shift
   t0=$(date +%s)
   echo "== $name"
   # Streamed, not buffered, so a CI log shows how far a suite got.
   "$@" 2>&1 | tee "$logdir/$name.tap"
-  rc=${PIPESTATUS[0]}
+  count_suite "$name" "${PIPESTATUS[0]}" "$t0"
+}
+
+# start_suite NAME CMD... : run CMD in the background (while the others
+# run: it needs nothing they make), its TAP kept for end_suite.
+start_suite() {
+  local name=$1
+  shift
+  { date +%s >"$logdir/$name.t0"; "$@" >"$logdir/$name.tap" 2>&1; echo $? >"$logdir/$name.rc"; date +%s >"$logdir/$name.t1"; } &
+  echo $! >"$logdir/$name.pid"
+}
+
+# end_suite NAME : wait for what start_suite started, show its TAP, count it.
+end_suite() {
+  local name=$1
+  wait "$(cat "$logdir/$name.pid")"
+  echo "== $name (run beside the others)"
+  cat "$logdir/$name.tap"
+  count_suite "$name" "$(cat "$logdir/$name.rc" 2>/dev/null || echo 1)" "$(cat "$logdir/$name.t0")" "$(cat "$logdir/$name.t1" 2>/dev/null)"
+}
+
+# count_suite NAME EXIT-STATUS START [END] : add NAME's TAP to the totals.
+count_suite() {
+  local name=$1 rc=$2 t0=$3 t1=${4:-$(date +%s)} p f s
   s=$(grep -ciE '^ok .*# skip' "$logdir/$name.tap")
   p=$(grep -c '^ok ' "$logdir/$name.tap")
   p=$((p - s))
@@ -33,7 +58,7 @@ run_suite() {
     f=1
   fi
   pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
-  echo "== $name: $p passed, $f failed, $s skipped ($(($(date +%s) - t0)) s)"
+  echo "== $name: $p passed, $f failed, $s skipped ($((t1 - t0)) s)"
 }
 
 # The C tests the Makefile declares (CTESTS), from a build directory, as
@@ -112,8 +137,91 @@ bats_suite() {
   # Every test has a deadline (bats kills it and says "timeout"), and so
   # has the suite: a hang fails one test, not the whole CI run.  No stdin:
   # a tool that reads it by mistake sees EOF instead of waiting.
-  BATS_TEST_TIMEOUT=${BATS_TEST_TIMEOUT:-600} \
+  export BATS_TEST_TIMEOUT=${BATS_TEST_TIMEOUT:-600}
+  local lanes=${BATS_LANES:-2}
+  command -v flock >/dev/null 2>&1 || lanes=1
+  if [ "$lanes" -le 1 ] || [ ${#files[@]} -le 1 ]; then
     timeout -k 30 "${BATS_SUITE_TIMEOUT:-1500}" bats --tap --timing "${files[@]}" </dev/null
+    return
+  fi
+  bats_lanes "$lanes" "${files[@]}"
+}
+
+# The files that took longest (tests/run.sh's own timing, 2026-11): they
+# start first, so that no long file is left to run alone at the end.  The
+# files not named here follow, the largest first.
+BATS_SLOW_FIRST='playbooks harness profile bsd-shootout micro-phases proof serve-fork plots
+  report-view micro-frame latency micro-fsdisco httpd replay export'
+
+# bats_lanes LANES FILE... : the files, LANES at a time (most of a test's
+# time is waiting for a phase, a sync or a timeout, not CPU), each file's
+# TAP printed whole when it ends.  Tests that look at the whole machine
+# (the page cache, every process of a kind) run alone: tests/helpers.bash's
+# `solo`, on the lock this sets.
+bats_lanes() {
+  local lanes=$1 f i deadline rc
+  shift
+  deadline=$(($(date +%s) + ${BATS_SUITE_TIMEOUT:-1500}))
+  export SHOOTOUT_LANE_LOCK=$logdir/lanes.lock
+  : >"$SHOOTOUT_LANE_LOCK"
+  # The queue: the slow files first, then the rest by size.
+  for f in "$@"; do
+    printf '%s %s %s\n' "$(slow_rank "$f")" "$(wc -c <"$f")" "$f"
+  done | sort -k1,1n -k2,2rn | cut -d' ' -f3- >"$logdir/queue"
+  cp "$logdir/queue" "$logdir/pending"
+  mkdir -p "$logdir/done"
+  # Built once here, not by two files at the same time.
+  make -s --no-print-directory bsdpaths >/dev/null || echo "# make bsdpaths failed: the files that need it say so"
+  for ((i = 1; i <= lanes; i++)); do
+    bats_lane "$deadline" &
+  done
+  wait
+  # a file that did not say it ended (a lane killed, say) is a failure
+  rc=0
+  while IFS= read -r f; do
+    [ -e "$logdir/done/${f//\//_}" ] || { echo "not ok - $f did not finish"; rc=1; }
+  done <"$logdir/queue"
+  ! grep -q '^not ok ' "$logdir"/lane-*.tap 2>/dev/null && return $rc
+}
+
+# slow_rank FILE : its place in BATS_SLOW_FIRST, or 99.
+slow_rank() {
+  local n=0 s
+  for s in $BATS_SLOW_FIRST; do
+    n=$((n + 1))
+    [ "$(basename "$1" .bats)" != "$s" ] || { echo "$n"; return; }
+  done
+  echo 99
+}
+
+# bats_lane DEADLINE : takes the next file of the queue until none is left.
+bats_lane() {
+  local f rc tap left t0
+  while f=$(bats_next); do
+    tap=$logdir/lane-${f//\//_}.tap
+    left=$(($1 - $(date +%s)))
+    t0=$(date +%s)
+    if [ "$left" -le 0 ]; then
+      echo "not ok - $f not run: the suite's deadline (BATS_SUITE_TIMEOUT=${BATS_SUITE_TIMEOUT:-1500} s) had passed" >"$tap"
+    else
+      timeout -k 30 "$left" bats --tap --timing "$f" </dev/null >"$tap" 2>&1
+      rc=$?
+      if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+        echo "not ok - $f stopped at the suite's deadline (BATS_SUITE_TIMEOUT=${BATS_SUITE_TIMEOUT:-1500} s)" >>"$tap"
+      elif [ "$rc" -ne 0 ] && ! grep -q '^not ok ' "$tap"; then
+        echo "not ok - $f: bats exited $rc without reporting a failure" >>"$tap"
+      fi
+    fi
+    # shellcheck disable=SC2016 # the inner sh expands them
+    flock "$logdir/out.lock" sh -c 'echo "# $1 ($2 s)"; cat "$3"' _ "$f" "$(($(date +%s) - t0))" "$tap"
+    : >"$logdir/done/${f//\//_}"
+  done
+}
+
+# bats_next : the next file of the queue (none left: fails).
+bats_next() {
+  # shellcheck disable=SC2016 # the inner sh expands them
+  flock "$logdir/queue.lock" sh -c 'f=$(head -n 1 "$1") && [ -n "$f" ] && sed -i 1d "$1" && printf "%s\n" "$f"' _ "$logdir/pending"
 }
 
 # The libFuzzer targets (make fuzz-build), a few seconds each: a crash
@@ -172,11 +280,13 @@ what=${1:-all}
 [ $# -gt 0 ] && shift
 case $what in
   all)
+    # lint reads the sources only: it runs beside the rest.
+    start_suite lint lint_suite
     run_suite c c_suite build/default/tests
     run_suite asan c_suite build/asan/tests
     run_suite fuzz fuzz_suite
     run_suite bats bats_suite
-    run_suite lint lint_suite
+    end_suite lint
     run_suite cross cross_suite
     [ -z "${LAB_TAP:-}" ] || run_suite lab lab_suite "$LAB_TAP"
     ;;

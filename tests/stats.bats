@@ -11,6 +11,7 @@ setup() {
   cd "$ROOT" || return 1
   # plots.mk's python: Debian's, which sees python3-scipy (pyenv's may not)
   PY=python3
+  OUT=$BATS_TEST_TMPDIR/out
   [ ! -x /usr/bin/python3 ] || PY=/usr/bin/python3
 }
 
@@ -47,6 +48,11 @@ setup() {
   # the same line without scipy (a host under test)
   run "$PY" -S plots/stats.py precision --target 3 99 100 101
   [ "$output" = "halfwidth_pct=2.48 n=3 enough=yes" ]
+  # and it never imports scipy (most of a second a trial): its t quantiles are its own
+  run "$PY" -c 'import sys; sys.path.insert(0, "plots"); import stats
+stats.main(["precision", "--target", "2", "99", "100", "101", "100.5", "99.2", "100.1"])
+print("scipy" in sys.modules)'
+  [ "$output" = "$(printf 'halfwidth_pct=0.80 n=6 enough=yes\nFalse')" ]
 }
 
 @test "stats: precision refuses bad input in one line on stderr, exit 2" {
@@ -61,4 +67,126 @@ setup() {
   run --separate-stderr "$PY" plots/stats.py
   [ "$status" -eq 2 ]
   [[ $stderr == *"usage: stats.py precision --target PCT"* ]]
+}
+
+@test "stats: no import circle in plots/, and the layering reads load, decide, draw" {
+  run "$PY" tests/plot_imports.py
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output == *"no import circle, layering kept" ]]
+  # the check finds a circle: a copy of plots/ where resultslib imports the budget again
+  cp -r plots "$BATS_TEST_TMPDIR/plots"
+  printf 'def again():\n    import budget\n    return budget\n' >>"$BATS_TEST_TMPDIR/plots/resultslib.py"
+  run "$PY" tests/plot_imports.py "$BATS_TEST_TMPDIR/plots"
+  [ "$status" -eq 1 ]
+  [[ $output == *"import circle: budget, ranking, resultslib ("*"resultslib -> budget)"* ]]
+  [[ $output == *"layering: resultslib.py imports budget (it may import only: stats)"* ]]
+}
+
+# aa_run RUN ARGS... : a synthetic run (tests/fixtures/plots/mkaa.py): three
+# ext4 variants A, B, C of one distribution (3% spread, 7 trials), a tmpfs
+# "mem" five times as fast, A's last 2 trials disturbed and half as fast.
+aa_run() {
+  local run=$1
+  shift
+  "$PY" tests/fixtures/plots/mkaa.py "$BATS_TEST_TMPDIR/res" "$run" --trials 7 --memory mem --disturb A=2 "$@"
+}
+
+@test "stats: an A/A run (three identical variants) names no winner in any phase and no best overall" {
+  require_cmd gnuplot
+  aa_run aa
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=aa OUT="$OUT"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  # six phases, none with a winner; the verdicts say why
+  [ "$(grep -c '<div class="card"' "$OUT/index.html")" -eq 6 ]
+  run grep -c 'class="winner"' "$OUT/index.html"
+  [ "$output" -eq 0 ]
+  [ "$(grep -c '<span class="verdict">no winner: [ABC] ahead, not significantly</span>' "$OUT/index.html")" -eq 6 ]
+  grep -q 'No best overall: no variant is significantly ahead of every other.' "$OUT/index.html"
+  grep -q '^| 1 | [ABC] | ' "$OUT/summary.md"
+  [ "$(grep -c '^| =1 | [ABC] | .*, not significant | 0 | [01] |$' "$OUT/summary.md")" -eq 2 ]
+  # the memory filesystem is a reference, not ranked, never "best"
+  grep -q 'In memory, not ranked (the memory ceiling, a reference): mem.' "$OUT/index.html"
+  run grep -E '^\| [0-9=]+ \| mem ' "$OUT/summary.md"
+  [ "$status" -eq 1 ]
+  grep -q '<p class="out">reference, in memory (not ranked): mem 102,758</p>' "$OUT/index.html"
+  # A's disturbed trials (half as fast) are left out and named; without them A is no worse
+  grep -q '<p class="out flag">A: 2 of 7 trials disturbed: machine busy</p>' "$OUT/index.html"
+  grep -q '10 of 35 phase trials disturbed (machine busy), left out of the figures.' "$OUT/index.html"
+  grep -q '^| h1 / A | 10.0 s (95% CI ±3.0%; spread 6.9%: noisy; 2 of 7 trials disturbed: machine busy) | ' "$OUT/summary.md"
+  [ "$("$PY" -c 'import json, sys
+print(*[(r["trials"], r["disturbed"]) for r in json.load(open(sys.argv[1]))
+        if (r["variant"], r["phase"], r["metric"]) == ("A", "untar", "wall_s")])' "$OUT/results.json")" = "(5, 2)" ]
+  # each phase says what it could have seen
+  [ "$(grep -c '<p class="out">this run can tell differences of [0-9.]*% or more</p>' "$OUT/index.html")" -eq 6 ]
+}
+
+@test "stats: the A/A run with one variant 10% faster names it, with the right sign and an interval holding 10%" {
+  require_cmd gnuplot
+  aa_run fast --faster B=10
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=fast OUT="$OUT"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(grep -c '<span class="verdict">winner <b class="winner">B</b></span>' "$OUT/index.html")" -eq 6 ]
+  grep -q 'Best overall: B (6 significant wins; ahead of every other by [0-9.]*% or more over the phases).' "$OUT/index.html"
+  # overall: A and C behind B by 1/1.1 - 1 = -9.1% of B's performance, inside each interval
+  "$PY" - "$OUT/summary.md" <<'PY'
+import re, sys
+rows = re.findall(r"^\| [23] \| ([AC]) \| \d+% \| ([-+][\d.]+)% \(95% CI ([-+][\d.]+)% to ([-+][\d.]+)%\) \| 0 \|", open(sys.argv[1]).read(), re.M)
+assert len(rows) == 2, rows
+for name, rel, lo, hi in rows:
+    assert float(lo) < -9.09 < float(hi), (name, rel, lo, hi)
+PY
+  # make compare of the same variant 10% faster: the sign and an interval holding the 10%
+  aa_run base
+  run make --no-print-directory compare RESULTS="$BATS_TEST_TMPDIR/res" BASE=base NEW=fast OUT="$OUT/cmp"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  "$PY" - "$OUT/cmp/compare.tsv" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1]), delimiter="\t") if r["variant"] == "B"]
+assert len(rows) == 6, rows
+for r in rows:
+    # rates 10% higher, times 1/1.1 - 1 = -9.1% shorter: both better
+    want = 10.0 if r["unit"].endswith("/s") else (1 / 1.1 - 1) * 100
+    assert r["verdict"] == "significant, better", r
+    assert float(r["ci_low_pct"]) < want < float(r["ci_high_pct"]), r
+PY
+}
+
+@test "stats: warm serve and net are ranked by their steady window where the replay measured one; a sync by its own disturbed mark" {
+  require_cmd gnuplot
+  aa_run steady --steady --stop C=trial_cap
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=steady OUT="$OUT"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  card=$(sed -n '/<div class="card" id="rank-serve-warm-1">/,/<\/div>/p' "$OUT/index.html")
+  [[ $card == *'<h3>serve, warm cache, 1 server process, steady window</h3>'* ]]
+  # B's figure: the mean of its steady_rps, not of its first pass (20% lower)
+  want=$("$PY" -c 'import sys
+v = [float(l.split("\t")[3]) for l in open(sys.argv[1]) if l.startswith("serve-warm-1\t") and "\tsteady_rps\t" in l]
+print("{:,.0f}".format(sum(v) / len(v)))' "$BATS_TEST_TMPDIR/res/steady/h1/B/records.tsv")
+  [[ $card == *">B</td><td class=\"n\" title=\"95% CI"*">$want</td>"* ]]
+  grep -q '^| h1 / B | .* | '"$want"' (95% CI ' "$OUT/summary.md"
+  grep -q '<h3>network: one 11 KB file over and over, 1 server process, steady window</h3>' "$OUT/index.html"
+  # the cold replay has no steady window: its first pass is the figure
+  grep -q '<h3>serve, cold cache, 1 server process</h3>' "$OUT/index.html"
+  # the sync after untar: A's trials marked sync_disturbed are left out and named
+  sync=$(sed -n '/<div class="card" id="rank-untar-sync">/,/<\/div>/p' "$OUT/index.html")
+  [[ $sync == *'<p class="out flag">A: 2 of 7 trials disturbed: machine busy</p>'* ]]
+  # C's figures stopped at the harness's trial cap: said beside each headline figure, not beside a side one
+  grep -q '^| h1 / C | [0-9.]* s (95% CI ±[0-9.]*%; spread [0-9.]*%: noisy; stopped at the trial cap, short of the precision asked) | [0-9.]* s (95% CI ±[0-9.]*%; spread [0-9.]*%: noisy) | ' "$OUT/summary.md"
+  run grep -q '^| h1 / B .*stopped at' "$OUT/summary.md"
+  [ "$status" -eq 1 ]
+}
+
+@test "stats: a figure whose every trial was disturbed is kept and says so; exports count them" {
+  require_cmd gnuplot
+  aa_run busy --disturb B=7
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=busy OUT="$OUT"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  # B's trials, all disturbed (twice as slow): its figure is theirs, named so beside it and on its cards
+  grep -q '^| h1 / B | [0-9.]* s (95% CI ±[0-9.]*%; spread [0-9.]*%[: noisy]*; 7 of 7 trials disturbed: machine busy, the figure is theirs) | ' "$OUT/summary.md"
+  grep -q '<p class="out flag">B: 7 of 7 trials disturbed: machine busy, the figure is theirs</p>' "$OUT/index.html"
+  [ "$("$PY" -c 'import json, sys
+print(*[(r["trials"], r["disturbed"], r["note"]) for r in json.load(open(sys.argv[1]))
+        if (r["variant"], r["phase"], r["metric"]) == ("B", "delete", "wall_s")])' "$OUT/results.json")" = \
+    "(7, 7, '7 of 7 trials disturbed: machine busy, the figure is theirs')" ]
 }

@@ -40,6 +40,15 @@ class Quantiles(unittest.TestCase):
         for df, q in T80.items():
             self.assertAlmostEqual(stats.t_quantile(0.8, df), q, delta=0.002, msg="df %d" % df)
 
+    def test_whole_degrees_of_freedom_are_exact_without_scipy(self):
+        if not HAVE_SCIPY:
+            self.skipTest("no scipy to compare with")
+        from scipy.stats import t
+        for df in list(range(1, 31)) + [50, 200, 1000]:
+            for p in (0.6, 0.8, 0.9, 0.975, 0.995, 0.025):
+                self.assertAlmostEqual(stats._t_quantile_whole(p, df), t.ppf(p, df), delta=1e-6 * abs(t.ppf(p, df)))
+        self.assertAlmostEqual(stats.t_quantile(0.975, 7.5), t.ppf(0.975, 7.5), places=9)  # Welch's: scipy
+
 
 class Estimates(unittest.TestCase):
     def test_mean_and_t_interval(self):
@@ -165,6 +174,23 @@ class DetectableEffect(unittest.TestCase):
         self.assertTrue(math.isinf(stats.mde_of_sets([[1.0], [2.0, 2.1]])))
         self.assertAlmostEqual(stats.mde_of_sets([[99.0, 100.0, 101.0], [198.0, 200.0, 202.0]]),
                                stats.mde_pct(0.01, 3, 0.01, 3))
+
+
+class Combined(unittest.TestCase):
+    def test_phases_combined_with_their_direction(self):
+        # a rate 10% higher and a time 1/1.1 as long: both 10% better
+        rate = (trials(40, 5), [x * 1.1 for x in trials(41, 5)], 1)
+        time = (trials(42, 5), [x / 1.1 for x in trials(43, 5)], -1)
+        c = stats.combine([rate, time])
+        self.assertEqual(c.phases, 2)
+        self.assertTrue(c.significant)
+        self.assertLess(c.lo, 10)
+        self.assertGreater(c.hi, 10)
+        same = stats.combine([(trials(44, 5), trials(45, 5), 1), (trials(46, 5), trials(47, 5), -1)])
+        self.assertFalse(same.significant)
+        self.assertLess(same.lo, 0)
+        self.assertGreater(same.hi, 0)
+        self.assertEqual(stats.combine([([0.0, 0.0], [1.0, 1.1], 1)]).phases, 0)
 
 
 class Precision(unittest.TestCase):

@@ -24,21 +24,9 @@ if ! why=$(SHOOTOUT_ROOT=$PWD sh -c '. "$SHOOTOUT_ROOT/harness/os.sh"; os_profil
   exit 2
 fi
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/profile-bench.XXXXXX")
-img=$(mktemp "$IMG_DIR/profile-bench.XXXXXX.img")
-mnt=$tmp/mnt loop=''
-# shellcheck disable=SC2317 # called by the trap
-cleanup() {
-  if mountpoint -q "$mnt" 2>/dev/null; then umount "$mnt" || umount -l "$mnt"; fi
-  [ -z "$loop" ] || losetup -d "$loop" 2>/dev/null || true
-  rm -rf "$tmp" "$img"
-}
-trap cleanup EXIT
-truncate -s "$SIZE" "$img"
-mkfs.ext4 -q -F "$img"
-loop=$(losetup -f --show "$img")
-mkdir -p "$mnt"
-mount -o noatime "$loop" "$mnt"
+# shellcheck source=tests/bench/ext4-loop.bash
+. tests/bench/ext4-loop.bash
+ext4_loop profile-bench "$IMG_DIR" "$SIZE"
 results=$tmp/results
 echo "profile bench: $ROUNDS rounds of untar and serve (1 process) of dataset $DATASET on ext4 on $loop ($img)," \
   "with PROFILE=1 and PROFILE=0 in turn; logs in $tmp until the end"

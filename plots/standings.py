@@ -1,0 +1,137 @@
+"""The words of the report's first screen (report.html.j2 and summary.md):
+a card a phase (its verdict, the variants best first, each difference with
+its interval, what the phase could detect, the references in memory, the
+disturbed trials), the overall table and the lead line. What they say is
+decided in ranking.py and stats.py; here it is put into words."""
+import math
+
+import ranking
+import stats
+from budget import proof, proof_text
+from chartlib import title_lines
+from resultslib import fmt_value, num, trials_heading
+
+SCORE_WORDS = ("score: the geometric mean over the phases of each one's figure relative to the phase's best "
+               "(100%: the best in every phase), as the Phoronix Test Suite summarises; vs first: its "
+               "performance against the first's over the phases both have two trials or more in (geometric "
+               "mean, 95% CI); wins: phases it won significantly; last: phases it was the last of, "
+               "significantly behind the best. Filesystems in memory are a reference, not ranked.")
+
+
+def first_screen(ranked, name, allv, nruns):
+    """{lead, overall, cards, best_named, score_words} of RANKED [(chart name,
+    title, ranking)]; NAME(v) names a variant; ALLV the variants of the NRUNS
+    runs."""
+    rs = [r for _n, _t, r in ranked]
+    cards = [card(chart, title, r, name) for chart, title, r in ranked]
+    standing = ranking.overall(rs, lambda v: (v.run, v.host, v.name))
+    overall = [overall_row(i, a, name) for i, a in enumerate(standing)]
+    best = ranking.best_overall(standing)
+    return dict(lead=lead(rs, standing, best, name, allv, nruns), overall=overall, cards=cards,
+                best_named=bool(best), score_words=SCORE_WORDS)
+
+
+def card(chart, title, r, name):
+    """One phase's card."""
+    lines = title_lines(title)
+    rows = []
+    for x in r["entries"]:
+        ci = ranking.ci_text(x)
+        rows.append(dict(label=name(x.v), figure=fmt_value(x.med, r["unit"]), best=x.place == 0,
+                         mark=ranking.mark(x, r), noise=x.verdict in (stats.NOT_SIGNIFICANT, stats.CANNOT_TELL),
+                         ci=ci, md=", ".join(t for t in (ranking.rel_text(x, r), "95% CI " + ci if ci else "",
+                                                         x.verdict if x.verdict != stats.SIGNIFICANT else "") if t),
+                         words=ranking.rel_words(x, r), width="%.0f" % (x.ratio * 100),
+                         detail=proof_text(proof(x.v, r["phase"], r["metric"]))))
+    out = {}
+    for v, why in r["out"]:
+        out.setdefault(why, []).append(name(v))
+    return dict(id=chart, title=lines[0], sub=", ".join(lines[1:]), rows=rows,
+                winner=name(r["winner"].v) if r["winner"] else "",
+                verdict=ranking.card_words(r, name),
+                mde=stats.mde_text(r["mde"]) if len(r["entries"]) > 1 and math.isfinite(r["mde"]) else "",
+                reference="; ".join("%s %s" % (name(x.v), fmt_value(x.med, r["unit"])) for x in r["reference"]),
+                disturbed="; ".join("%s: %s" % (name(v), note) for v, note in r["disturbed"]),
+                out="; ".join("%s: %s" % (w, ", ".join(n)) for w, n in out.items()))
+
+
+def overall_row(i, a, name):
+    """The I-th row of the overall table; its place "=1" while the trials
+    cannot tell it from the first."""
+    c = a["cmp"]
+    return dict(place=str(i + 1) if i == 0 or (c and c.significant) else "=1",
+                label=name(a["v"]), score="%.0f%%" % (a["score"] * 100),
+                wins=a["wins"], last=a["last"], behind=bool(c and c.significant),
+                **dict(zip(("vs", "vs_ci", "vs_words"), overall_vs(i, c))),
+                words="geometric mean of its ratio to the best over %d phase%s" % (
+                    a["phases"], "" if a["phases"] == 1 else "s"))
+
+
+def overall_vs(i, c):
+    """The overall table's "vs first" of the I-th variant: (figure, its
+    interval, the words): ("-3.1%", "-5.0% to -1.2%", "-3.1% (95% CI -5.0%
+    to -1.2%)"), "cannot tell" without a test, all "" for the first."""
+    if i == 0:
+        return "", "", ""
+    if c is None:
+        return "cannot tell", "", "cannot tell"
+    ci = "%s to %s" % (stats.pct(c.lo), stats.pct(c.hi))
+    return stats.pct(c.rel), ci, "%s (%s)%s" % (stats.pct(c.rel), stats.interval_text(c),
+                                               "" if c.significant else ", not significant")
+
+
+def lead(rs, standing, best, name, allv, nruns):
+    """The first line: what was ranked, the best overall or why none, what
+    the phases could detect, the references, the disturbed trials."""
+    hosts = {v.host for v in allv}
+    ranked = sum(1 for r in rs if r["entries"])
+    out = "%d variant%s on %d host%s%s, %d phase%s ranked (%s)." % (
+        len(allv), "" if len(allv) == 1 else "s", len(hosts), "" if len(hosts) == 1 else "s",
+        " from %d runs" % nruns if nruns > 1 else "", ranked, "" if ranked == 1 else "s",
+        ranking.noise_of(rs) or trials_heading(allv))
+    if best:
+        out += " Best overall: %s (%d significant win%s; ahead of every other by %.1f%% or more over the phases)." % (
+            name(best["v"]), best["wins"], "" if best["wins"] == 1 else "s", min(-a["cmp"].hi for a in standing[1:]))
+    elif len(standing) > 1:
+        out += " No best overall: %s." % ("no variant is significantly ahead of every other"
+                                          if any(a["cmp"] for a in standing[1:]) else "too few trials to tell")
+    mdes = sorted(r["mde"] for r in rs if len(r["entries"]) > 1)
+    if mdes and math.isfinite(mdes[len(mdes) // 2]):
+        out += " Per phase, %s (the median over the phases; each card says its own)." % stats.mde_text(
+            mdes[len(mdes) // 2])
+    ref = sorted({name(x.v) for r in rs for x in r["reference"]})
+    if ref:
+        out += " In memory, not ranked (the memory ceiling, a reference): %s." % ", ".join(ref)
+    busy = disturbed_total(allv)
+    if busy:
+        out += " %d of %d phase trials disturbed (machine busy), left out of the figures." % busy
+    return out
+
+
+def disturbed_total(allv):
+    """(disturbed trials, trials with the mark) over the variants' phases, or None."""
+    marks = [num(val) for v in allv for _p, _t, m, val, _u in v.records if m == "disturbed"]
+    bad = sum(1 for x in marks if x == 1)
+    return (bad, len(marks)) if bad else None
+
+
+def first_screen_md(f):
+    """The first screen in Markdown: the lead, the overall table, a line a
+    phase with its verdict, the variants best first and what the run could
+    detect."""
+    md = [f["lead"], "", "| # | %s | score | vs first | wins | last |" % f["who"],
+          "| ---: | --- | ---: | ---: | ---: | ---: |"]
+    md += ["| %s | %s | %s | %s | %d | %d |" % (a["place"], mdc(a["label"]), a["score"], a["vs_words"] or "-",
+                                                a["wins"], a["last"]) for a in f["overall"]]
+    md += ["", f["score_words"], "", "Per phase, the best first:", ""]
+    for c in f["cards"]:
+        tail = [x for x in (c["mde"], "reference, in memory (not ranked): " + c["reference"] if c["reference"] else "",
+                            c["disturbed"], c["out"]) if x]
+        rows = ["%s %s (%s)" % (r["label"], r["figure"], r["md"]) for r in c["rows"]]
+        md.append("- **%s** (%s): %s. %s" % (c["title"], c["sub"], "winner " + c["winner"] if c["winner"] else c["verdict"],
+                                            "; ".join(rows + tail)))
+    return md + [""]
+
+
+def mdc(s):
+    return str(s).replace("|", "\\|").replace("\n", " ")
