@@ -132,7 +132,7 @@ jq -n \
   --arg serve_socket "$([ "${SERVE_REUSEPORT:-0}" = 1 ] && echo reuseport || echo shared)" \
   --arg results_shares "$results_shares" --arg dataset_shares "$dataset_shares" \
   --arg blklat "$BLKLAT_TOOL" --arg blklat_absent "$BLKLAT_WHY" \
-  --arg forklat "$([ "${FORKLAT:-0}" = 1 ] && echo on || echo off)" \
+  --arg forklat "$([ "${FORKLAT:-0}" = 1 ] && echo on || echo off)" --arg precision "${PRECISION:-2}" \
   '{run_id: $run_id, host: $host, os: $os, os_version: $os_version, os_name: $os_name,
     kernel: $kernel, kernel_version: $kernel_version, arch: $arch, cpu: $cpu, cpus: $cpus, mem_kb: $mem_kb, fs: $fs,
     mkfs_opts: $mkfs_opts, mount_opts: $mount_opts, device: $device, target: $target,
@@ -144,5 +144,5 @@ jq -n \
     results_on_target: ($results_shares != ""), results_shares: $results_shares,
     dataset_on_target: ($dataset_shares != ""), dataset_shares: $dataset_shares,
     blklat: (if $blklat == "" then "off" else $blklat end), blklat_absent: $blklat_absent,
-    forklat: $forklat}' >"$tmp"
+    forklat: $forklat, precision: ($precision | tonumber? // $precision)}' >"$tmp"
 mv -f "$tmp" "$out"

@@ -22,7 +22,7 @@ The chart of the budget is drawn by budget_chart.py; here only what the
 budget says, and the proof beside a figure (proof()) it is part of."""
 from ranking import headline
 from resultslib import disturbed_note, num, trial_count
-from stats import NOISE_MIN, SPREAD_MAX, estimate, noise_label, spread, summary
+from stats import NOISE_MIN, estimate, noise_label, noisy, noisy_target, spread, summary
 
 DEVICE_BUSY = 0.8  # of the wall time: the device is the limit
 CPU_BUSY = 0.8  # of all CPUs' time: the CPUs are the limit
@@ -131,7 +131,8 @@ def median_trial(budgets):
 # verdict above), how its trials spread, what was resident before.
 def proof(v, phase, metric):
     """What backs one figure: {"limit": the time budget's verdict or None,
-    "spread": percent or None, "noisy": bool, "resident": median
+    "spread": percent or None, "noisy": whether the interval's half-width
+    is above the run's precision target (stats.noisy), "resident": median
     resident_pct or None, "rss_kb": median tool_maxrss_kb or None,
     "noise": "1 trial: noise unknown" below NOISE_MIN trials, else "",
     "disturbed": "2 of 7 trials disturbed: machine busy" or "", "interval":
@@ -146,10 +147,11 @@ def proof(v, phase, metric):
     est = estimate(vals)
     res = summary(v.values(phase, "resident_pct"))[1]
     rss = summary(v.values(phase, "tool_maxrss_kb"))[1]
+    interval = est.halfwidth_pct if est.lo is not None and est.halfwidth_pct < 1e6 else None
     return {"limit": phase_verdict(v, phase, metric),
-            "spread": sp, "noisy": sp is not None and sp > SPREAD_MAX, "resident": res, "rss_kb": rss,
+            "spread": sp, "noisy": noisy(interval, noisy_target(v.meta)), "resident": res, "rss_kb": rss,
             "noise": noise_label(trials), "disturbed": disturbed_note(v, phase, metric),
-            "interval": est.halfwidth_pct if est.lo is not None and est.halfwidth_pct < 1e6 else None,
+            "interval": interval,
             "median": est.method == "median", "stop": precision_stop(v, phase, metric)}
 
 
@@ -171,22 +173,24 @@ def rss_text(p):
     return "peak RSS %.1f MB" % (p["rss_kb"] * 1024 / 1e6)
 
 
-def interval_text(p):
+def interval_text(p, mark=": noisy"):
     """The figure's interval in words: "95% CI +-2.1%" ("median, 95% CI ..."
-    for the median of skewed trials)."""
-    return "%s95%% CI \u00b1%.1f%%" % ("median, " if p.get("median") else "", p["interval"])
+    for the median of skewed trials), ": noisy" after it when it is wider
+    than the run's precision target (MARK)."""
+    return "%s95%% CI \u00b1%.1f%%%s" % ("median, " if p.get("median") else "", p["interval"],
+                                        mark if p.get("noisy") else "")
 
 
 def proof_text(p):
-    """The proof of one figure as short words, e.g. "kernel CPU; spread
-    4.1%: noisy" ("" when nothing backs it)."""
+    """The proof of one figure as short words, e.g. "kernel CPU; 95% CI
+    +-4.1%: noisy; spread 9.0%" ("" when nothing backs it)."""
     parts = []
     if p["limit"] is not None:
         parts.append(p["limit"])
     if p.get("interval") is not None:
         parts.append(interval_text(p))
     if p["spread"] is not None:
-        parts.append("spread %.1f%%%s" % (p["spread"], ": noisy" if p["noisy"] else ""))
+        parts.append("spread %.1f%%" % p["spread"])
     if p.get("noise"):
         parts.append(p["noise"])
     if p.get("disturbed"):

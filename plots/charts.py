@@ -92,6 +92,18 @@ def pattern_spec(phase, layout):
     return None
 
 
+def steady_note(members, variants):
+    """What a pair chart's panel of MEMBERS ((phase, metric, legend)) adds
+    to its title: " (steady window)" when every bar drawn (a member some of
+    VARIANTS has) is a steady_ metric, " (steady window: 1 process)" naming
+    those that are when only some are."""
+    drawn = [(m, legend) for p, m, legend in members if any(v.values(p, m) for v in variants)]
+    steady = [legend for m, legend in drawn if m.startswith("steady_")]
+    if not steady:
+        return ""
+    return " (steady window)" if len(steady) == len(drawn) else " (steady window: %s)" % ", ".join(steady)
+
+
 class Renderer:
     def __init__(self, runs, out):
         self.runs, self.out = runs, out
@@ -187,6 +199,12 @@ class Renderer:
 
     def pair_chart(self, name, title, panels):
         setups, files, table, used, notes = [], [], [], [], []
+        # each bar the phase's headline, as its own chart and card have it:
+        # the steady window's rate where a replay measured one (the panel says so)
+        slots = [v for _x, v in self.layout.slots]
+        panels = [(ptitle, group, [(p, ranking.headline(slots, p, m), legend) for p, m, legend in members])
+                  for ptitle, group, members in panels]
+        panels = [(ptitle + steady_note(members, slots), group, members) for ptitle, group, members in panels]
         if name in NEED_BOTH:
             for j in range(len(panels[0][2])):
                 if not any(v.values(members[j][0], members[j][1]) for _t, _g, members in panels

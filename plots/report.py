@@ -19,7 +19,7 @@ from standings import mdc
 from chartlib import PLOTSDIR
 from budget import interval_text, proof, proof_text, rss_text
 import stats
-from resultslib import (INVALID, NOISE_MIN, NOT_FLUSHABLE, SPREAD_MAX, Error, cold_phase, figure,
+from resultslib import (INVALID, NOISE_MIN, NOT_FLUSHABLE, NOISY_PCT, Error, cold_phase, figure,
                         fmt_value, memory_fs, os_key, os_label, run_oses, trials_heading)
 
 META_COLUMNS = [("os", "OS"), ("kernel", "kernel"), ("arch", "arch"), ("virt", "virt"), ("fs", "fs"),
@@ -89,15 +89,16 @@ PROOF = (
     "threads), 'waiting' (neither the disk nor the CPUs busy: synchronous waits, locks, the network); a "
     "sync's figure has its own budget, with no tool in it. "
     "'95%% CI \u00b1N%%': the half-width of the figure's 95%% confidence interval, in percent of it (Student's "
-    "t for a mean; the order statistics for the median of skewed trials). "
+    "t for a mean; the order statistics for the median of skewed trials), marked noisy when wider than the "
+    "run's precision target (the PRECISION it was repeated to, %.1f%% for a run that records none). "
     "'N of M trials disturbed: machine busy': trials left out of the figure. "
     "'spread' is (max - min) / median over the trials, shown from %d trials on (fewer: 'N trials: noise "
-    "unknown') and marked noisy above %.1f%%. "
+    "unknown'). "
     "'resident before' is the share of a sample of the dataset's pages still in the page cache just "
     "before a cold phase (resident_pct; a requested flush fails the phase above 1%%). "
     "'peak RSS' is the largest peak resident size of our tools in the phase (tool_maxrss_kb, from getrusage; "
     "httpd -N: of its largest process), median over trials: it stays flat as the dataset grows."
-    % (budget.DEVICE_BUSY * 100, NOISE_MIN, SPREAD_MAX))
+    % (budget.DEVICE_BUSY * 100, NOISY_PCT, NOISE_MIN))
 
 
 def e(s):
@@ -267,9 +268,9 @@ def proof_html(p):
     if p["limit"] is not None:
         parts.append("<b>%s</b>" % e(p["limit"]))
     if p.get("interval") is not None:
-        parts.append(e(interval_text(p)))
+        parts.append(e(interval_text(p, "")) + (" <span class=\"flag\">noisy</span>" if p["noisy"] else ""))
     if p["spread"] is not None:
-        parts.append("spread %.1f%%%s" % (p["spread"], " <span class=\"flag\">noisy</span>" if p["noisy"] else ""))
+        parts.append("spread %.1f%%" % p["spread"])
     if p.get("noise"):
         parts.append(e(p["noise"]))
     if p.get("disturbed"):
@@ -443,7 +444,8 @@ def number_table(c, multi):
             % (e(c["phase"]), e(c["metric"]), e(c["unit"]))]
     for v, n, med, lo, hi in c["table"]:
         p = proof(v, c["phase"], c["metric"])
-        sp = e(p["noise"] or "-") if p["spread"] is None else "%.1f%%%s" % (p["spread"], " <span class=\"flag\">noisy</span>" if p["noisy"] else "")
+        sp = (e(p["noise"] or "-") if p["spread"] is None else "%.1f%%" % p["spread"]) + \
+            (" <span class=\"flag\">noisy</span>" if p["noisy"] else "")
         tool = "-" if p["limit"] is None else e(p["limit"])
         rows.append("<tr><td>%s</td><td>%s</td><td class=\"n\">%d</td>%s<td class=\"n\">%s</td><td class=\"n\">%s</td></tr>" % (
             e(label(v, multi)), e(v.fs + (" (%s)" % NOT_FLUSHABLE if memory_fs(v) and cold_phase(c["phase"]) else "")), n, "".join("<td class=\"n\">%s</td>" % e(fmt_value(x, c["unit"]))

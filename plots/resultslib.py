@@ -515,7 +515,7 @@ def rates(points, scale=1.0):
 
 # Trials and their noise (docs/results.md): plots/stats.py decides; these
 # names of it stay here for the callers that read results.
-NOISE_MIN, SPREAD_MAX = statslib.NOISE_MIN, statslib.SPREAD_MAX
+NOISE_MIN, NOISY_PCT = statslib.NOISE_MIN, statslib.NOISY_PCT
 stats, noise_label, spread = statslib.summary, statslib.noise_label, statslib.spread
 figure = statslib.figure  # (n, the figure shown: mean, or median of skewed trials, min, max)
 # Phases run more than once in a cycle of make shootout (flush: after untar,

@@ -36,7 +36,10 @@ POWER = 0.80  # the power at which a detectable effect is stated
 # noise is unknown and said so; a test needs 2 trials a side at least.
 NOISE_MIN = 3
 TEST_MIN = 2
-SPREAD_MAX = 3.5  # percent: a figure whose trials spread wider is marked noisy
+# percent: a figure whose 95% interval's half-width is wider, relative to the
+# figure, is marked noisy, unless its run recorded another target (meta.json
+# precision: the PRECISION the harness repeated figures to)
+NOISY_PCT = 3.5
 # The smallest set whose median has an order-statistic interval at 95%
 # ([min, max] of 6 trials covers the median with probability 1 - 2/2^6).
 ORDER_MIN = 6
@@ -111,6 +114,23 @@ def spread(vals):
     if n < NOISE_MIN or not med:
         return None
     return (hi - lo) / abs(med) * 100
+
+
+def noisy_target(meta):
+    """The precision, in percent, beyond which a figure of a run is noisy:
+    meta.json's precision (the harness's PRECISION) when it is a positive
+    number, else NOISY_PCT (a run before the key, or PRECISION=0)."""
+    val = (meta or {}).get("precision")
+    if isinstance(val, bool) or not isinstance(val, (int, float)) or not 0 < val < 1e6:
+        return NOISY_PCT
+    return float(val)
+
+
+def noisy(halfwidth_pct, target=NOISY_PCT):
+    """Whether a figure is noisy: its 95% interval's half-width, in percent
+    of it, above TARGET; False without an interval (below 2 trials: the
+    noise is unknown and said so instead)."""
+    return halfwidth_pct is not None and halfwidth_pct > target
 
 
 def t_quantile(p, df):

@@ -140,7 +140,7 @@ the_run() {
 @test "meta.json is valid JSON with every key, strings escaped" {
   require_cmd jq
   mkdir -p "$T/target"
-  TARGET=$T/target RUN_ID=r1 DATASET=tiny SEED=7 FLUSH=remount FS=ext4 \
+  TARGET=$T/target RUN_ID=r1 DATASET=tiny SEED=7 FLUSH=remount FS=ext4 PRECISION=1.5 \
     MKFS_OPTS=$'-O "^has_journal" \\ x\ty' run "$ROOT/harness/meta.sh" "$T/meta.json"
   [ "$status" -eq 0 ]
   jq -e . "$T/meta.json" >/dev/null
@@ -157,6 +157,11 @@ the_run() {
   VIRT=tcg TARGET=$T/target RUN_ID=r1 DATASET=tiny SEED=7 run "$ROOT/harness/meta.sh" "$T/meta2.json"
   [ "$status" -eq 0 ]
   [ "$(jq -r .virt "$T/meta2.json")" = tcg ]
+  # the precision the run's figures were repeated to (the report's noisy mark), a number; PRECISION's default 2
+  [ "$(jq -r '.precision | type' "$T/meta.json")" = number ]
+  [ "$(jq -r .precision "$T/meta.json")" = 1.5 ]
+  env -u PRECISION TARGET="$T/target" RUN_ID=r1 DATASET=tiny SEED=7 "$ROOT/harness/meta.sh" "$T/meta3.json"
+  [ "$(jq -r .precision "$T/meta3.json")" = 2 ]
   [ "$(jq -r '.tools | type' "$T/meta.json")" = object ]
   # what this host's balloon does with freed memory, as the adapter says
   [ "$(jq -r .page_reporting "$T/meta.json")" = "$(SHOOTOUT_ROOT=$ROOT sh -c '. "$SHOOTOUT_ROOT/harness/os.sh"; os_page_reporting')" ]

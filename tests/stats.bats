@@ -113,7 +113,8 @@ aa_run() {
   # A's disturbed trials (half as fast) are left out and named; without them A is no worse
   grep -q '<p class="out flag">A: 2 of 7 trials disturbed: machine busy</p>' "$OUT/index.html"
   grep -q '10 of 35 phase trials disturbed (machine busy), left out of the figures.' "$OUT/index.html"
-  grep -q '^| h1 / A | 10.0 s (95% CI ±3.0%; spread 6.9%: noisy; 2 of 7 trials disturbed: machine busy) | ' "$OUT/summary.md"
+  # noisy by its interval, not its spread: A's untar trials range 6.9%, its interval is within 3.5%
+  grep -q '^| h1 / A | 10.0 s (95% CI ±3.0%; spread 6.9%; 2 of 7 trials disturbed: machine busy) | ' "$OUT/summary.md"
   [ "$("$PY" -c 'import json, sys
 print(*[(r["trials"], r["disturbed"]) for r in json.load(open(sys.argv[1]))
         if (r["variant"], r["phase"], r["metric"]) == ("A", "untar", "wall_s")])' "$OUT/results.json")" = "(5, 2)" ]
@@ -168,11 +169,38 @@ print("{:,.0f}".format(sum(v) / len(v)))' "$BATS_TEST_TMPDIR/res/steady/h1/B/rec
   grep -q '<h3>network: one 11 KB file over and over, 1 server process, steady window</h3>' "$OUT/index.html"
   # the cold replay has no steady window: its first pass is the figure
   grep -q '<h3>serve, cold cache, 1 server process</h3>' "$OUT/index.html"
+  # the cold | warm chart draws the same figures: the warm panel B's steady
+  # window (not its first pass), said in the panel's title; the cold panel its one pass
+  "$PY" - "$BATS_TEST_TMPDIR/res/steady/h1/B/records.tsv" "$OUT" <<'PY'
+import sys
+recs = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+def mean(phase, metric):
+    v = [float(r[3]) for r in recs if r[0] == phase and r[2] == metric]
+    return sum(v) / len(v)
+def drawn(panel):
+    rows = [l.split() for l in open("%s/serve-cold-vs-warm-%d.dat" % (sys.argv[2], panel)) if not l.startswith("#")]
+    return [float(r[1]) for r in rows if r[5] == '"B"']
+assert abs(drawn(2)[0] / mean("serve-warm-1", "steady_rps") - 1) < 1e-6, (drawn(2), mean("serve-warm-1", "steady_rps"))
+assert abs(drawn(2)[0] / mean("serve-warm-1", "rps") - 1) > 0.05
+assert abs(drawn(1)[0] / mean("serve-cold-1", "rps") - 1) < 1e-6, drawn(1)
+gp = open(sys.argv[2] + "/serve-cold-vs-warm.gp").read()
+assert "'warm cache (steady window)'" in gp and "'cold cache'" in gp, gp
+# a panel whose bars are only partly steady windows names those that are
+sys.path.insert(0, "plots")
+import charts
+class Run:
+    def values(self, phase, metric):
+        return [1.0] if phase != "none" else []
+members = [("w1", "steady_rps", "1 process"), ("wf", "rps", "fork"), ("none", "rps", "absent")]
+assert charts.steady_note(members, [Run()]) == " (steady window: 1 process)"
+assert charts.steady_note(members[:1] + members[2:], [Run()]) == " (steady window)"
+assert charts.steady_note(members[1:], [Run()]) == ""
+PY
   # the sync after untar: A's trials marked sync_disturbed are left out and named
   sync=$(sed -n '/<div class="card" id="rank-untar-sync">/,/<\/div>/p' "$OUT/index.html")
   [[ $sync == *'<p class="out flag">A: 2 of 7 trials disturbed: machine busy</p>'* ]]
   # C's figures stopped at the harness's trial cap: said beside each headline figure, not beside a side one
-  grep -q '^| h1 / C | [0-9.]* s (95% CI ±[0-9.]*%; spread [0-9.]*%: noisy; stopped at the trial cap, short of the precision asked) | [0-9.]* s (95% CI ±[0-9.]*%; spread [0-9.]*%: noisy) | ' "$OUT/summary.md"
+  grep -q '^| h1 / C | [0-9.]* s (95% CI ±[0-9.]*%; spread [0-9.]*%; stopped at the trial cap, short of the precision asked) | [0-9.]* s (95% CI ±[0-9.]*%; spread [0-9.]*%) | ' "$OUT/summary.md"
   run grep -q '^| h1 / B .*stopped at' "$OUT/summary.md"
   [ "$status" -eq 1 ]
 }
@@ -183,10 +211,31 @@ print("{:,.0f}".format(sum(v) / len(v)))' "$BATS_TEST_TMPDIR/res/steady/h1/B/rec
   run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=busy OUT="$OUT"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   # B's trials, all disturbed (twice as slow): its figure is theirs, named so beside it and on its cards
-  grep -q '^| h1 / B | [0-9.]* s (95% CI ±[0-9.]*%; spread [0-9.]*%[: noisy]*; 7 of 7 trials disturbed: machine busy, the figure is theirs) | ' "$OUT/summary.md"
+  grep -q '^| h1 / B | [0-9.]* s (95% CI ±4.5%: noisy; spread [0-9.]*%; 7 of 7 trials disturbed: machine busy, the figure is theirs) | ' "$OUT/summary.md"
   grep -q '<p class="out flag">B: 7 of 7 trials disturbed: machine busy, the figure is theirs</p>' "$OUT/index.html"
   [ "$("$PY" -c 'import json, sys
 print(*[(r["trials"], r["disturbed"], r["note"]) for r in json.load(open(sys.argv[1]))
         if (r["variant"], r["phase"], r["metric"]) == ("B", "delete", "wall_s")])' "$OUT/results.json")" = \
     "(7, 7, '7 of 7 trials disturbed: machine busy, the figure is theirs')" ]
+}
+
+@test "stats: noisy is a figure whose 95% interval is wider than the run's precision target (meta.json precision, else 3.5%)" {
+  require_cmd gnuplot
+  # no precision recorded: 3.5%; A's untar (interval 3.0%, spread 6.9%) is not noisy
+  aa_run plain
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=plain OUT="$OUT/plain"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -q '^| h1 / A | 10.0 s (95% CI ±3.0%; spread 6.9%; ' "$OUT/plain/summary.md"
+  # the run repeated its figures to PRECISION=2: the same figure is noisy, in summary.md and the report
+  aa_run tight --precision 2
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=tight OUT="$OUT/tight"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -q '^| h1 / A | 10.0 s (95% CI ±3.0%: noisy; spread 6.9%; ' "$OUT/tight/summary.md"
+  grep -q '95% CI ±3.0% <span class="flag">noisy</span>; spread 6.9%' "$OUT/tight/index.html"
+  grep -q "marked noisy when wider than the run's precision target (the PRECISION it was repeated to, 3.5% for a run that records none)" "$OUT/tight/summary.md"
+  # PRECISION=0 (one trial per figure, no target): 3.5% again
+  aa_run single --precision 0
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=single OUT="$OUT/single"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -q '^| h1 / A | 10.0 s (95% CI ±3.0%; spread 6.9%; ' "$OUT/single/summary.md"
 }

@@ -208,5 +208,21 @@ class Precision(unittest.TestCase):
                 stats._precision(args)
 
 
+class Noisy(unittest.TestCase):
+    def test_interval_against_target(self):
+        self.assertFalse(stats.noisy(3.0))
+        self.assertTrue(stats.noisy(3.6))
+        self.assertTrue(stats.noisy(3.0, 2.0))
+        self.assertFalse(stats.noisy(None, 2.0))  # one trial: the noise is unknown, not noisy
+
+    def test_target_of_the_run(self):
+        self.assertEqual(stats.noisy_target({"precision": 2}), 2.0)
+        self.assertEqual(stats.noisy_target({"precision": 1.5}), 1.5)
+        # none recorded, PRECISION=0 (no target), or not a number: 3.5%
+        for meta in ({}, None, {"precision": 0}, {"precision": "2"}, {"precision": True}, {"precision": -1},
+                     {"precision": "1e400"}):
+            self.assertEqual(stats.noisy_target(meta), stats.NOISY_PCT, meta)
+
+
 if __name__ == "__main__":
     unittest.main()
