@@ -3,10 +3,13 @@
 #   make lab [LAB_OS="debian12 debian13"] [LAB_GUESTS=1] [LAB_VARIANTS=ext4,xfs] [DATASET=tiny] [LAB_ACCEL=kvm|tcg]
 #   make test-lab      the lab's end-to-end test; TAP also in build/lab/test-lab.tap
 #   make lab-clean     stop and remove what the lab left [LAB_CLEAN_IMAGE=1: the cached images too]
+#   make lab LAB_KERNELS="image initonfree"   the same image with each kernel of playbooks/lab/kernels.tsv
+#   make bisect BISECT_TREE=DIR BISECT_GOOD=REF BISECT_BAD=REF [BISECT_FIGURE="files wall_s +10%"] [BISECT_BUILD=CMD]
+#                      the first commit that makes the figure worse, each candidate booted in the lab
 # The settings of the group lab of harness/settings.tsv (harness.mk's settings_env).
 LAB_VARS := $(call settings_of,lab)
 
-.PHONY: lab test-lab lab-clean
+.PHONY: lab test-lab lab-clean bisect
 lab: all
 	$(call deps,lab playbooks)
 	@env $(call settings_env,$(LAB_VARS)) playbooks/lab/lab.sh run
@@ -16,6 +19,10 @@ test-lab: all
 	@mkdir -p build/lab
 	@set -o pipefail; env $(call settings_env,$(LAB_VARS)) bats --tap tests/lab/lab.bats </dev/null | tee build/lab/test-lab.tap.tmp; \
 	  rc=$$?; mv -f build/lab/test-lab.tap.tmp build/lab/test-lab.tap; exit $$rc
+
+bisect:
+	$(call deps,lab playbooks plots)
+	@env $(call settings_env,$(LAB_VARS)) playbooks/lab/bisect.sh run
 
 lab-clean:
 	@env $(call settings_env,$(LAB_VARS)) playbooks/lab/lab.sh clean

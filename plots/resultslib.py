@@ -599,14 +599,22 @@ INVALID = "not a valid figure"
 # Operating systems side by side (the VM lab's LAB_OS="debian12 debian13").
 def os_key(meta):
     """The OS of a variant as one word, meta.json's os and os_version run
-    together (debian + 12: debian12, as the VM lab's LAB_OS names it)."""
-    return "".join(str(meta.get(k, "")) for k in ("os", "os_version")).replace(" ", "")
+    together (debian + 12: debian12, as the VM lab's LAB_OS names it); a
+    kernel of the lab's LAB_KERNELS other than the image's own adds its
+    name (debian12-initonfree), so the kernels of one OS group apart."""
+    key = "".join(str(meta.get(k, "")) for k in ("os", "os_version")).replace(" ", "")
+    kernel = str(meta.get("kernel_name") or "")
+    return key + "-" + kernel if key and kernel not in ("", "image") else key
 
 
 def os_label(meta):
-    """The OS of a variant for people: "debian 12, Linux 6.1.0-41-amd64"."""
+    """The OS of a variant for people: "debian 12, Linux 6.1.0-41-amd64",
+    with the lab kernel's own command line when it has one
+    ("debian 12, Linux 6.1.0-41-amd64 init_on_free=1")."""
     name = " ".join(str(meta[k]) for k in ("os", "os_version") if meta.get(k))
-    return ", ".join(x for x in (name, "Linux " + str(meta["kernel"]) if meta.get("kernel") else "") if x)
+    kernel = " ".join(str(x) for x in ("Linux", meta.get("kernel"), meta.get("kernel_append")) if x) \
+        if meta.get("kernel") else ""
+    return ", ".join(x for x in (name, kernel) if x)
 
 
 def run_oses(run):

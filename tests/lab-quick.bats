@@ -318,3 +318,268 @@ fake_os_guests() {
   [[ $output == *"LAB_OS is empty"* ]]
   [ ! -e "$T/state" ]
 }
+
+# fake_image DIR : an image directory as image.sh leaves it (no real disk).
+fake_image() {
+  mkdir -p "$1"
+  for f in base.raw vmlinuz initrd.img lab_key lab_key.pub; do echo "$f" >"$1/$f"; done
+}
+
+@test "kernel.sh: a kernel of the table is the image with its own command line; unknown names and sources are refused" {
+  require_cmd jq
+  local k=$ROOT/playbooks/lab/kernel.sh d
+  fake_image "$T/c/debian12-aaa"
+  d=$("$k" variant "$T/c/debian12-aaa" initonfree "$T/k")
+  [ "$d" = "$T/k/debian12-initonfree-k" ]
+  [ "$(cat "$d/cmdline")" = init_on_free=1 ]
+  # the same image, the same kernel: links
+  [ "$(readlink "$d/base.raw")" = "$T/c/debian12-aaa/base.raw" ]
+  [ "$(readlink "$d/vmlinuz")" = "$T/c/debian12-aaa/vmlinuz" ]
+  [ "$(jq -c . "$d/kernel.json")" = '{"name":"initonfree","source":"image","append":"init_on_free=1"}' ]
+  d=$("$k" variant "$T/c/debian12-aaa" image "$T/k")
+  [ "$(cat "$d/cmdline")" = "" ]
+  run "$k" variant "$T/c/debian12-aaa" nosuch "$T/k"
+  [ "$status" -eq 1 ]
+  [[ $output == "lab kernel: no kernel 'nosuch' in "*"kernels.tsv (there: image, initonfree, mitigoff, bpo57)" ]]
+  run "$k" check image nosuch
+  [ "$status" -eq 1 ]
+  printf 'bad\tbzimage:/x\t-\n' >"$T/kernels.tsv"
+  LAB_KERNEL_TABLE=$T/kernels.tsv run "$k" variant "$T/c/debian12-aaa" bad "$T/k"
+  [ "$status" -eq 1 ]
+  [ "$output" = "lab kernel: bad: source 'bzimage:/x' is not image, deb:PACKAGE@SUITE, deb:FILE.deb or dir:PATH" ]
+  run "$k" variant "$T/nowhere" image "$T/k"
+  [[ $output == *"no image in $T/nowhere"* ]]
+}
+
+@test "kernel.sh dir: a kernel directory's bzImage, config and command line; none of its own keeps the image's kernel" {
+  require_cmd jq
+  local k=$ROOT/playbooks/lab/kernel.sh d
+  fake_image "$T/c/debian12-aaa"
+  mkdir -p "$T/kd"
+  echo 'slub_debug=FZPU' >"$T/kd/cmdline"
+  d=$("$k" dir "$T/c/debian12-aaa" c-1234 "$T/kd" "$T/k")
+  [ "$(basename "$d")" = debian12-c-1234-k ]
+  [ "$(readlink "$d/vmlinuz")" = "$T/c/debian12-aaa/vmlinuz" ]
+  [ "$(cat "$d/cmdline")" = slub_debug=FZPU ]
+  echo kernel >"$T/kd/bzImage"
+  echo CONFIG_EXT4_FS=y >"$T/kd/.config"
+  d=$("$k" dir "$T/c/debian12-aaa" c-1234 "$T/kd" "$T/k")
+  [ ! -L "$d/vmlinuz" ] && [ "$(cat "$d/vmlinuz")" = kernel ]
+  # its own kernel without an initrd boots without one
+  [ ! -e "$d/initrd.img" ]
+  [ "$(cat "$d/config")" = CONFIG_EXT4_FS=y ]
+  [ "$(jq -r .source "$d/kernel.json")" = "dir:$T/kd" ]
+  printf 'a\tb\n' >"$T/kd/cmdline"
+  run "$k" dir "$T/c/debian12-aaa" c-1234 "$T/kd" "$T/k"
+  [ "$status" -eq 1 ]
+  [ "$output" = "lab kernel: c-1234: $T/kd/cmdline holds a control character" ]
+  run "$k" dir "$T/c/debian12-aaa" 'C 1' "$T/kd" "$T/k"
+  [[ $output == *"'C 1' is not a kernel variant name"* ]]
+}
+
+@test "lab.sh inventory: a kernel variant's guests in a group of their own (debian12_initonfree)" {
+  require_cmd yamllint ansible-inventory jq
+  printf 'debian12-image-1\t40001\t101\ttcg\tup\tdebian12-image\t/k/debian12-image-k\n' >"$T/guests.tsv"
+  printf 'debian12-initonfree-1\t40002\t102\ttcg\tup\tdebian12-initonfree\t/k/debian12-initonfree-k\n' >>"$T/guests.tsv"
+  LAB_VARIANTS=ext4 run "$LABSH" inventory "$T/guests.tsv" - "$T/lab.yml"
+  [ "$status" -eq 0 ]
+  yamllint -s -d '{extends: default, rules: {line-length: {max: 160}}}' "$T/lab.yml"
+  run ansible-inventory -i "$T/lab.yml" --list
+  [ "$status" -eq 0 ]
+  [ "$(jq -c '.debian12_initonfree.hosts' <<<"$output")" = '["debian12-initonfree-1"]' ]
+  [ "$(jq -r '._meta.hostvars."debian12-initonfree-1".shootout_result_host' <<<"$output")" = debian12-initonfree-1 ]
+}
+
+@test "lab.sh kernels: meta.json names the kernel each guest ran, its command line and config" {
+  require_cmd jq
+  local run=lab-quick-k-$$ r k port
+  r=$ROOT/results/$run RESULTS_RUN=$ROOT/results/$run
+  fake_image "$T/c/debian12-aaa"
+  k=$("$ROOT/playbooks/lab/kernel.sh" variant "$T/c/debian12-aaa" initonfree "$T/k")
+  echo CONFIG_INIT_ON_FREE_DEFAULT_ON=n >"$k/config"
+  mkdir -p "$r/debian12-initonfree-1/ext4" "$T/state"
+  echo '{"host": "debian12-initonfree-1", "kernel": "6.1.0-41-amd64"}' >"$r/debian12-initonfree-1/ext4/meta.json"
+  # (a guest that no longer answers: the variant's own config and no command line)
+  port=$(free_port)
+  printf 'debian12-initonfree-1\t%s\t1\ttcg\tup\tdebian12-initonfree\t%s\n' "$port" "$k" >"$T/state/guests.tsv"
+  LAB_STATE=$T/state LAB_RUN_ID=$run run --separate-stderr "$LABSH" kernels
+  [ "$status" -eq 0 ]
+  run jq -c '[.kernel, .kernel_name, .kernel_source, .kernel_append, .kernel_cmdline]' "$r/debian12-initonfree-1/ext4/meta.json"
+  [ "$output" = '["6.1.0-41-amd64","initonfree","image","init_on_free=1",""]' ]
+  [ "$(jq -r .kernel_config_sha256 "$r/debian12-initonfree-1/ext4/meta.json")" = "$(sha256sum <"$k/config" | cut -d' ' -f1)" ]
+  cmp "$k/config" "$r/debian12-initonfree-1/ext4/kernel.config"
+}
+
+@test "lab.sh run: LAB_KERNELS naming a kernel twice or one not in the table is refused before anything boots" {
+  require_root
+  require_cmd qemu-system-x86_64 qemu-img ansible-playbook
+  LAB_KERNELS="image image" LAB_STATE=$T/state run "$LABSH" run
+  [ "$status" -eq 1 ]
+  [[ $output == *"LAB_KERNELS names image twice"* ]]
+  LAB_KERNELS="image,nosuch" LAB_STATE=$T/state run "$LABSH" run
+  [ "$status" -eq 1 ]
+  [[ $output == *"no kernel 'nosuch' in "* ]]
+  [ ! -e "$T/state" ]
+}
+
+# bisect_tree DIR : a git tree of three commits (cmdline files).
+bisect_tree() {
+  mkdir -p "$1"
+  git -C "$1" init -q -b main
+  git -C "$1" config user.email lab@test
+  git -C "$1" config user.name lab
+  local i
+  for i in 1 2 3; do
+    echo "$i" >"$1/cmdline"
+    git -C "$1" add cmdline
+    git -C "$1" commit -q -m "c$i"
+  done
+}
+
+@test "bisect.sh: a figure, a tree or refs that cannot be bisected are refused with one line, nothing started" {
+  require_root
+  require_cmd git
+  local b=$ROOT/playbooks/lab/bisect.sh
+  bisect_tree "$T/tree"
+  export BISECT_TREE=$T/tree BISECT_GOOD=main~2 BISECT_BAD=main BISECT_OUT=$T/out
+  BISECT_FIGURE="nosuch wall_s +10%" run "$b" run
+  [ "$status" -eq 1 ]
+  [ "$output" = "bisect: BISECT_FIGURE: no phase 'nosuch' (there: files,tmpfs)" ]
+  BISECT_FIGURE="files req_s +10%" run "$b" run
+  [ "$output" = "bisect: BISECT_FIGURE: phase files has no metric 'req_s' (there: wall_s)" ]
+  BISECT_FIGURE="files wall_s 10%" run "$b" run
+  [[ $output == "bisect: BISECT_FIGURE: change '10%' is not a signed percentage like +10%"* ]]
+  BISECT_FIGURE="files wall_s +0%" run "$b" run
+  [[ $output == "bisect: BISECT_FIGURE: change '+0%' is not a signed percentage other than 0" ]]
+  BISECT_FIGURE="files wall_s +10% more" run "$b" run
+  [[ $output == "bisect: BISECT_FIGURE='files wall_s +10% more': want PHASE METRIC CHANGE"* ]]
+  BISECT_RUNS=1 run "$b" run
+  [ "$output" = "bisect: want 2 <= BISECT_RUNS (1) <= BISECT_MAX_RUNS (15)" ]
+  BISECT_TREE=$T run "$b" run
+  [ "$output" = "bisect: BISECT_TREE=$T is not a git tree" ]
+  BISECT_GOOD=nosuch run "$b" run
+  [ "$output" = "bisect: BISECT_GOOD=nosuch is no commit of $T/tree" ]
+  BISECT_GOOD=main BISECT_BAD=main~2 run "$b" run
+  [ "$output" = "bisect: BISECT_GOOD=main is not an ancestor of BISECT_BAD=main~2" ]
+  echo dirty >"$T/tree/cmdline"
+  run "$b" run
+  [[ $output == "bisect: $T/tree has uncommitted changes"* ]]
+  git -C "$T/tree" checkout -q cmdline
+  mkdir -p "$T/out"
+  run "$b" run
+  [ "$output" = "bisect: BISECT_OUT=$T/out exists: results are never overwritten" ]
+  rmdir "$T/out"
+  git -C "$T/tree" bisect start -q 2>/dev/null || git -C "$T/tree" bisect start
+  run "$b" run
+  [ "$output" = "bisect: a bisect runs in $T/tree already (git bisect reset ends it)" ]
+  git -C "$T/tree" bisect reset -q 2>/dev/null || git -C "$T/tree" bisect reset
+  # nothing was started: the tree is where it was, no report
+  [ "$(git -C "$T/tree" symbolic-ref --short HEAD)" = main ]
+  [ ! -e "$T/out" ]
+  run env -u BISECT_OUT "$b" step
+  [ "$status" -eq 1 ]
+  [[ $output == *"bisect.sh step runs under bisect.sh run"* ]]
+}
+
+@test "bisect_judge.py: good inside the change, bad beyond it, undecided across it or with too few samples" {
+  [ -r "$ROOT/plots/stats.py" ] || skip "the statistics module has not landed (plots/stats.py)"
+  local j=$ROOT/playbooks/lab/bisect_judge.py
+  printf '%s\n' 1.00 1.02 0.98 1.01 0.99 >"$T/good"
+  printf '%s\n' 1.30 1.32 1.28 1.31 1.29 >"$T/bad"
+  printf '%s\n' 1.0 1.2 >"$T/two"
+  run python3 "$j" +10 "$T/good" "$T/bad"
+  [[ $output == "bad n=5 center=1.3 change_pct=+30.0 lo_pct=+"* ]]
+  run python3 "$j" +10 "$T/good" "$T/good"
+  [[ $output == "good n=5 center=1 change_pct=+0.0 "* ]]
+  run python3 "$j" +10 "$T/good" "$T/two"
+  [[ $output == "undecided n=2 "* ]]
+  # lower is bad: 30% higher is good
+  run python3 "$j" -10 "$T/good" "$T/bad"
+  [[ $output == "good "* ]]
+  echo nan >"$T/nan"
+  run python3 "$j" +10 "$T/good" "$T/nan"
+  [ "$status" -eq 2 ]
+  run python3 "$j" 0 "$T/good" "$T/bad"
+  [ "$status" -eq 2 ]
+}
+
+@test "report and make compare: the kernels of one OS group apart (os_key debian12-initonfree), labelled with their command line" {
+  run python3 - "$ROOT/plots" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+from resultslib import os_key, os_label
+base = {"os": "debian", "os_version": "12", "kernel": "6.1.0-41-amd64"}
+assert os_key(base) == "debian12"
+assert os_key(dict(base, kernel_name="image", kernel_append="")) == "debian12"
+iof = dict(base, kernel_name="initonfree", kernel_append="init_on_free=1")
+assert os_key(iof) == "debian12-initonfree", os_key(iof)
+assert os_label(iof) == "debian 12, Linux 6.1.0-41-amd64 init_on_free=1", os_label(iof)
+assert os_label(dict(base, kernel_name="image", kernel_append="")) == "debian 12, Linux 6.1.0-41-amd64"
+PY
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+}
+
+@test "lab.sh inventory: with a client guest, lab-client is the client and each guest has its link address" {
+  require_cmd yamllint ansible-inventory jq
+  printf 'lab-client\t40000\t100\ttcg\tup\tclient\t/c/debian12-aaa\n' >"$T/guests.tsv"
+  printf 'debian12-1\t40001\t101\ttcg\tup\tdebian12\t/c/debian12-aaa\n' >>"$T/guests.tsv"
+  printf 'lab-client\t52:54:00:0a:00:01\t10.9.0.1\t10.9.0.2\ndebian12-1\t52:54:00:0b:00:01\t10.9.0.2\t10.9.0.1\n' >"$T/link.tsv"
+  LAB_VARIANTS=ext4 run "$LABSH" inventory "$T/guests.tsv" - "$T/lab.yml"
+  [ "$status" -eq 0 ]
+  yamllint -s -d '{extends: default, rules: {line-length: {max: 160}}}' "$T/lab.yml"
+  run ansible-inventory -i "$T/lab.yml" --list
+  [ "$status" -eq 0 ]
+  [ "$(jq -r '._meta.hostvars."lab-client" | .shootout_role + " " + .shootout_address' <<<"$output")" = "client 10.9.0.1" ]
+  [ "$(jq -r '._meta.hostvars."debian12-1" | .shootout_role + " " + .shootout_address' <<<"$output")" = "server 10.9.0.2" ]
+  [ "$(jq -r '._meta.hostvars."lab-client".shootout_variants' <<<"$output")" = null ]
+  # the client alone is no guest to run: refused
+  printf 'lab-client\t40000\t100\ttcg\tup\tclient\t/c/debian12-aaa\n' >"$T/guests.tsv"
+  LAB_VARIANTS=ext4 run "$LABSH" inventory "$T/guests.tsv" - "$T/lab.yml"
+  [ "$status" -eq 1 ]
+  [[ $output == *"no guest is up in $T/guests.tsv"* ]]
+}
+
+@test "lab.sh kernels: meta.json says the replays ran on lab-client over the link (loopback without one)" {
+  require_cmd jq
+  local run=lab-quick-c-$$ r port
+  r=$ROOT/results/$run RESULTS_RUN=$ROOT/results/$run
+  fake_image "$T/c/debian12-aaa"
+  mkdir -p "$r/debian12-1/ext4" "$r/debian12-2/ext4" "$T/state"
+  for g in debian12-1 debian12-2; do echo '{"host": "h"}' >"$r/$g/ext4/meta.json"; done
+  port=$(free_port)
+  printf 'lab-client\t%s\t1\ttcg\tup\tclient\t%s\n' "$port" "$T/c/debian12-aaa" >"$T/state/guests.tsv"
+  printf 'debian12-1\t%s\t1\ttcg\tup\tdebian12\t%s\n' "$port" "$T/c/debian12-aaa" >>"$T/state/guests.tsv"
+  printf 'debian12-2\t%s\t1\ttcg\tup\tdebian12\t%s\n' "$port" "$T/c/debian12-aaa" >>"$T/state/guests.tsv"
+  printf 'debian12-1\t52:54:00:0b:00:01\t10.9.0.2\t10.9.0.1\n' >"$T/state/link.tsv"
+  LAB_STATE=$T/state LAB_RUN_ID=$run run --separate-stderr "$LABSH" kernels
+  [ "$status" -eq 0 ]
+  [ "$(jq -r .replay_client "$r/debian12-1/ext4/meta.json")" = lab-client ]
+  [ "$(jq -r .replay_link "$r/debian12-1/ext4/meta.json")" = "virtio-net, a qemu socket netdev (TCP on this machine's loopback) from the server guest to the client guest, 10.9.0.2 to 10.9.0.1" ]
+  [ "$(jq -r '.replay_client + " " + .replay_link' "$r/debian12-2/ext4/meta.json")" = "debian12-2 loopback" ]
+  [ "$(jq -r .kernel_name "$r/debian12-2/ext4/meta.json")" = image ]
+  [ ! -e "$r/lab-client" ]
+}
+
+@test "guests.sh: LAB_CLIENT takes guest or loopback" {
+  run env LAB_CLIENT=host "$GUESTS" down "$T/state"
+  [ "$status" -eq 2 ]
+  [ "$output" = "lab guests: LAB_CLIENT=host: use guest or loopback" ]
+}
+
+@test "kernel.sh: a deb: source that names no package or an unreadable .deb is refused before anything is copied" {
+  require_root
+  local k=$ROOT/playbooks/lab/kernel.sh
+  fake_image "$T/c/debian12-aaa"
+  printf 'bad\tdeb:linux image\t-\nnofile\tdeb:%s/none.deb\t-\n' "$T" >"$T/kernels.tsv"
+  LAB_CACHE=$T/cache LAB_KERNEL_TABLE=$T/kernels.tsv run "$k" variant "$T/c/debian12-aaa" bad "$T/k"
+  [ "$status" -eq 1 ]
+  [ "$output" = "lab kernel deb: 'linux image' is not a package name" ]
+  LAB_CACHE=$T/cache LAB_KERNEL_TABLE=$T/kernels.tsv run "$k" variant "$T/c/debian12-aaa" nofile "$T/k"
+  [ "$status" -eq 1 ]
+  [[ $output == "lab kernel: nofile: cannot read $T/none.deb" ]]
+  run "$ROOT/playbooks/lab/kernel-deb.sh" "$T/c/debian12-aaa" 'linux-image-6.12.57+deb12-amd64@bookworm backports' "$T/kd"
+  [ "$status" -eq 1 ]
+  [[ $output == *"is not PACKAGE@SUITE" ]]
+  [ ! -e "$T/cache/kernels" ] || [ -z "$(ls -A "$T/cache/kernels")" ]
+  [ ! -e "$T/kd" ]
+}

@@ -3,6 +3,8 @@
 #   guests.sh up N STATE IMAGE...  boot N guests from each image: OS-1..OS-N, where
 #                                  OS is the image directory's name less its
 #                                  -<spec hash> (image.sh's debian12-<hash>: debian12-1)
+#                                  (LAB_CLIENT=guest: and first a client guest,
+#                                  lab-client, linked to each of them; below)
 #   guests.sh down STATE           stop them, remove their disks and files
 #   guests.sh accel STATE IMAGE    print the accelerator that really works here
 #   guests.sh kill STATE NAME      stop one guest (its disks stay)
@@ -14,6 +16,14 @@
 #   name  ssh_port  pid  accel  status (up | failed: why)  os  image
 # Networking is qemu user mode with restrict=on: SSH forwarded from a free
 # loopback port; the guest reaches nothing (neither this machine nor beyond).
+# LAB_CLIENT=guest: a client guest lab-client (the first image) boots first,
+# with a point-to-point link to each guest: a virtio NIC a side joined by a
+# qemu socket netdev on a loopback port (the client listens, the guest
+# connects), so the replay client runs off the server guest as the method's
+# did, and the link carries nothing but lab traffic.  STATE/link.tsv, one
+# line a NIC: guest  MAC  address  peer address (the client is 10.9.0.1 on
+# each of its NICs, guest j 10.9.0.(1+j)); lab.sh gives the guests those
+# addresses.  LAB_CLIENT=loopback: no client guest.
 # All guests boot at once; `up` exits 0 when at least one guest answers SSH; a guest that does not is
 # stopped and marked failed in guests.tsv (exit 1 when none came up).
 set -eu
@@ -36,6 +46,12 @@ LAB_TCG_THREAD=${LAB_TCG_THREAD:-single}
 LAB_PANIC_REBOOT=${LAB_PANIC_REBOOT:-5}
 # Extra kernel command line (tests break a boot with it).
 LAB_APPEND=${LAB_APPEND:-}
+# 1: a guest that reboots or panics is gone (qemu -no-reboot): make bisect
+# boots each candidate once, and a kernel that panics is skipped at once.
+LAB_ONE_BOOT=${LAB_ONE_BOOT:-0}
+# Where the replay client runs: guest (a client guest, linked to each) or
+# loopback (on each server guest's own loopback).
+LAB_CLIENT=${LAB_CLIENT:-guest}
 LAB_NOMOD="modprobe.blacklist=kvm,kvm_amd,kvm_intel,irqbypass,pcspkr,psmouse,serio_raw,cfg80211,rfkill,\
 vmw_vmci,vsock,vmw_vsock_vmci_transport,vsock_loopback,vmw_vsock_virtio_transport_common,i2c_piix4,\
 i2c_smbus,ccp,evdev,button,binfmt_misc,drm,bochs,vga16fb,floppy,ata_piix,ata_generic systemd.mask=modprobe@drm.service"
@@ -45,6 +61,7 @@ lab_die() { lab_say "$*"; exit 1; }
 CONSOLE=$(dirname "$0")/console.sh
 
 case $LAB_TCG_THREAD in single | multi) ;; *) lab_say "LAB_TCG_THREAD=$LAB_TCG_THREAD: use single or multi"; exit 2 ;; esac
+case $LAB_CLIENT in guest | loopback) ;; *) lab_say "LAB_CLIENT=$LAB_CLIENT: use guest or loopback"; exit 2 ;; esac
 case $LAB_PANIC_REBOOT in '' | *[!0-9]*) lab_say "LAB_PANIC_REBOOT=$LAB_PANIC_REBOOT: use a number of seconds"; exit 2 ;; esac
 
 ssh_opts() { # KEY PORT
@@ -52,9 +69,17 @@ ssh_opts() { # KEY PORT
     -o LogLevel=ERROR -o ConnectTimeout=5 -i "$1" -p "$2"
 }
 
-# boot NAME ACCEL STATE IMAGE PORT : start one guest in the background.
+# boot NAME ACCEL STATE IMAGE PORT [QEMU ARG...] : start one guest in the
+# background (the extra arguments: its link NICs).
+# IMAGE is an image directory (image.sh) or a kernel variant's (kernel.sh:
+# the same base.raw with another vmlinuz/initrd.img, and a file cmdline with
+# the variant's own kernel command line).
 boot() {
-  local name=$1 accel=$2 state=$3 image=$4 port=$5
+  local name=$1 accel=$2 state=$3 image=$4 port=$5 append='' once='' initrd=()
+  shift 5
+  [ ! -e "$image/initrd.img" ] || initrd=(-initrd "$image/initrd.img")
+  [ ! -r "$image/cmdline" ] || append=$(head -n 1 "$image/cmdline")
+  [ "$LAB_ONE_BOOT" != 1 ] || once=-no-reboot
   [ -e "$state/$name.qcow2" ] ||
     qemu-img create -q -f qcow2 -b "$image/base.raw" -F raw "$state/$name.qcow2"
   [ -e "$state/$name-data.raw" ] || truncate -s "$LAB_DATA_SIZE" "$state/$name-data.raw"
@@ -65,15 +90,15 @@ boot() {
   # loads no module that nothing uses (kvm, sound, mouse, wireless): under
   # TCG each driver the guest probes costs seconds of every boot.
   qemu-system-x86_64 -name "shootout-$name" -nodefaults -accel "$accel_opt" -m "$LAB_MEM" -smp "$LAB_CPUS" \
-    -kernel "$image/vmlinuz" -initrd "$image/initrd.img" \
-    -append "root=/dev/vda rw console=ttyS0 net.ifnames=0 systemd.hostname=$name lab.hostname=$name panic=$LAB_PANIC_REBOOT $LAB_NOMOD $LAB_APPEND" \
+    -kernel "$image/vmlinuz" "${initrd[@]}" \
+    -append "root=/dev/vda rw console=ttyS0 net.ifnames=0 systemd.hostname=$name lab.hostname=$name panic=$LAB_PANIC_REBOOT $LAB_NOMOD $LAB_APPEND${append:+ $append}" \
     -drive "file=$state/$name.qcow2,if=none,id=root,format=qcow2" \
     -device virtio-blk-pci,drive=root \
     -drive "file=$state/$name-data.raw,if=none,id=data,format=raw" \
     -device virtio-blk-pci,drive=data,serial=shootout-data \
-    -netdev "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$port-:22" -device virtio-net-pci,netdev=n0 \
+    -netdev "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$port-:22" -device virtio-net-pci,netdev=n0 "$@" \
     -display none -serial "file:$state/$name.console" -monitor none \
-    -pidfile "$state/$name.pid" -daemonize
+    -pidfile "$state/$name.pid" -daemonize ${once:+"$once"}
 }
 
 # guest_pid STATE NAME : the pid of that guest's qemu, if it still runs (the
@@ -171,12 +196,13 @@ ssh_or_gone() {
   GUEST_GONE=1
 }
 
-# os_of IMAGE : the OS an image directory holds (debian13-<hash>: debian13).
+# os_of IMAGE : the OS an image directory holds (debian13-<hash>: debian13;
+# a kernel variant's debian12-iof-k: debian12-iof).
 os_of() {
   local b
   b=$(basename "$1")
   b=${b%-*}
-  case $b in '' | *[!a-z0-9]*) b=lab ;; esac
+  case $b in '' | -* | *- | *--* | *[!a-z0-9-]*) b=lab ;; esac
   echo "$b"
 }
 
@@ -191,15 +217,41 @@ up() {
   done
   command -v qemu-system-x86_64 >/dev/null || lab_die "missing qemu-system-x86_64 (run 'make deps')"
   mkdir -p "$state"
-  acc=$(accel "$state" "$1" "$(dirname "$1")/accel.$(id -u)")
+  # (the answer is kept beside the images: a kernel variant's directory
+  # links its image's key)
+  acc=$(accel "$state" "$1" "$(dirname "$(dirname "$(readlink -f "$1/lab_key")")")/accel.$(id -u)")
   : >"$state/boot.tsv"
+  : >"$state/link.tsv"
   t0=$(date +%s)
+  local j=0 links=() client=() lp
+  if [ "$LAB_CLIENT" = guest ]; then
+    # the client first: it listens on one loopback port per guest
+    for image in "$@"; do
+      for i in $(seq 1 "$n"); do
+        j=$((j + 1))
+        lp=$(free_port)
+        links+=("$lp")
+        client+=(-netdev "socket,id=l$j,listen=127.0.0.1:$lp" -device "virtio-net-pci,netdev=l$j,mac=52:54:00:0a:00:$(printf %02x "$j")")
+        printf 'lab-client\t52:54:00:0a:00:%02x\t10.9.0.1\t10.9.0.%d\n' "$j" "$((1 + j))" >>"$state/link.tsv"
+      done
+    done
+    port=$(free_port)
+    boot lab-client "$acc" "$state" "$1" "$port" "${client[@]}" || lab_die "lab-client: qemu failed to start"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' lab-client "$port" "$(cat "$state/lab-client.pid")" "$acc" client "$1" >>"$state/boot.tsv"
+    j=0
+  fi
   for image in "$@"; do
     os=$(os_of "$image")
     for i in $(seq 1 "$n"); do
       name=$os-$i
       port=$(free_port)
-      boot "$name" "$acc" "$state" "$image" "$port" || lab_die "$name: qemu failed to start"
+      client=()
+      if [ "$LAB_CLIENT" = guest ]; then
+        client=(-netdev "socket,id=l0,connect=127.0.0.1:${links[$j]}" -device "virtio-net-pci,netdev=l0,mac=52:54:00:0b:00:$(printf %02x "$((j + 1))")")
+        j=$((j + 1))
+        printf '%s\t52:54:00:0b:00:%02x\t10.9.0.%d\t10.9.0.1\n' "$name" "$j" "$((1 + j))" >>"$state/link.tsv"
+      fi
+      boot "$name" "$acc" "$state" "$image" "$port" "${client[@]}" || lab_die "$name: qemu failed to start"
       printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$port" "$(cat "$state/$name.pid")" "$acc" "$os" "$image" >>"$state/boot.tsv"
     done
   done

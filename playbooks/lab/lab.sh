@@ -12,9 +12,13 @@
 #   LAB_RUN_ID=ID lab.sh retries         write LAB_STATE/panics.tsv into results/ID's meta.json
 #                                        (what `run` does when the playbook is done); print the
 #                                        guests that panicked twice
+#   LAB_RUN_ID=ID lab.sh kernels         write the kernel each guest of LAB_STATE/guests.tsv ran
+#                                        into results/ID's meta.json (what `run` does then too)
 # Settings (environment; `make lab` passes its variables through):
 #   LAB_OS=debian12 (names of playbooks/lab/os.tsv, e.g. "debian12 debian13")
-#   LAB_GUESTS=1 (per OS) LAB_VARIANTS=ext4,xfs DATASET=tiny SEED=1 TRIALS=1
+#   LAB_KERNELS (names of LAB_KERNEL_TABLE=playbooks/lab/kernels.tsv: each OS's
+#   image boots with each of these kernels, guests OS-KERNEL-N)
+#   LAB_GUESTS=1 (per OS and kernel) LAB_VARIANTS=ext4,xfs DATASET=tiny SEED=1 TRIALS=1
 #   LAB_ACCEL=kvm|tcg (default: probe)  LAB_BOOT_TIMEOUT=600  LAB_MEM  LAB_CPUS
 #   LAB_NET_COUNT=5000 (the net phases' NET_COUNT in the guests)
 #   LAB_PROFILE=1 (the guests' PROFILE: a kernel profile of every phase)
@@ -43,10 +47,14 @@ LAB_STATE=${LAB_STATE:-$ROOT/build/lab/state}
 LAB_INVENTORY=${LAB_INVENTORY:-$ROOT/playbooks/inventory/lab.yml}
 LAB_CACHE=${LAB_CACHE:-/var/cache/shootout-lab}
 LAB_LOGS=${LAB_LOGS:-$ROOT/build/lab/logs}
+LAB_KERNELS=${LAB_KERNELS:-}
+# Where the replays run: guest (a client guest linked to each server guest,
+# guests.sh) or loopback (each server guest's own).
+LAB_CLIENT=${LAB_CLIENT:-guest}
 LAB_DEVICE=/dev/vdb
 # The playbooks' work directory on the guests (shootout_workdir).
 LAB_WORKDIR=/var/tmp/shootout
-export LAB_BOOT_TIMEOUT LAB_CACHE
+export LAB_BOOT_TIMEOUT LAB_CACHE LAB_CLIENT
 
 lab_say() { printf 'lab: %s\n' "$*" >&2; }
 lab_die() { lab_say "$*"; exit 1; }
@@ -56,6 +64,9 @@ lab_die() { lab_say "$*"; exit 1; }
 # reads as templates, so a name or number never holds more than that.
 # shellcheck source=harness/common/settings.sh
 . "$ROOT/harness/common/settings.sh"
+# poll_until
+# shellcheck source=harness/poll.sh
+. "$ROOT/harness/poll.sh"
 SHOOTOUT_ROOT=$ROOT settings_check lab
 
 # inventory GUESTS.TSV KEY OUT : one host per guest that is up, each a server
@@ -63,7 +74,9 @@ SHOOTOUT_ROOT=$ROOT settings_check lab
 # the group of its OS (guests.tsv's 6th column) and logged in with its
 # image's key (KEY for a guest with no image column).
 inventory() {
-  local tsv=$1 key=$2 out=$3 name port acc status os image v tmp n=0 g groups ind
+  local tsv=$1 key=$2 out=$3 name port acc status os image v tmp n=0 g groups ind addr children=
+  local links
+  links=$(dirname "$tsv")/link.tsv
   [ -r "$tsv" ] || lab_die "no guest list $tsv"
   local IFS=,
   # shellcheck disable=SC2206 # split on commas
@@ -119,18 +132,26 @@ inventory() {
         echo '  hosts:'
         ind='    '
       else
-        [ "$n" -gt 0 ] || echo '  children:'
-        echo "    $g:"
+        [ -n "$children" ] || { echo '  children:'; children=1; }
+        # (a kernel variant's OS debian12-iof: the group debian12_iof)
+        echo "    ${g//-/_}:"
         echo '      hosts:'
         ind='        '
       fi
       while IFS=$'\t' read -r name port _ acc status os image; do
         if [ "$status" != up ] || [ "${os:--}" != "$g" ]; then continue; fi
-        n=$((n + 1))
         echo "$ind$name:"
         echo "$ind  ansible_host: 127.0.0.1"
         echo "$ind  ansible_port: $port"
         echo "$ind  ansible_ssh_private_key_file: $([ -n "$image" ] && echo "$image/lab_key" || echo "$key")"
+        # the address the other end of its link reaches it at (LAB_CLIENT=guest)
+        addr=$(awk -F '\t' -v g="$name" '$1 == g { print $3; exit }' "$links" 2>/dev/null || true)
+        [ -z "$addr" ] || echo "$ind  shootout_address: $addr"
+        if [ "$os" = client ]; then
+          echo "$ind  shootout_role: client"
+          continue
+        fi
+        n=$((n + 1))
         echo "$ind  shootout_role: server"
         echo "$ind  shootout_result_host: $name"
         echo "$ind  shootout_virt: $acc"
@@ -271,6 +292,103 @@ panic_failed() {
   awk -F '\t' '{ n[$1]++; last[$1] = $6 } END { for (g in n) if (n[g] > 1) printf "%s%s (a second kernel panic: %s)", (s++ ? ", " : ""), g, last[g] }' "$LAB_STATE/panics.tsv"
 }
 
+# link_setup : give each guest of LAB_STATE/link.tsv that is up the
+# addresses of its link NICs (a systemd-networkd file matched by MAC, in its
+# overlay, so reboots keep it), then check that each server guest reaches
+# the client's SSH port over its link.
+link_setup() {
+  local links=$LAB_STATE/link.tsv name port status image cmd
+  [ -s "$links" ] || return 0
+  while IFS=$'\t' read -r name port _ _ status _ image; do
+    [ "$status" = up ] || continue
+    cmd=$(awk -F '\t' -v g="$name" '$1 == g {
+      f = "/etc/systemd/network/05-lablink-" $2 ".network"; gsub(":", "", f)
+      printf "printf \"[Match]\\nMACAddress=%s\\n\\n[Network]\\nLinkLocalAddressing=no\\n\\n[Address]\\nAddress=%s/32\\nPeer=%s/32\\n\" >%s; ", $2, $3, $4, f
+    }' "$links")
+    [ -n "$cmd" ] || continue
+    lab_ssh "$image" "$port" "$cmd systemctl restart systemd-networkd" || lab_die "$name: cannot set up its link"
+  done <"$LAB_STATE/guests.tsv"
+  while IFS=$'\t' read -r name port _ _ status os image; do
+    if [ "$status" != up ] || [ "$os" = client ]; then continue; fi
+    # shellcheck disable=SC2016 # expanded in the guest
+    POLL_STEP=2 poll_until 60 lab_ssh "$image" "$port" 'exec 3<>/dev/tcp/10.9.0.1/22' ||
+      lab_die "$name: no link to lab-client (10.9.0.1:22 does not answer over it)"
+  done <"$LAB_STATE/guests.tsv"
+  lab_say "the client guest lab-client is linked to each guest (10.9.0.1; LAB_CLIENT=loopback: replays on the guests' own loopback)"
+}
+
+# lab_ssh IMAGE PORT CMD : CMD as root on the guest of that port.
+lab_ssh() {
+  timeout 30 ssh -q -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+    -o LogLevel=ERROR -o ConnectTimeout=5 -i "$1/lab_key" -p "$2" root@127.0.0.1 "$3" </dev/null
+}
+
+# kernel_meta : write into each guest's meta.json files which kernel it ran
+# (docs/formats.md): kernel_name, kernel_source and kernel_append (its line
+# of the kernel table, or "image" for the image's own), kernel_cmdline (the
+# guest's /proc/cmdline), kernel_config_sha256 and the config itself beside
+# meta.json (kernel.config: /boot/config-RELEASE in the guest, or the one
+# the variant came with).  The harness records kernel (uname -r) and
+# kernel_version (uname -v) already.
+kernel_meta() {
+  local name port status os image m dir tmp kj cmdline cfg sha client link
+  while IFS=$'\t' read -r name port _ _ status os image; do
+    if [ "$status" != up ] || [ "$os" = client ]; then continue; fi
+    # where its replays ran, and over what
+    link=$(awk -F '\t' -v g="$name" '$1 == g { print $3 " to " $4; exit }' "$LAB_STATE/link.tsv" 2>/dev/null || true)
+    if [ -n "$link" ]; then
+      client=lab-client
+      link="virtio-net, a qemu socket netdev (TCP on this machine's loopback) from the server guest to the client guest, $link"
+    else
+      client=$name link=loopback
+    fi
+    ls "$ROOT/results/$RUN_ID/$name"/*/meta.json >/dev/null 2>&1 || continue
+    tmp=$LAB_STATE/$name.kernel
+    # shellcheck disable=SC2016 # expanded in the guest
+    cmdline=$(timeout 30 ssh -q -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+      -o LogLevel=ERROR -o ConnectTimeout=5 -i "$image/lab_key" -p "$port" root@127.0.0.1 \
+      'cat /proc/cmdline; cat "/boot/config-$(uname -r)" 2>/dev/null' </dev/null 2>/dev/null >"$tmp.all" &&
+      head -n 1 "$tmp.all") || cmdline=
+    cfg=$tmp.config
+    tail -n +2 "$tmp.all" 2>/dev/null >"$cfg" || true
+    [ -s "$cfg" ] || cp "$image/config" "$cfg" 2>/dev/null || : >"$cfg"
+    sha=
+    [ ! -s "$cfg" ] || sha=$(sha256sum <"$cfg" | cut -d' ' -f1)
+    kj=$image/kernel.json
+    [ -r "$kj" ] || { kj=$tmp.json; echo '{"name": "image", "source": "image", "append": ""}' >"$kj"; }
+    for m in "$ROOT/results/$RUN_ID/$name"/*/meta.json; do
+      dir=$(dirname "$m")
+      [ ! -s "$cfg" ] || cp "$cfg" "$dir/kernel.config"
+      if jq --slurpfile k "$kj" --arg cmdline "$cmdline" --arg sha "$sha" --arg client "$client" --arg link "$link" \
+        '.kernel_name = $k[0].name | .kernel_source = $k[0].source | .kernel_append = $k[0].append
+         | .kernel_cmdline = $cmdline | .kernel_config_sha256 = $sha
+         | .replay_client = $client | .replay_link = $link' "$m" >"$m.tmp.$$"; then
+        mv -f "$m.tmp.$$" "$m"
+      else
+        rm -f "$m.tmp.$$"
+        lab_say "$name: cannot write the kernel into $m"
+      fi
+    done
+    rm -f "$tmp".*
+  done <"$LAB_STATE/guests.tsv"
+}
+
+# kernel_variants IMAGE... : the image directories to boot: each image as it
+# is without LAB_KERNELS, else each image with each kernel of LAB_KERNELS
+# (kernel.sh variant), one a line.
+kernel_variants() {
+  local image k
+  if [ -z "${LAB_KERNELS// /}" ]; then
+    printf '%s\n' "$@"
+    return
+  fi
+  for image in "$@"; do
+    for k in $LAB_KERNELS; do
+      "$LAB/kernel.sh" variant "$image" "$k" "$LAB_STATE/kernels" || return 1
+    done
+  done
+}
+
 # bg CMD... : run CMD in the background and wait for it, so that a signal to
 # this script reaches teardown at once (teardown stops CMD).
 bg() {
@@ -330,7 +448,7 @@ images() {
 }
 
 run() {
-  local images t0 t rc=0 failed os
+  local images t0 t rc=0 failed os k
   [ "$(id -u)" -eq 0 ] || lab_die "needs root (debootstrap builds the guest image, guests get raw disks); run as root"
   for c in qemu-system-x86_64 qemu-img ansible-playbook ssh; do
     command -v "$c" >/dev/null || lab_die "missing $c (run 'make deps')"
@@ -342,6 +460,12 @@ run() {
   for os in $LAB_OS; do
     [ "$(tr ' ' '\n' <<<"$LAB_OS" | grep -cx "$os")" -eq 1 ] || lab_die "LAB_OS names $os twice"
   done
+  LAB_KERNELS=$(tr ',' ' ' <<<"$LAB_KERNELS")
+  for k in $LAB_KERNELS; do
+    [ "$(tr ' ' '\n' <<<"$LAB_KERNELS" | grep -cx -- "$k")" -eq 1 ] || lab_die "LAB_KERNELS names $k twice"
+  done
+  # shellcheck disable=SC2086 # one name a word
+  "$LAB/kernel.sh" check $LAB_KERNELS || exit 1
   RUN_ID=${LAB_RUN_ID:-$(date -u +%Y%m%dT%H%M%SZ)-lab}
   mkdir -p "$(dirname "$LAB_STATE")"
   exec 9>"$LAB_STATE.lock"
@@ -357,6 +481,8 @@ run() {
   "$LAB/guests.sh" down "$LAB_STATE"
   rm -rf "$LAB_STATE"
   mkdir -p "$LAB_STATE"
+  # shellcheck disable=SC2086 # one image directory a word
+  images=$(kernel_variants $images) || lab_die "no kernel variant for every kernel of LAB_KERNELS (the reason is above)"
   watch_panics </dev/null &
   watcher=$!
   t=$(date +%s)
@@ -365,6 +491,10 @@ run() {
   lab_say "guests up ($(($(date +%s) - t))s)"
   failed=$(awk -F '\t' '$5 != "up" { printf "%s%s (%s)", sep, $1, $5; sep = ", " }' "$LAB_STATE/guests.tsv")
   acc_all=$(awk -F '\t' '$5 == "up" { print $4; exit }' "$LAB_STATE/guests.tsv")
+  if [ "$LAB_CLIENT" = guest ] && ! awk -F '\t' '$1 == "lab-client" && $5 == "up" { ok = 1 } END { exit !ok }' "$LAB_STATE/guests.tsv"; then
+    lab_die "the client guest lab-client did not come up: no replays without it (LAB_CLIENT=loopback runs them on the guests)"
+  fi
+  link_setup
   inventory "$LAB_STATE/guests.tsv" - "$LAB_INVENTORY"
   ship_tools
 
@@ -381,6 +511,7 @@ run() {
   lab_say "playbook done ($(($(date +%s) - t))s, exit $rc)"
   [ "$rc" -eq 0 ] || silent_guests
   panic_meta
+  kernel_meta
   failed=$(printf '%s' "$failed${failed:+, }$(panic_failed)" | sed 's/, $//')
   if [ -d "$ROOT/results/$RUN_ID" ]; then
     lab_say "results: $ROOT/results/$RUN_ID"
@@ -405,6 +536,8 @@ clean() {
     if pgrep -f "debootstrap.*$LAB_CACHE/build" >/dev/null 2>&1; then
       lab_die "an image build runs in $LAB_CACHE: wait for it, then clean again"
     fi
+    # (the kernels of LAB_KERNELS' deb: sources too: kernel-deb.sh's copies)
+    rm -rf --one-file-system "$LAB_CACHE/kernels"
     for d in "$LAB_CACHE"/*/base.raw "$LAB_CACHE"/build.* "$LAB_CACHE"/accel.*; do
       [ -e "$d" ] || continue
       case $d in */base.raw) rm -rf "$(dirname "$d")" ;; *) rm -rf "$d" ;; esac
@@ -443,5 +576,10 @@ case ${1:-} in
     panic_meta
     panic_failed
     ;;
-  *) lab_die "usage: lab.sh run | inventory GUESTS.TSV KEY OUT | clean | scan | silent | retries" ;;
+  kernels)
+    if [ $# -ne 1 ] || [ -z "${LAB_RUN_ID:-}" ]; then lab_die "usage: LAB_RUN_ID=ID lab.sh kernels"; fi
+    RUN_ID=$LAB_RUN_ID
+    kernel_meta
+    ;;
+  *) lab_die "usage: lab.sh run | inventory GUESTS.TSV KEY OUT | clean | scan | silent | retries | kernels" ;;
 esac

@@ -44,7 +44,7 @@ setup_file() {
   # The lab itself, once, under a deadline: a TERM at the deadline still
   # tears the guests down.
   local rc=0 t0=$SECONDS
-  LAB_OS="${OSES[*]}" LAB_GUESTS=1 LAB_VARIANTS=ext4 LAB_SERVE_MODES="${SERVE_MODES[*]}" DATASET=tiny TRIALS=1 LAB_RUN_ID=$RUN_ID \
+  LAB_OS="${OSES[*]}" LAB_CLIENT=loopback LAB_GUESTS=1 LAB_VARIANTS=ext4 LAB_SERVE_MODES="${SERVE_MODES[*]}" DATASET=tiny TRIALS=1 LAB_RUN_ID=$RUN_ID \
     timeout -s TERM "${LAB_TEST_DEADLINE:-1700}" "$LABSH" run >"$BATS_FILE_TMPDIR/lab.log" 2>&1 || rc=$?
   echo "$rc" >"$BATS_FILE_TMPDIR/lab.rc"
   echo "# lab run: exit $rc in $((SECONDS - t0)) s" >&3
@@ -194,7 +194,7 @@ show_log() {
 
 @test "make lab: a guest that does not come up in time fails with the reason, no qemu left" {
   local state=$BATS_FILE_TMPDIR/slow
-  LAB_STATE=$state LAB_ACCEL=tcg LAB_BOOT_TIMEOUT=5 run --separate-stderr "$LABSH" run
+  LAB_CLIENT=loopback LAB_STATE=$state LAB_ACCEL=tcg LAB_BOOT_TIMEOUT=5 run --separate-stderr "$LABSH" run
   [ "$status" -eq 1 ]
   # The console's verdict: a kernel that had not printed its banner yet, or
   # hung in its first boot without a panic.
@@ -208,7 +208,7 @@ show_log() {
 @test "make lab: a guest kernel that panics reboots and is retried once; a second panic fails the guest with its line" {
   local state=$BATS_FILE_TMPDIR/panic logs=$BATS_FILE_TMPDIR/panic-logs
   # No initramfs init: the kernel cannot mount its root and panics, each boot.
-  LAB_STATE=$state LAB_LOGS=$logs LAB_RUN_ID=panic LAB_ACCEL=tcg LAB_APPEND=rdinit=/nonexistent LAB_PANIC_REBOOT=1 \
+  LAB_CLIENT=loopback LAB_STATE=$state LAB_LOGS=$logs LAB_RUN_ID=panic LAB_ACCEL=tcg LAB_APPEND=rdinit=/nonexistent LAB_PANIC_REBOOT=1 \
     run --separate-stderr timeout 600 "$LABSH" run
   [ "$status" -eq 1 ]
   local oops="Kernel panic - not syncing: VFS: Unable to mount root fs on unknown-block(0,0)"
@@ -226,7 +226,7 @@ show_log() {
   local state=$BATS_FILE_TMPDIR/intr pid rc=0
   # Job control on: a background job of a script otherwise ignores SIGINT.
   set -m
-  LAB_STATE=$state LAB_ACCEL=tcg "$LABSH" run >"$BATS_FILE_TMPDIR/intr.log" 2>&1 3>&- &
+  LAB_CLIENT=loopback LAB_STATE=$state LAB_ACCEL=tcg "$LABSH" run >"$BATS_FILE_TMPDIR/intr.log" 2>&1 3>&- &
   pid=$!
   set +m
   wait_for_file "$state/debian12-1.pid" 120
