@@ -157,20 +157,29 @@ require_tools() {
   [ -z "$(records_of "$d" serve-warm-1 resident_pct)" ]
 }
 
-@test "a drop that leaves a few pages in the page cache runs once more: the second count is recorded, with reflushed 1" {
-  require_tools
-  require_root
+# warm_resident PCT : the tools in $T/bin, but a resident whose first N
+# counts ($T/warm holds N; $T/counted how many ran) say PCT% of 320 files,
+# the next ones the real count; TARGET extracted there (untar, untar2).
+warm_resident() {
   mkdir -p "$T/target" "$T/bin"
-  # the tools, but a resident whose first count is too warm (as a page that
-  # a socket buffer held through the drop), the next ones the real count
   find "$BIN" -maxdepth 1 -type f -exec cp {} "$T/bin/" \;
   printf '%s\n' '#!/bin/sh' \
-    "if [ ! -e '$T/counted' ]; then : >'$T/counted'; cat >/dev/null; printf 'files\\t320\\nresident_pct\\t4.91\\n'; exit 0; fi" \
+    "n=\$(cat '$T/counted' 2>/dev/null || echo 0); echo \$((n + 1)) >'$T/counted'" \
+    "if [ \"\$n\" -lt \"\$(cat '$T/warm')\" ]; then cat >/dev/null; printf 'files\\t320\\nresident_pct\\t$1\\n'; exit 0; fi" \
     "exec '$BIN/resident' \"\$@\"" >"$T/bin/resident"
   chmod +x "$T/bin/resident"
   export TARGET=$T/target ALLOW_NONMOUNT=1 DATASET=tiny SERVE_PROCS=1 HARNESS_BIN=$T/bin
   make -C "$ROOT" -s phase-untar
   make -C "$ROOT" -s phase-untar2
+}
+
+@test "a drop that leaves a few pages in the page cache runs once more: the second count is recorded, with reflushed 1" {
+  require_tools
+  require_root
+  # the first count too warm (as a page that a socket buffer held through
+  # the drop), the next ones the real count
+  echo 1 >"$T/warm"
+  warm_resident 4.91
   run make -C "$ROOT" phase-serve FLUSH=drop
   echo "$output"
   [ "$status" -eq 0 ]
@@ -186,18 +195,8 @@ require_tools() {
 @test "a drop that leaves pages twice runs twice more: the third count is recorded, with reflushed 2; a third warm count fails the phase" {
   require_tools
   require_root
-  mkdir -p "$T/target" "$T/bin"
-  # a resident whose first WARM counts say 3.27%, then the real count
-  find "$BIN" -maxdepth 1 -type f -exec cp {} "$T/bin/" \;
-  printf '%s\n' '#!/bin/sh' \
-    "n=\$(cat '$T/counted' 2>/dev/null || echo 0); echo \$((n + 1)) >'$T/counted'" \
-    "if [ \"\$n\" -lt \"\$(cat '$T/warm')\" ]; then cat >/dev/null; printf 'files\\t320\\nresident_pct\\t3.27\\n'; exit 0; fi" \
-    "exec '$BIN/resident' \"\$@\"" >"$T/bin/resident"
-  chmod +x "$T/bin/resident"
-  export TARGET=$T/target ALLOW_NONMOUNT=1 DATASET=tiny SERVE_PROCS=1 HARNESS_BIN=$T/bin
-  make -C "$ROOT" -s phase-untar
-  make -C "$ROOT" -s phase-untar2
   echo 2 >"$T/warm"
+  warm_resident 3.27
   run make -C "$ROOT" phase-serve FLUSH=drop
   echo "$output"
   [ "$status" -eq 0 ]
