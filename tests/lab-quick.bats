@@ -234,6 +234,12 @@ panic_state() {
   LAB_SERVE_MODES=1 run "$LABSH" inventory "$T/guests.tsv" /k/lab_key "$T/lab1.yml"
   [ "$status" -eq 0 ]
   [ "$(ansible-inventory -i "$T/lab1.yml" --list | jq -c '._meta.hostvars.lab1.shootout_serve_modes')" = '[1]' ]
+  # the guests' stopping rule: the harness's PRECISION by default, LAB_PRECISION
+  # to give another (0: one trial a figure, as make test-lab runs)
+  [ "$(h 'lab1.shootout_make_vars.PRECISION')" = 2 ]
+  LAB_PRECISION=0 run "$LABSH" inventory "$T/guests.tsv" /k/lab_key "$T/lab0.yml"
+  [ "$status" -eq 0 ]
+  [ "$(ansible-inventory -i "$T/lab0.yml" --list | jq -r '._meta.hostvars.lab1.shootout_make_vars.PRECISION')" = 0 ]
 }
 
 @test "lab.sh inventory: bad variants, no guest up, bad usage are refused" {

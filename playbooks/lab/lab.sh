@@ -21,6 +21,7 @@
 #   LAB_GUESTS=1 (per OS and kernel) LAB_VARIANTS=ext4,xfs DATASET=tiny SEED=1 TRIALS=1
 #   LAB_ACCEL=kvm|tcg (default: probe)  LAB_BOOT_TIMEOUT=600  LAB_MEM  LAB_CPUS
 #   LAB_NET_COUNT=5000 (the net phases' NET_COUNT in the guests)
+#   LAB_PRECISION=2 (the guests' PRECISION: 0, one trial a figure; make test-lab)
 #   LAB_PROFILE=1 (the guests' PROFILE: a kernel profile of every phase)
 #   LAB_SERVE_MODES="1 32 fork" (the serve modes: each costs a reboot under TCG)
 #   LAB_PLAYBOOK=playbooks/shootout.yml  LAB_RUN_ID  LAB_STATE=build/lab/state
@@ -40,6 +41,7 @@ SEED=${SEED:-1}
 TRIALS=${TRIALS:-1}
 LAB_BOOT_TIMEOUT=${LAB_BOOT_TIMEOUT:-600}
 LAB_NET_COUNT=${LAB_NET_COUNT:-5000}
+LAB_PRECISION=${LAB_PRECISION:-2}
 LAB_PROFILE=${LAB_PROFILE:-1}
 LAB_SERVE_MODES=${LAB_SERVE_MODES:-1 32 fork}
 LAB_PLAYBOOK=${LAB_PLAYBOOK:-$ROOT/playbooks/shootout.yml}
@@ -116,7 +118,9 @@ inventory() {
     echo '    # The net phases (v4 and v6, 1 and 4 processes) fetch LAB_NET_COUNT'
     echo '    # files each: the default 50,000 costs minutes per variant under TCG.'
     echo "    shootout_virt: $acc_all"
-    echo "    shootout_make_vars: {VIRT: $acc_all, NET_COUNT: $LAB_NET_COUNT, PROFILE: $LAB_PROFILE}"
+    echo '    # PRECISION: the stopping rule repeats each serve and net figure up to'
+    echo '    # 10 trials or 60 s (LAB_PRECISION=0: one trial a figure).'
+    echo "    shootout_make_vars: {VIRT: $acc_all, NET_COUNT: $LAB_NET_COUNT, PROFILE: $LAB_PROFILE, PRECISION: $LAB_PRECISION}"
     echo '    # The serve modes (LAB_SERVE_MODES): each cold replay follows a reboot.'
     echo "    shootout_serve_modes: [$serve_modes]"
     echo '    ansible_user: root'
