@@ -1,7 +1,7 @@
 # The VM lab: the shootout playbook against qemu guests on this
 # machine, flushed by real reboots.  docs/lab.md.
 #   make lab [LAB_OS="debian12 debian13"] [LAB_GUESTS=1] [LAB_VARIANTS=ext4,xfs] [DATASET=tiny] [LAB_ACCEL=kvm|tcg]
-#   make test-lab      the lab's end-to-end test; TAP also in build/lab/test-lab.tap
+#   make test-lab      the lab's end-to-end tests (the kernel A/B, make bisect); TAP also in build/lab/test-lab.tap
 #   make lab-clean     stop and remove what the lab left [LAB_CLEAN_IMAGE=1: the cached images too]
 #   make lab LAB_KERNELS="image initonfree"   the same image with each kernel of playbooks/lab/kernels.tsv
 #   make bisect BISECT_TREE=DIR BISECT_GOOD=REF BISECT_BAD=REF [BISECT_FIGURE="files wall_s +10%"] [BISECT_BUILD=CMD]
@@ -17,7 +17,7 @@ lab: all
 test-lab: all
 	$(call deps,lab playbooks test)
 	@mkdir -p build/lab
-	@set -o pipefail; env $(call settings_env,$(LAB_VARS)) bats --tap tests/lab/lab.bats </dev/null | tee build/lab/test-lab.tap.tmp; \
+	@set -o pipefail; env $(call settings_env,$(LAB_VARS)) bats --tap tests/lab/lab.bats tests/lab/bisect.bats </dev/null | tee build/lab/test-lab.tap.tmp; \
 	  rc=$$?; mv -f build/lab/test-lab.tap.tmp build/lab/test-lab.tap; exit $$rc
 
 bisect:
