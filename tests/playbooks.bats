@@ -379,7 +379,10 @@ sig() {
       -e shootout_order_seed=5 -e '{"shootout_phases": ["untar"]}'
     [ "$status" -eq 0 ] || { echo "$output" | tail -30; false; }
     for v in a t b; do grep -qP "^localhost\t$v\t1/1 untar\t-$" "$tmp/results/rd/summary.tsv"; done
-    nothing_left
+    # every variant undone at the end of its round
+    run grep -c "^$tmp/work/" <<<"$(findmnt -rn -o TARGET)"
+    [ "$output" = 0 ]
+    [ -z "$(find "$tmp/work/state" -mindepth 1)" ]
   done
   order=$tmp/results/rd/h/order.tsv
   cat "$order"
