@@ -523,7 +523,7 @@ run() {
   [ "$rc" -eq 0 ] || silent_guests
   panic_meta
   kernel_meta
-  failed=$(printf '%s\n' "$failed" "$(panic_failed)" "${ROUNDS_FAILED:-}" | awk 'NF { printf "%s%s", sep, $0; sep = ", " }')
+  failed=$(printf '%s\n' "$failed" "$(panic_failed)" "$rounds_failed" | awk 'NF { printf "%s%s", sep, $0; sep = ", " }')
   if [ -n "$(find "$ROOT/results/$RUN_ID" -mindepth 1 -maxdepth 1 -type d 2>/dev/null)" ]; then
     lab_say "results: $ROOT/results/$RUN_ID"
   else
@@ -595,7 +595,7 @@ case ${1:-} in
     inventory "$LAB_STATE/guests.tsv" - "$LAB_INVENTORY"
     rc=0
     play || rc=$?
-    [ -z "${ROUNDS_FAILED:-}" ] || lab_say "failed guests: $ROUNDS_FAILED"
+    [ -z "$rounds_failed" ] || lab_say "failed guests: $rounds_failed"
     exit "$rc"
     ;;
   kernels)

@@ -5,6 +5,10 @@
 # guest and variant alike (docs/lab.md).  Uses lab.sh's inventory, bg,
 # lab_say, lab_die, RUN_ID, SEED, TRIALS, LAB_*.
 
+# The guests the rounds left out after a failure, "name (round K: why)",
+# comma-separated (play_rounds; lab.sh names them among the failed guests).
+rounds_failed=''
+
 # ansible_run INVENTORY [ARG...] : the playbook against INVENTORY, with the
 # run id and LAB_ANSIBLE_ARGS; its log appended to LAB_STATE/ansible.log
 # (watch_panics reads the task of a panic there).
@@ -61,7 +65,7 @@ play() {
 # as the next trial (the harness's next_trial).  The order of every round
 # is written first to results/RUN/order.tsv (docs/formats.md#ordertsv),
 # never over another.  A variant that failed is left out of the later
-# rounds, a guest that failed as a whole too (ROUNDS_FAILED names it).
+# rounds, a guest that failed as a whole too (rounds_failed names it).
 # results/RUN/summary.tsv then sums the rounds' summaries.
 play_rounds() {
   local k g pos rc=0 crc rows call=0 sums=$LAB_STATE/summaries dir=$ROOT/results/$RUN_ID inv why
@@ -109,7 +113,7 @@ play_rounds() {
       why=$(awk -F '\t' -v g="$g" '$1 == g && $2 == "*" && $4 != "-" { print $4; exit }' "$rows")
       if [ -n "$why" ]; then
         left[$g]=
-        ROUNDS_FAILED="${ROUNDS_FAILED:-}${ROUNDS_FAILED:+, }$g (round $k: $why)"
+        rounds_failed="$rounds_failed${rounds_failed:+, }$g (round $k: $why)"
         continue
       fi
       left[$g]=$(awk -F '\t' -v g="$g" -v vs="${left[$g]}" 'NR > 1 && $1 == g && $4 != "-" { bad[$2] = 1 }
