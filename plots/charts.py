@@ -111,18 +111,19 @@ REF_IN_SCALE = 2.0
 REF_ROW = 0.55
 
 
-def ref_lines(refs, top):
+def ref_lines(refs, top, bottom):
     """The gnuplot lines of hbars.gp's reference lines REFS [(x, name,
-    figure text, colour)]: a dashed vertical line at x across the bars, its
-    name and figure above them (right of the line, left of it in the right
-    part of the chart), and its key entry; TOP the x axis's end."""
+    figure text, colour)]: a dashed vertical line at x across the bars (from
+    BOTTOM, the y axis's end, to the top), its name and figure above them
+    (right of the line, left of it in the right part of the chart), and its
+    key entry; TOP the x axis's end."""
     # gnuplot reads an array of a loop that runs no time too: one placeholder then
     ours = refs or [(0, "", "", "#000000")]
-    out = ["nrefs = %d" % len(refs),
+    out = ["nrefs = %d" % len(refs), "array ref_x = [%s]" % ", ".join("%g" % x for x, _n, _f, _c in ours),
+           "array ref_y = [%g, %g]" % (bottom, 0.4 - REF_ROW * len(refs)),
            "array ref_colors = [%s]" % ", ".join(gq(c) for _x, _n, _f, c in ours),
            "array ref_keys = [%s]" % ", ".join(gq("%s: in memory, a reference" % n if refs else "") for _x, n, _f, _c in ours)]
     for i, (x, name, fig, color) in enumerate(refs, 1):
-        out.append("set arrow from %g, graph 0 to %g, graph 1 nohead front lw 2 dt 2 lc rgb %s" % (x, x, gq(color)))
         side = "left offset 0.5, 0" if x < 0.6 * top else "right offset -0.5, 0"
         out.append("set label %s at %g, first %g %s font \",9\" tc rgb %s front" % (
             gq("%s %s" % (name, fig)), x, 0.4 - REF_ROW * (i - 0.5), side, gq(color)))
@@ -233,7 +234,7 @@ class Renderer:
                  "set xrange [0:%g]" % top, "set xtics %s" % tics,
                  "set yrange [%g:%g]" % (len(out) + 0.6, 0.4 - REF_ROW * len(drawn))] + ref_lines(
                      [(x, name_of(e.v).replace("\n", " "), fmt_value(x, unit), self.layout.color(e.v.fs))
-                      for e, x in drawn], top)
+                      for e, x in drawn], top, len(out) + 0.6)
         self.instance(name, "hbars.gp", lines)
         self.charts.append(dict(name=name, kind="bars", title=title, scale=group, unit=unit,
                                 phase=phase, metric=metric, table=table, noise=noise))

@@ -63,7 +63,7 @@ xrange() {
     top=$(xrange "$gp" | sed 's/.*:\(.*\)\]/\1/')
     max=$({
       awk 'NR > 1 { print $2; print $4 }' "${gp%.gp}.dat"
-      sed -n 's/^set arrow from \([0-9.e+-]*\), graph 0 .*/\1/p' "$gp"
+      sed -n 's/^array ref_x = \[\(.*\)\]$/\1/p' "$gp" | tr ',' '\n'
     } | sort -g | tail -1)
     awk -v t="$top" -v m="$max" 'BEGIN { exit !(t >= m && t <= 2.2 * m) }' || { echo "$gp: scale $top for $max"; false; }
   done
@@ -84,17 +84,17 @@ xrange() {
   # labelled with its name and figure, keyed as a reference, no box in the legend
   [ "$(awk 'NR > 1 { printf "%s ", $6 }' "$OUT/untar.dat")" = '"ext4" "xfs" "btrfs" "ext2" "ext3" ' ]
   grep -q '^nrefs = 1$' "$OUT/untar.gp"
-  x=$(sed -n 's/^set arrow from \([0-9.]*\), graph 0 to \([0-9.]*\), graph 1 nohead front lw 2 dt 2 .*/\1 \2/p' "$OUT/untar.gp")
-  [ "$x" = "4.17585 4.17585" ]
-  grep -q "^set label 'tmpfs 4.2 s' at ${x%% *}, first " "$OUT/untar.gp"
+  grep -q '^array ref_x = \[4.17585\]$' "$OUT/untar.gp"
+  grep -q "^set label 'tmpfs 4.2 s' at 4.17585, first " "$OUT/untar.gp"
   grep -q "^array ref_keys = \['tmpfs: in memory, a reference'\]$" "$OUT/untar.gp"
   grep -q "^array fs_names = \['btrfs', 'ext2', 'ext3', 'ext4', '', 'xfs'\]$" "$OUT/untar.gp"
   grep -q '>tmpfs 4.2 s<' "$OUT/untar.svg"
   grep -q '>tmpfs: in memory, a reference<' "$OUT/untar.svg"
   # the cold | warm chart: no tmpfs bar, a dashed line in the warm panel (its cold figure is not flushable)
-  run grep -q "'tmpfs' [0-9]" "$OUT/serve-cold-vs-warm.gp"
+  grep -qF "'ext4' . \"'\" . ' 4, " "$OUT/serve-cold-vs-warm.gp"
+  run grep -qF "'tmpfs' . \"'\" . ' " "$OUT/serve-cold-vs-warm.gp"
   [ "$status" -eq 1 ]
-  grep -q "has_refs = 0' . \"'\" . '\?\|has_refs = 0'" "$OUT/serve-cold-vs-warm.gp"
+  grep -q "has_refs = 0'" "$OUT/serve-cold-vs-warm.gp"
   grep -q "first [0-9.]* nohead front lw 2 dt 2 .*has_refs = 1'" "$OUT/serve-cold-vs-warm.gp"
   grep -q '>in memory: a reference<' "$OUT/serve-cold-vs-warm.svg"
   grep -q '"3.0 s  best"' "$OUT/untar.dat"
@@ -514,7 +514,7 @@ whiskers() {
   grep -q '^| h1 / tmpfs | serve-warm-1 | 3 | 6,102 req/s | - | .* | in memory: a reference |$' "$OUT/summary.md"
   # the warm chart: ext4's bar alone, tmpfs a dashed line at its 6,102 on the scale
   [ "$(awk 'NR > 1 { printf "%s ", $6 }' "$OUT/serve-warm-1.dat")" = '"ext4" ' ]
-  grep -q '^set arrow from 6102, graph 0 to 6102, graph 1 nohead front lw 2 dt 2 ' "$OUT/serve-warm-1.gp"
+  grep -q '^array ref_x = \[6102\]$' "$OUT/serve-warm-1.gp"
   grep -q "^set label 'tmpfs 6,102' at 6102, first " "$OUT/serve-warm-1.gp"
   [ "$(xrange "$OUT/serve-warm-1.gp")" = 'set xrange [0:10000]' ]
   # the cold | warm chart: ext4's bars alone, tmpfs's warm figure a line in the warm panel
