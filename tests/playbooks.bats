@@ -349,12 +349,26 @@ sig() {
   nothing_left
 }
 
-@test "variants that share a device run one after the other, after the ones that alternate, each made before its trials and undone after" {
-  require_root
-  require_cmd ansible-playbook losetup mkfs.ext4 mkfs.ext2
+# shared_disk_inventory : $tmp/inv.yml of three variants, a (ext4) and b
+# (ext2) on one loop disk of the test's, t (tmpfs) beside them.
+shared_disk_inventory() {
+  local disk
   disk=$(loopdev 64M)
   inventory "$tmp/inv.yml" "[{name: a, fs: ext4, device: $disk}, {name: t, fs: tmpfs, size: 16M}, {name: b, fs: ext2, device: $disk}]" \
     "      shootout_confirm_wipe: true"
+}
+
+# work_undone : nothing the play made is left: no mount under its work
+# directory, no state recorded (the test's own loop disk stays).
+work_undone() {
+  [ "$(findmnt -rn -o TARGET | grep -c "^$tmp/work/")" = 0 ]
+  [ -z "$(find "$tmp/work/state" -mindepth 1)" ]
+}
+
+@test "variants that share a device run one after the other, after the ones that alternate, each made before its trials and undone after" {
+  require_root
+  require_cmd ansible-playbook losetup mkfs.ext4 mkfs.ext2
+  shared_disk_inventory
   run play "$tmp/inv.yml" -e shootout_run_id=sh -e shootout_result_host=h -e shootout_trials=2 -e '{"shootout_phases": ["untar"]}'
   [ "$status" -eq 0 ] || { echo "$output" | tail -30; false; }
   cat "$tmp/results/sh/h/order.tsv"
@@ -363,26 +377,19 @@ sig() {
   grep -q "^untar VARIANT=a .*FS=ext4 " "$tmp/results/calls.log"
   grep -q "^untar VARIANT=b .*FS=ext2 " "$tmp/results/calls.log"
   for v in a t b; do grep -qP "^localhost\t$v\t2/2 untar\t-$" "$tmp/results/sh/summary.tsv"; done
-  run grep -c "^$tmp/work/" <<<"$(findmnt -rn -o TARGET)"
-  [ "$output" = 0 ]
-  [ -z "$(find "$tmp/work/state" -mindepth 1)" ]
+  work_undone
 }
 
 @test "in rounds (shootout_round K) a run of the playbook is trial K of every variant, those on one disk too, appended to order.tsv; each trial's time goes to the measured share" {
   require_root
   require_cmd ansible-playbook losetup mkfs.ext4 mkfs.ext2
-  disk=$(loopdev 64M)
-  inventory "$tmp/inv.yml" "[{name: a, fs: ext4, device: $disk}, {name: t, fs: tmpfs, size: 16M}, {name: b, fs: ext2, device: $disk}]" \
-    "      shootout_confirm_wipe: true"
+  shared_disk_inventory
   for k in 1 2; do
     run play "$tmp/inv.yml" -e shootout_run_id=rd -e shootout_result_host=h -e shootout_trials=2 -e shootout_round=$k \
       -e shootout_order_seed=5 -e '{"shootout_phases": ["untar"]}'
     [ "$status" -eq 0 ] || { echo "$output" | tail -30; false; }
     for v in a t b; do grep -qP "^localhost\t$v\t1/1 untar\t-$" "$tmp/results/rd/summary.tsv"; done
-    # every variant undone at the end of its round
-    run grep -c "^$tmp/work/" <<<"$(findmnt -rn -o TARGET)"
-    [ "$output" = 0 ]
-    [ -z "$(find "$tmp/work/state" -mindepth 1)" ]
+    work_undone  # every variant undone at the end of its round
   done
   order=$tmp/results/rd/h/order.tsv
   cat "$order"
