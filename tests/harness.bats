@@ -878,7 +878,7 @@ check_lines() {
   local last
   last=$(tr ',' '\n' </sys/devices/system/cpu/online | tail -n 1)
   last=${last##*-}
-  PATH=$T/stub:$PATH make -C "$ROOT" -s phase-net TARGET="$T/target" NET_PROCS=1 NET_COUNT=200 NET_SIZE=1000 MIN_MEASURE_S=0
+  PATH=$T/stub:$PATH make -C "$ROOT" -s phase-net TARGET="$T/target" NET_PROCS=1 NET_COUNT=200 NET_SIZE=1000 MIN_MEASURE_S=0 CLIENT_CPUS=auto
   d=$(the_run)
   [ "$(records_of "$d" net-1 failed)" -eq 0 ]
   # auto: the client on the last CPU, httpd on the others, on every trial
@@ -887,9 +887,9 @@ check_lines() {
   if grep -q "^-c $last .*/httpd" "$T/bound"; then false; fi
   [ "$(jq -r .client_cpus "$d/meta.json")" = "$last" ]
   [ -n "$(jq -r .server_cpus "$d/meta.json")" ]
-  # none: nothing bound, and meta.json says so
+  # none (the default): nothing bound, and meta.json says so
   rm -rf "$RESULTS" "$T/bound"
-  PATH=$T/stub:$PATH make -C "$ROOT" -s phase-net TARGET="$T/target" NET_PROCS=1 NET_COUNT=100 NET_SIZE=1000 MIN_MEASURE_S=0 CLIENT_CPUS=none
+  PATH=$T/stub:$PATH make -C "$ROOT" -s phase-net TARGET="$T/target" NET_PROCS=1 NET_COUNT=100 NET_SIZE=1000 MIN_MEASURE_S=0
   [ ! -e "$T/bound" ]
   [ "$(jq -r .client_cpus "$(the_run)/meta.json")" = "" ]
   # refused in one line, exit 2, no trial

@@ -6,17 +6,17 @@
 # serve_cpus : CLIENT_BIND and SERVER_BIND, the words that start the local
 # replay client and the server (httpd, tcpserver and its children) on CPUs
 # of their own (CLIENT_CPUS), and CLIENT_CPU_LIST / SERVER_CPU_LIST (empty:
-# not bound).  auto: the last CPU online for the client, the others for the
-# server, on 2 CPUs or more (one: both share it, unbound); none: the
-# scheduler places both, where it may put them on one CPU for one trial and
-# on two for the next; a list (0 or 2-3,5): the client's CPUs, the server
+# not bound).  none (the default): the scheduler places both, where it may
+# put them on one CPU for one trial and on two for the next; auto: the last
+# CPU online for the client, the others for the server, on 2 CPUs or more
+# (one: both share it, unbound); a list (0 or 2-3,5): the client's CPUs, the server
 # gets the rest.  Nothing is bound with REPLAY_FROM (the client is on
 # another host) or where the system cannot bind (auto; a list is refused).
 # Called before phase_begin: a refusal writes no trial.
 serve_cpus() {
   [ -z "${serve_cpus_done:-}" ] || return 0
   serve_cpus_done=1 CLIENT_BIND=() SERVER_BIND=() CLIENT_CPU_LIST='' SERVER_CPU_LIST=''
-  local want=${CLIENT_CPUS:-auto} binder online=() client=() server=() c r lo hi
+  local want=${CLIENT_CPUS:-none} binder online=() client=() server=() c r lo hi
   [ "$want" != none ] && [ -z "${REPLAY_FROM:-}" ] || return 0
   mapfile -t online < <(os_cpus_online)
   if ! binder=$(os_cpu_binder); then
