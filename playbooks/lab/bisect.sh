@@ -11,8 +11,11 @@
 # Settings (environment; `make bisect` passes its variables through):
 #   BISECT_TREE (a git tree)  BISECT_GOOD  BISECT_BAD (refs of it)
 #   BISECT_FIGURE="PHASE METRIC CHANGE" (default "files wall_s +10%": 10%
-#     slower is bad; bisect.sh phases lists the phases)  BISECT_BUILD (the build command, run in the tree with
-#     BISECT_KDIR: a kernel directory to fill, kernel.sh's dir:)
+#     slower is bad; bisect.sh phases lists the phases)
+#   BISECT_BUILD (none: each candidate built with the lab's small config,
+#     kernel-build.sh, KERNEL_MAKE, one object tree BISECT_OUT/obj; else a
+#     command run in the tree with BISECT_KDIR: a kernel directory to fill,
+#     kernel.sh's dir:)
 #   BISECT_RUNS=5 (samples a kernel first)  BISECT_MAX_RUNS=15
 #   BISECT_OUT (default build/bisect/<UTC time>)  BISECT_MB=128  BISECT_FILES=2000
 #   LAB_OS (its first name: the image)  and the lab's guest settings.
@@ -21,7 +24,7 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 LAB=$ROOT/playbooks/lab
 BISECT_FIGURE=${BISECT_FIGURE:-files wall_s +10%}
-BISECT_BUILD=${BISECT_BUILD:-make olddefconfig >/dev/null && make -j"\$(nproc)" bzImage && cp arch/x86/boot/bzImage "\$BISECT_KDIR/" && cp .config "\$BISECT_KDIR/config"}
+BISECT_BUILD=${BISECT_BUILD:-}
 BISECT_RUNS=${BISECT_RUNS:-5}
 BISECT_MAX_RUNS=${BISECT_MAX_RUNS:-15}
 BISECT_MB=${BISECT_MB:-128}
@@ -86,13 +89,21 @@ ssh_guest() { # KEY PORT CMD
     -o LogLevel=ERROR -o ConnectTimeout=10 -i "$1" -p "$2" root@127.0.0.1 "$3" </dev/null
 }
 
-# build LABEL : the tree's HEAD built by BISECT_BUILD into a kernel
-# directory; prints it.  Fails (with the log's tail) when the build does.
+# build LABEL : the tree's HEAD built into a kernel directory, by
+# kernel-build.sh (the small config made from the image's, in the object
+# tree BISECT_OUT/obj: each step's build is incremental) or BISECT_BUILD;
+# prints it.  Fails (with the log's tail) when the build does.
 build() {
-  local label=$1 kdir=$BISECT_OUT/kernels/$1
+  local label=$1 kdir=$BISECT_OUT/kernels/$1 rc=0
   rm -rf "$kdir"
   mkdir -p "$kdir"
-  if ! (cd "$BISECT_TREE" && BISECT_KDIR=$kdir bash -c "$BISECT_BUILD") >"$BISECT_OUT/logs/$label.build" 2>&1; then
+  if [ -z "$BISECT_BUILD" ]; then
+    "$LAB/kernel-build.sh" build "$BISECT_TREE" "$BISECT_OUT/obj" "$kdir" "$BISECT_OUT/guest.config" tmpfs \
+      >"$BISECT_OUT/logs/$label.build" 2>&1 || rc=$?
+  else
+    (cd "$BISECT_TREE" && BISECT_KDIR=$kdir bash -c "$BISECT_BUILD") >"$BISECT_OUT/logs/$label.build" 2>&1 || rc=$?
+  fi
+  if [ "$rc" -ne 0 ]; then
     tail -n 5 "$BISECT_OUT/logs/$label.build" | sed 's/^/  /' >&2
     return 1
   fi
@@ -258,6 +269,9 @@ run() {
   BISECT_OUT=$(cd "$BISECT_OUT" && pwd)
   export BISECT_OUT BISECT_TREE
   IMAGE=$("$LAB/image.sh" "${LAB_OS%% *}") || bisect_die "no guest image"
+  # the config the candidates' small config is made from
+  [ -n "$BISECT_BUILD" ] || "$LAB/kernel.sh" config "$IMAGE" "$BISECT_OUT/guest.config" ||
+    bisect_die "no kernel config in the image to make the small config from: give BISECT_BUILD"
   ORIG=$(git -C "$BISECT_TREE" symbolic-ref -q --short HEAD || git -C "$BISECT_TREE" rev-parse HEAD)
   trap cleanup EXIT
   trap 'bisect_say interrupted; exit 130' INT
