@@ -158,7 +158,7 @@ build() {
   sampler=$!
   tf=$kdir/.time
   TIMEFORMAT='%R %U %S'
-  if ! { time (cd "$obj" && bash -c "$KERNEL_MAKE") >>"$log" 2>&1; } 2>"$tf"; then
+  if ! { time { (cd "$obj" && bash -c "$KERNEL_MAKE") >>"$log" 2>&1; }; } 2>"$tf"; then
     kill "$sampler" 2>/dev/null || true
     rm -f "$tf"
     build_fail "$kdir" "the build ($KERNEL_MAKE)"
