@@ -1,5 +1,7 @@
 #!/usr/bin/env bats
-# make lab-kernel and make bisect's builds (playbooks/lab/kernel-build.sh),
+# shellcheck disable=SC2154,SC2016 # bats sets $stderr (run --separate-stderr); the stub's make variables
+# make lab-kernel and make bisect's builds (playbooks/lab/kernel-build.sh)
+# and its profile of the culprit against its parent (bisect_profile.py),
 # without building a kernel: the small config made from a guest's config
 # (tests/fixtures/lab/guest.config, virtio and filesystems as modules), the
 # refusals of make lab-kernel's settings, and the build's steps on a stub
@@ -11,6 +13,10 @@ bats_require_minimum_version 1.5.0
 
 KB=$ROOT/playbooks/lab/kernel-build.sh
 GUEST=$ROOT/tests/fixtures/lab/guest.config
+
+# absent PATTERN TEXT : no line of TEXT matches PATTERN (a test's `! grep`
+# would not fail it).
+absent() { ! grep -q -- "$1" <<<"$2"; }
 
 setup() {
   T=$(mktemp -d "${BATS_TMPDIR:-/tmp}/kernel-build.XXXXXX")
@@ -55,10 +61,10 @@ stub_tree() {
   grep -qx CONFIG_DEVTMPFS_MOUNT=y <<<"$output"
   grep -qx CONFIG_PERF_EVENTS=y <<<"$output"
   # what the guest's config does not have, the small kernel does not get
-  ! grep -q 'CONFIG_BPF_SYSCALL' <<<"$output"
-  ! grep -q 'CONFIG_SECCOMP' <<<"$output"
+  absent CONFIG_BPF_SYSCALL "$output"
+  absent CONFIG_SECCOMP "$output"
   # a filesystem the run does not use is not built
-  ! grep -q 'CONFIG_BTRFS_FS' <<<"$output"
+  absent CONFIG_BTRFS_FS "$output"
   grep -qx '# CONFIG_DRM is not set' <<<"$output"
   grep -qx '# CONFIG_SOUND is not set' <<<"$output"
   # each option once
@@ -109,7 +115,7 @@ stub_tree() {
   KERNEL_OUT=$out KERNEL_SRC=$T/linux KERNEL_BASE_CONFIG=$T/none run --separate-stderr "$KB" run
   [ "$status" -eq 1 ]
   [ "$stderr" = "lab-kernel: cannot read the kernel config $T/none" ]
-  KERNEL_OUT=$out KERNEL_SRC=$T/linux KERNEL_BASE_CONFIG=$GUEST KERNEL_MAKE= run --separate-stderr "$KB" run
+  KERNEL_OUT=$out KERNEL_SRC=$T/linux KERNEL_BASE_CONFIG=$GUEST KERNEL_MAKE='' run --separate-stderr "$KB" run
   [ "$status" -eq 1 ]
   [ "$stderr" = "lab-kernel: KERNEL_MAKE is empty: the build command, e.g. make -j2 bzImage" ]
   KERNEL_OUT=$out KERNEL_SRC=$T/linux KERNEL_BASE_CONFIG=$GUEST LAB_VARIANTS=ext4,zfs run --separate-stderr "$KB" run
@@ -139,10 +145,10 @@ stub_tree() {
   grep -qx CONFIG_64BIT=y "$k/config"
   grep -qx CONFIG_9P_FS=y "$k/config"
   grep -qx CONFIG_VIRTIO_BLK=y "$k/config"
-  ! grep -q '^CONFIG_VIRTIO_BLK=m' "$k/config"
+  absent '^CONFIG_VIRTIO_BLK=m' "$(cat "$k/config")"
   grep -qx CONFIG_XFS_FS=y "$k/config"
   grep -qx '# CONFIG_DRM is not set' "$k/config"
-  ! grep -q '^CONFIG_DRM=y' "$k/config"
+  absent '^CONFIG_DRM=y' "$(cat "$k/config")"
   # the object tree is not the source tree; the source is left as it was
   [ ! -e "$T/linux/.config" ] && [ ! -e "$T/linux/arch/x86/boot" ]
   # what was built, how and how long
@@ -178,4 +184,29 @@ stub_tree() {
   KERNEL_MAKE='true' run --separate-stderr "$KB" build "$T/linux" "$T/obj2" "$T/k" "$GUEST" ext4
   [ "$status" -eq 1 ]
   [ "$stderr" = "lab-kernel: the build (true) made no $T/obj2/arch/x86/boot/bzImage" ]
+}
+
+@test "bisect_profile.py: the culprit's and its parent's flame graphs, both differences, and the function that grew first" {
+  local bp=$ROOT/playbooks/lab/bisect_profile.py
+  printf 'files;entry_SYSCALL_64_[k];do_sys_openat2_[k] 50\nfiles;entry_SYSCALL_64_[k];kmem_cache_alloc_[k] 50\n' >"$T/parent.folded"
+  printf 'files;entry_SYSCALL_64_[k];do_sys_openat2_[k] 50\nfiles;entry_SYSCALL_64_[k];kmem_cache_alloc_[k];check_object_[k] 150\n' >"$T/culprit.folded"
+  run --separate-stderr python3 "$bp" "$T/parent.folded" "$T/culprit.folded" "$T/profile"
+  [ "$status" -eq 0 ]
+  [[ $output == *"(100 samples of the parent, 200 of the culprit;"* ]]
+  # the largest change first: check_object, 0% to 75% of the samples
+  [ "$(grep -m1 '^| `' <<<"$output")" = '| `check_object` | 0.0 | 75.0 | +75.0 |' ]
+  if [ -x "$ROOT/build/inferno/bin/inferno-flamegraph" ]; then
+    for f in parent culprit culprit-vs-parent parent-vs-culprit; do
+      grep -q '<svg' "$T/profile/$f.svg" || { echo "no $f.svg"; return 1; }
+      [[ $output == *"(profile/$f.svg)"* ]]
+    done
+  else
+    [[ $output == *"No flame graph: inferno is not built (make deps)."* ]]
+  fi
+  : >"$T/empty.folded"
+  run --separate-stderr python3 "$bp" "$T/parent.folded" "$T/empty.folded" "$T/profile"
+  [ "$status" -eq 2 ] && [ "$stderr" = "bisect_profile: $T/empty.folded has no samples" ]
+  echo 'not folded' >"$T/bad.folded"
+  run --separate-stderr python3 "$bp" "$T/bad.folded" "$T/culprit.folded" "$T/profile"
+  [ "$status" -eq 2 ] && [[ $stderr == "bisect_profile: $T/bad.folded:1: not 'STACK COUNT'"* ]]
 }

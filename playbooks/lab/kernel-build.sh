@@ -46,7 +46,7 @@ fs_option() {
     '' | *[!a-z0-9]*) kb_die "LAB_VARIANTS: '$1' is not a filesystem name (e.g. ext4,xfs)" ;;
     tmpfs) echo TMPFS ;;
     ext2 | ext3 | ext4) echo EXT4_FS ;;
-    *) printf '%s_FS\n' "$(tr a-z A-Z <<<"$1")" ;;
+    *) printf '%s_FS\n' "${1^^}" ;;
   esac
 }
 
@@ -54,7 +54,7 @@ fs_option() {
 # parts headed "# lab-kernel: boot", "lab" and "off" (check reads them).
 fragment() {
   local base=$1 fss=$2 fs opt boot='' lab='' off='' o need _
-  [ -r "$base" ] && [ -f "$base" ] || kb_die "cannot read the kernel config $base"
+  if [ ! -r "$base" ] || [ ! -f "$base" ]; then kb_die "cannot read the kernel config $base"; fi
   grep -q '^CONFIG_[A-Za-z0-9_]*=' "$base" || kb_die "$base is not a kernel config (no CONFIG_ line)"
   has() { grep -Eq "^CONFIG_$1=(y|m)$" "$base"; }
   local IFS=,
@@ -76,11 +76,14 @@ fragment() {
   done <"$KCONFIG_TABLE"
   printf '# The VM lab'"'"'s options (playbooks/lab/kconfig.tsv) from %s, filesystems %s\n' "$base" "${fss:-none}"
   echo '# lab-kernel: boot'
-  # (the boot options once each, in order)
+  # (the lists are option names, split on purpose; the boot ones once each)
+  # shellcheck disable=SC2086
   printf 'CONFIG_%s=y\n' $boot | awk '!seen[$0]++'
   echo '# lab-kernel: lab'
+  # shellcheck disable=SC2086
   [ -z "$lab" ] || printf 'CONFIG_%s=y\n' $lab
   echo '# lab-kernel: off'
+  # shellcheck disable=SC2086
   [ -z "$off" ] || printf '# CONFIG_%s is not set\n' $off
 }
 
@@ -122,6 +125,9 @@ build_fail() {
   exit 1
 }
 
+# is_tree DIR : DIR looks like a kernel source tree that builds for x86.
+is_tree() { [ -f "$1/Makefile" ] && [ -f "$1/Kconfig" ] && [ -d "$1/arch/x86" ]; }
+
 # load1 : the machine's load average over the last minute.
 load1() { cut -d' ' -f1 /proc/loadavg; }
 
@@ -130,8 +136,7 @@ build() {
   local src=$1 obj=$2 kdir=$3 base=$4 fss=$5 log kvm t0 t1 tf wall user sys missing f
   local sampler='' load_start
   [ -d "$src" ] || kb_die "no kernel tree $src"
-  [ -f "$src/Makefile" ] && [ -f "$src/Kconfig" ] && [ -d "$src/arch/x86" ] ||
-    kb_die "$src is not a kernel source tree (no Makefile, Kconfig and arch/x86)"
+  is_tree "$src" || kb_die "$src is not a kernel source tree (no Makefile, Kconfig and arch/x86)"
   [ -n "$KERNEL_MAKE" ] || kb_die "KERNEL_MAKE is empty: the build command, e.g. make -j2 bzImage"
   [ "$(uname -m)" = x86_64 ] || kb_die "builds on x86_64 only (the lab's guests are x86_64; this machine is $(uname -m))"
   mkdir -p "$obj" "$kdir"
@@ -192,7 +197,8 @@ build() {
 # each tarball: a stamp file of its size and time); prints the tree.
 linux_source() {
   local out=$1 tarball name stamp tmp
-  tarball=$(ls -v /usr/src/linux-source-*.tar.xz 2>/dev/null | tail -n 1) || true
+  tarball=$(printf '%s\n' /usr/src/linux-source-*.tar.xz | sort -V | tail -n 1)
+  [ -e "$tarball" ] || tarball=
   [ -n "$tarball" ] ||
     kb_die "no /usr/src/linux-source-*.tar.xz: Debian's linux-source is not installed (harness/deps.sh install kernel)"
   name=$(basename "$tarball" .tar.xz)
@@ -222,8 +228,7 @@ run() {
   fss=${LAB_VARIANTS:-ext4,xfs}
   if [ -n "${KERNEL_SRC:-}" ]; then
     [ -d "$KERNEL_SRC" ] || kb_die "KERNEL_SRC=$KERNEL_SRC is no directory"
-    [ -f "$KERNEL_SRC/Makefile" ] && [ -f "$KERNEL_SRC/Kconfig" ] && [ -d "$KERNEL_SRC/arch/x86" ] ||
-      kb_die "KERNEL_SRC=$KERNEL_SRC is not a kernel source tree (no Makefile, Kconfig and arch/x86)"
+    is_tree "$KERNEL_SRC" || kb_die "KERNEL_SRC=$KERNEL_SRC is not a kernel source tree (no Makefile, Kconfig and arch/x86)"
   fi
   [ -n "$KERNEL_MAKE" ] || kb_die "KERNEL_MAKE is empty: the build command, e.g. make -j2 bzImage"
   if [ -n "${KERNEL_BASE_CONFIG:-}" ]; then
