@@ -12,7 +12,7 @@ DEPS=$ROOT/harness/deps.sh
 @test "deps.sh groups: every group says what it is for and has packages" {
   run "$DEPS" groups
   [ "$status" -eq 0 ]
-  for g in build static fuzz cross test peers fs harness playbooks plots micro lab; do
+  for g in build static fuzz cross test peers fs harness playbooks plots micro lab kernel; do
     grep -q "^$g  *[a-zA-Z]" <<<"$output" || { echo "no group $g"; false; }
     [ -n "$("$DEPS" list "$g")" ]
   done

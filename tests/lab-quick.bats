@@ -340,7 +340,7 @@ fake_image() {
   [ "$(cat "$d/cmdline")" = "" ]
   run "$k" variant "$T/c/debian12-aaa" nosuch "$T/k"
   [ "$status" -eq 1 ]
-  [[ $output == "lab kernel: no kernel 'nosuch' in "*"kernels.tsv (there: image, initonfree, mitigoff, bpo57)" ]]
+  [[ $output == "lab kernel: no kernel 'nosuch' in "*"kernels.tsv (there: image, initonfree, mitigoff, bpo57, small)" ]]
   run "$k" check image nosuch
   [ "$status" -eq 1 ]
   printf 'bad\tbzimage:/x\t-\n' >"$T/kernels.tsv"
