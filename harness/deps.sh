@@ -63,10 +63,16 @@ deps_die() {
   exit 2
 }
 
-# packages GROUP... : the packages of the groups named (all when none).
+# Groups that only their own target installs, not make deps: the kernel
+# source and build tools (make lab-kernel, make bisect) are 140 MB that CI
+# and make demo never use.
+ON_DEMAND_GROUPS='kernel'
+
+# packages GROUP... : the packages of the groups named (all but
+# ON_DEMAND_GROUPS when none).
 packages() {
   if [ $# -eq 0 ]; then
-    printf '%s\n' "$GROUPS_TABLE" | cut -d'|' -f3
+    printf '%s\n' "$GROUPS_TABLE" | grep -v -E "^($(echo "$ON_DEMAND_GROUPS" | tr ' ' '|'))[|]" | cut -d'|' -f3
     return
   fi
   for g in "$@"; do
