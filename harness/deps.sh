@@ -36,7 +36,8 @@ playbooks|Ansible (community.general: doas for OpenBSD hosts) and SSH|ansible-co
 plots|make plots, report, compare (scipy: the t-test; jinja2: the report HTML)|gnuplot-nox python3 python3-scipy python3-jinja2
 micro|the micro-benchmark phases: Iometer-style (fio), PostMark, IOzone (iozone3, from the non-free component)|fio postmark iozone3
 profile|the kernel profile of each phase (PROFILE=1, docs/profile.md): perf; cargo builds inferno, the flame graph renderer|linux-perf cargo
-lab|the VM lab: qemu and the guest image|qemu-system-x86 qemu-utils debootstrap openssh-client'
+lab|the VM lab: qemu and the guest image|qemu-system-x86 qemu-utils debootstrap openssh-client
+kernel|make lab-kernel and make bisect: building a kernel (bc, bison, flex, libelf, libssl) and the Debian kernel source (linux-source)|build-essential bc bison flex libelf-dev libssl-dev xz-utils linux-source'
 
 # The packages of the groups that are in Debian's non-free component.
 NONFREE_PKGS='iozone3'
@@ -62,10 +63,16 @@ deps_die() {
   exit 2
 }
 
-# packages GROUP... : the packages of the groups named (all when none).
+# Groups that only their own target installs, not make deps: the kernel
+# source and build tools (make lab-kernel, make bisect) are 140 MB that CI
+# and make demo never use.
+ON_DEMAND_GROUPS='kernel'
+
+# packages GROUP... : the packages of the groups named (all but
+# ON_DEMAND_GROUPS when none).
 packages() {
   if [ $# -eq 0 ]; then
-    printf '%s\n' "$GROUPS_TABLE" | cut -d'|' -f3
+    printf '%s\n' "$GROUPS_TABLE" | grep -v -E "^($(echo "$ON_DEMAND_GROUPS" | tr ' ' '|'))[|]" | cut -d'|' -f3
     return
   fi
   for g in "$@"; do

@@ -112,6 +112,14 @@ shares() {
 results_shares=$(shares "$(run_dir)")
 dataset_shares=$(shares "${DATASETS_OUT:-$SHOOTOUT_ROOT/datasets/out}")
 
+# The CPUs the local replay client and the server were bound to
+# (CLIENT_CPUS, serve_cpus; empty: not bound), as the serve phases bind them.
+# shellcheck source=SCRIPTDIR/common/serve.sh
+. "$SHOOTOUT_ROOT/harness/common/serve.sh"
+settings_refuse() { return 1; }
+bound=$(serve_cpus && printf '%s\t%s' "$CLIENT_CPU_LIST" "$SERVER_CPU_LIST") || bound=$'\t'
+IFS=$'\t' read -r client_cpus server_cpus <<<"$bound" || true
+
 IFS=$'\t' read -r cpus cpu < <(os_cpuinfo) || true
 [ -n "$cpu" ] || cpu=$(uname -p)
 mem_kb=$(os_memory | awk '{ print $1 }')
@@ -130,6 +138,7 @@ jq -n \
   --arg replay_count "${REPLAY_COUNT:-10000}" --arg replay_conc "${REPLAY_CONC:-100}" \
   --arg replay_keepalive "${REPLAY_KEEPALIVE:-10}" --arg preload "${PRELOAD:-}" \
   --arg serve_socket "$([ "${SERVE_REUSEPORT:-0}" = 1 ] && echo reuseport || echo shared)" \
+  --arg client_cpus "${client_cpus:-}" --arg server_cpus "${server_cpus:-}" \
   --arg results_shares "$results_shares" --arg dataset_shares "$dataset_shares" \
   --arg blklat "$BLKLAT_TOOL" --arg blklat_absent "$BLKLAT_WHY" \
   --arg forklat "$([ "${FORKLAT:-0}" = 1 ] && echo on || echo off)" --arg precision "${PRECISION:-2}" \
@@ -140,7 +149,7 @@ jq -n \
     tools: $tools, git_commit: $git_commit, start_time: $start_time, variant: $variant,
     virt: $virt, page_reporting: $page_reporting, replay_count: ($replay_count | tonumber? // $replay_count), replay_conc: $replay_conc,
     replay_keepalive: ($replay_keepalive | tonumber? // $replay_keepalive), preload: $preload,
-    serve_socket: $serve_socket,
+    serve_socket: $serve_socket, client_cpus: $client_cpus, server_cpus: $server_cpus,
     results_on_target: ($results_shares != ""), results_shares: $results_shares,
     dataset_on_target: ($dataset_shares != ""), dataset_shares: $dataset_shares,
     blklat: (if $blklat == "" then "off" else $blklat end), blklat_absent: $blklat_absent,

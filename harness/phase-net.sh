@@ -29,6 +29,8 @@ done
 [ ${#names[@]} -gt 0 ] || harness_die "NET_PROCS is empty: want numbers of processes like '1 4'"
 case $NET_COUNT$NET_SIZE in *[!0-9]*) harness_die "NET_COUNT and NET_SIZE want numbers" ;; esac
 [ "$NET_COUNT" -gt 0 ] || settings_refuse "NET_COUNT=0: want at least 1 request (replay -n)"
+# CLIENT_CPUS checked before anything is written
+serve_cpus
 phase_begin "${names[0]}" "${names[@]}"
 preflight_nofile $((NET_CONC + 256))
 preflight_port

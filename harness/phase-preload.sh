@@ -29,6 +29,8 @@ case ${conc:-x} in *[!0-9]* | 0) harness_die "REPLAY_CONC='$REPLAY_CONC': want n
 serve=serve-dirwarm-$PRELOAD_PROCS
 
 serve_update_first
+# CLIENT_CPUS checked before anything is written
+serve_cpus
 phase_begin preload-dirs preload-dirs "$serve"
 serve_prepare "$conc"
 

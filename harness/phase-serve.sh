@@ -60,6 +60,8 @@ done
 fork_skip=''
 command -v "${TCPSERVER:-tcpserver}" >/dev/null 2>&1 ||
   fork_skip="no ${TCPSERVER:-tcpserver}: install ucspi-tcp (Debian: apt-get install ucspi-tcp) for the process-per-connection server"
+# CLIENT_CPUS checked before anything is written
+serve_cpus
 serve_update_first
 phase_begin "${names[0]}" "${names[@]}"
 phase_warn_atime

@@ -6,10 +6,13 @@
 #   make lab LAB_KERNELS="image initonfree"   the same image with each kernel of playbooks/lab/kernels.tsv
 #   make bisect BISECT_TREE=DIR BISECT_GOOD=REF BISECT_BAD=REF [BISECT_FIGURE="files wall_s +10%"] [BISECT_BUILD=CMD]
 #                      the first commit that makes the figure worse, each candidate booted in the lab
+#   make lab-kernel [KERNEL_SRC=DIR] [KERNEL_MAKE="make -j2 bzImage"]
+#                      a kernel with the lab's small config (from the guest's) into build/kernel/small,
+#                      from Debian's linux-source or KERNEL_SRC: the kernel small of kernels.tsv
 # The settings of the group lab of harness/settings.tsv (harness.mk's settings_env).
 LAB_VARS := $(call settings_of,lab)
 
-.PHONY: lab test-lab lab-clean bisect
+.PHONY: lab test-lab lab-clean bisect lab-kernel
 lab: all
 	$(call deps,lab playbooks)
 	@env $(call settings_env,$(LAB_VARS)) playbooks/lab/lab.sh run
@@ -21,8 +24,12 @@ test-lab: all
 	  rc=$$?; mv -f build/lab/test-lab.tap.tmp build/lab/test-lab.tap; exit $$rc
 
 bisect:
-	$(call deps,lab playbooks plots)
+	$(call deps,lab playbooks plots kernel)
 	@env $(call settings_env,$(LAB_VARS)) playbooks/lab/bisect.sh run
+
+lab-kernel:
+	$(call deps,lab kernel)
+	@env $(call settings_env,$(LAB_VARS)) playbooks/lab/kernel-build.sh run
 
 lab-clean:
 	@env $(call settings_env,$(LAB_VARS)) playbooks/lab/lab.sh clean

@@ -132,9 +132,10 @@ def run_gnuplot(out, name):
 
 class Layout:
     """The bars of every chart: hosts (of every run) as groups, their
-    variants as bars, one colour per filesystem."""
+    variants as bars, one colour per filesystem; KEEP(v), when given, picks
+    the variants that get a bar (a host with none gets no group)."""
 
-    def __init__(self, runs):
+    def __init__(self, runs, keep=None):
         self.slots = []  # (x, variant)
         self.groups = []  # (x from, x to, label)
         multi = len(runs) > 1
@@ -154,7 +155,9 @@ class Layout:
                     first.setdefault(v.host, os_key(v.meta))
                 hosts.sort(key=lambda h: oses.index(first[h]) if first[h] in oses else len(oses))
             for host in hosts:
-                vs = [v for v in run.variants if v.host == host]
+                vs = [v for v in run.variants if v.host == host and (keep is None or keep(v))]
+                if not vs:
+                    continue
                 x0 = x + 1
                 for v in vs:
                     x += 1

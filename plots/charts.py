@@ -10,7 +10,7 @@ import micro_charts
 import ranking
 from chartlib import Layout, axis, bar_rows, gdat, gq, gtic, instance, noise_note, out_path, stem, title_lines, write_dat, \
     write_table
-from resultslib import NOISE_MIN, rates, series_table
+from resultslib import NOISE_MIN, cold_phase, figure, fmt_value, memory_fs, rates, series_table
 
 # (chart name, phase, metric, title, scale group): a title's last
 # parenthesis (the unit, which way is better) is the chart's second line.
@@ -104,6 +104,32 @@ def steady_note(members, variants):
     return " (steady window)" if len(steady) == len(drawn) else " (steady window: %s)" % ", ".join(steady)
 
 
+# A memory filesystem's line is on a chart's scale up to this many times
+# its bars' highest (past it the bars would shrink to nothing: a title line
+# gives its figure instead); each line's label gets this much of a row above the bars.
+REF_IN_SCALE = 2.0
+REF_ROW = 0.55
+
+
+def ref_lines(refs, top, bottom):
+    """The gnuplot lines of hbars.gp's reference lines REFS [(x, name,
+    figure text, colour)]: a dashed vertical line at x across the bars (from
+    BOTTOM, the y axis's end, to the top), its name and figure above them
+    (right of the line, left of it in the right part of the chart), and its
+    key entry; TOP the x axis's end."""
+    # gnuplot reads an array of a loop that runs no time too: one placeholder then
+    ours = refs or [(0, "", "", "#000000")]
+    out = ["nrefs = %d" % len(refs), "array ref_x = [%s]" % ", ".join("%g" % x for x, _n, _f, _c in ours),
+           "array ref_y = [%g, %g]" % (bottom, 0.4 - REF_ROW * len(refs)),
+           "array ref_colors = [%s]" % ", ".join(gq(c) for _x, _n, _f, c in ours),
+           "array ref_keys = [%s]" % ", ".join(gq("%s: in memory, a reference" % n if refs else "") for _x, n, _f, _c in ours)]
+    for i, (x, name, fig, color) in enumerate(refs, 1):
+        side = "left offset 0.5, 0" if x < 0.6 * top else "right offset -0.5, 0"
+        out.append("set label %s at %g, first %g %s font \",9\" tc rgb %s front" % (
+            gq("%s %s" % (name, fig)), x, 0.4 - REF_ROW * (i - 0.5), side, gq(color)))
+    return out
+
+
 class Renderer:
     def __init__(self, runs, out):
         self.runs, self.out = runs, out
@@ -154,7 +180,9 @@ class Renderer:
     def bar_chart(self, name, phase, metric, title, group, rows, table, unit):
         """Horizontal bars sorted by result, the best on top, each with its
         figure and its difference from the best (ranking.py); the variants
-        without a figure (n/a, not flushable) below them."""
+        without a figure (n/a, not flushable) below them; a filesystem in
+        memory a labelled line at its figure (the memory ceiling, a
+        reference), a bar only when no other is ranked."""
         name = stem(name)
         noise, rows = noise_note(rows)
         slots = [v for _x, v in self.layout.slots]
@@ -162,9 +190,11 @@ class Renderer:
         got = ranking.rank(slots, phase, metric)
         order = [e.v for e in got["entries"]] if got else []
         marks = {id(e.v): ranking.mark(e, got, say_cannot_tell=False) for e in got["entries"]} if got else {}
-        marks.update({id(e.v): "in memory: a reference" for e in got["reference"]} if got else {})
-        order += [e.v for e in got["reference"]] if got else []
-        order += [v for v in slots if v not in order]
+        refs = got["reference"] if got and got["entries"] else []
+        if got and not refs:
+            marks.update({id(e.v): "in memory: a reference" for e in got["reference"]})
+            order += [e.v for e in got["reference"]]
+        order += [v for v in slots if v not in order and v not in [e.v for e in refs]]
         # one host: the variant's name; several: "run / host / variant" and
         # its host group's second line (OS, and kernel with several OSes)
         one = len({(v.run, v.host) for v in slots}) == 1
@@ -173,26 +203,38 @@ class Renderer:
             for x, v in self.layout.slots:
                 if x0 <= x <= x1:
                     group_of[id(v)] = glabel.split("\n", 1)
+
+        def name_of(v):
+            g = group_of[id(v)]
+            return v.name if one else "%s / %s%s" % (g[0], v.name, "\n" + g[1] if len(g) > 1 else "")
         out = []
         for y, v in enumerate(order, 1):
             r = row_of[id(v)]
-            g = group_of[id(v)]
-            label = v.name if one else "%s / %s%s" % (g[0], v.name, "\n" + g[1] if len(g) > 1 else "")
             value = r[6] + ("  " + marks[id(v)] if id(v) in marks else "")
-            out.append((y, r[1], r[2], r[3], r[4], label, value, r[7], r[8]))
+            out.append((y, r[1], r[2], r[3], r[4], name_of(v), value, r[7], r[8]))
         write_dat(out_path(self.out, name + ".dat"), out)
         write_table(out_path(self.out, name + ".tsv"), unit, table)
-        top, tics, xlabel = axis(self.scales.get(group) or max([r[3] for r in out] + [r[1] for r in out]), unit, 1.35)
-        tlines = title_lines(title) + ([noise] if noise else [])
+        bars = max([r[3] for r in out] + [r[1] for r in out])
+        lines_at = [(e, row_of[id(e.v)][1]) for e in refs]
+        top, tics, xlabel = axis(self.scales.get(group) or max(
+            [bars] + [x for _e, x in lines_at if x <= REF_IN_SCALE * bars]), unit, 1.35)
+        drawn = [(e, x) for e, x in lines_at if x <= top]
+        off = ["%s %s" % (name_of(e.v).replace("\n", " "), fmt_value(x, unit)) for e, x in lines_at if x > top]
+        tlines = title_lines(title) + ([noise] if noise else []) + (
+            ["in memory, a reference off this scale: " + ", ".join(off)] if off else [])
         width = max(900, TITLE_PX * max(len(t) for t in tlines) + 80)
+        # the filesystems' legend: those drawn as bars (a reference's is its line's)
+        barred = {v.fs for v in order}
         lines = ["datafile = %s" % gq(name + ".dat"), "chart_title = %s" % gq("\n".join(tlines)),
                  "xlabel_text = %s" % gq(xlabel), "noise_min = %d" % NOISE_MIN,
-                 "width = %d\nheight = %d" % (width, 120 + 20 * len(tlines) + 34 * len(out)),
-                 "array fs_names = [%s]" % ", ".join(gq(f) for f in self.layout.fs),
+                 "width = %d\nheight = %d" % (width, 120 + 20 * len(tlines) + 34 * len(out) + 19 * len(drawn)),
+                 "array fs_names = [%s]" % ", ".join(gq(f if f in barred else "") for f in self.layout.fs),
                  "array fs_colors = [%s]" % ", ".join(gq(self.layout.color(f)) for f in self.layout.fs),
                  "has_notes = %d" % any(r[8] for r in out),
                  "set xrange [0:%g]" % top, "set xtics %s" % tics,
-                 "set yrange [%g:0.4]" % (len(out) + 0.6)]
+                 "set yrange [%g:%g]" % (len(out) + 0.6, 0.4 - REF_ROW * len(drawn))] + ref_lines(
+                     [(x, name_of(e.v).replace("\n", " "), fmt_value(x, unit), self.layout.color(e.v.fs))
+                      for e, x in drawn], top, len(out) + 0.6)
         self.instance(name, "hbars.gp", lines)
         self.charts.append(dict(name=name, kind="bars", title=title, scale=group, unit=unit,
                                 phase=phase, metric=metric, table=table, noise=noise))
@@ -210,21 +252,32 @@ class Renderer:
                 if not any(v.values(members[j][0], members[j][1]) for _t, _g, members in panels
                            for _x, v in self.layout.slots):
                     return
+        # filesystems in memory: a line a member at their figure (the memory
+        # ceiling, a reference), bars only in a run of nothing else
+        layout = Layout(self.runs, keep=lambda v: not memory_fs(v))
+        layout = layout if layout.slots else self.layout
+        mem = [v for _x, v in self.layout.slots if layout is not self.layout and memory_fs(v)]
+        hosts = len({(v.run, v.host) for v in slots}) > 1
         got_panels = []
         for i, (ptitle, group, members) in enumerate(panels):
-            prow, unit = [], ""
+            prow, unit, refs = [], "", []
             step = 0.76 / len(members)  # two members: -0.19 and +0.19
-            for j, (phase, metric, _legend) in enumerate(members):
-                got = bar_rows(self.layout, phase, metric, shift=-0.38 + step * (j + 0.5), color=j + 1)
+            for j, (phase, metric, legend) in enumerate(members):
+                got = bar_rows(layout, phase, metric, shift=-0.38 + step * (j + 0.5), color=j + 1)
                 if got:
                     prow += got[0]
                     unit = unit or got[2]
                     table += [(phase,) + t for t in got[1]]
+                for v in mem if not cold_phase(phase) else []:
+                    n, fig, _lo, _hi = figure(v.values(phase, metric))
+                    if n:
+                        refs.append((fig, "%s%s" % ("%s / " % v.host if hosts else "", v.name), legend, j))
             if prow:
-                got_panels.append((i, ptitle, members, prow, unit))
+                got_panels.append((i, ptitle, members, prow, unit, refs))
         # The panels of a chart are there to be compared: one scale for all.
         vmax = max([max(r[3], r[1]) for p in got_panels for r in p[3]] + [0])
-        for i, ptitle, members, prow, unit in got_panels:
+        vmax = max([vmax] + [f for p in got_panels for f, _n, _l, _j in p[5] if f <= REF_IN_SCALE * vmax])
+        for i, ptitle, members, prow, unit, refs in got_panels:
             note, prow = noise_note(prow)
             notes += [note] if note and note not in notes else []
             fn = "%s-%d.dat" % (name, i + 1)
@@ -232,10 +285,21 @@ class Renderer:
             top, tics, ylabel = axis(vmax, unit)
             cmds = ["set title %s font \",10\"" % gq(ptitle), "set ylabel %s" % gq(ylabel),
                     "set yrange [0:%g]" % top, "set ytics %s" % tics,
-                    "set xrange [0.3:%g]" % self.layout.xmax, "set bmargin 5.5",
-                    "set xtics (%s)" % ", ".join("%s %g" % (gtic(v.name), x) for x, v in self.layout.slots)]
-            cmds += self.layout.host_labels()
+                    "set xrange [0.3:%g]" % layout.xmax, "set bmargin 5.5",
+                    "set xtics (%s)" % ", ".join("%s %g" % (gtic(v.name), x) for x, v in layout.slots)]
+            cmds += layout.host_labels()
             cmds.append("has_notes = %d" % any(r[8] for r in prow))
+            for fig, rname, legend, j in refs:
+                if fig > top:
+                    off = "in memory, a reference off this scale: %s %s %s" % (rname, legend, fmt_value(fig, unit))
+                    notes += [off] if off not in notes else []
+                    continue
+                color = gq(PAIR_COLORS[j])
+                cmds += ["set arrow from graph 0, first %g to graph 1, first %g nohead front lw 2 dt 2 lc rgb %s"
+                         % (fig, fig, color),
+                         "set label %s at graph 1, first %g right offset -0.5, 0.6 boxed font \",8\" tc rgb %s front"
+                         % (gq("%s %s" % (rname, fmt_value(fig, unit))), fig, color)]
+            cmds.append("has_refs = %d" % any(f <= top for f, _n, _l, _j in refs))
             setups.append("; ".join(cmds))
             files.append(fn)
             used.append(members)
@@ -244,7 +308,7 @@ class Renderer:
         legends = [m[2] for m in used[0]]
         lines = ["chart_title = %s" % gq("\n".join([title] + notes)), "noise_min = %d" % NOISE_MIN,
                  "box_width = %g" % (0.72 / len(legends)),
-                 "width = %d\nheight = 560" % max(len(files) * max(560, 90 * len(self.layout.slots) + 120),
+                 "width = %d\nheight = 560" % max(len(files) * max(560, 90 * len(layout.slots) + 120),
                                                    TITLE_PX * max(len(t) for t in [title] + notes) + 80),
                  "npanels = %d" % len(files),
                  "array pfile = [%s]" % ", ".join(gq(f) for f in files),

@@ -18,6 +18,7 @@ import chartlib
 import charts
 import kprofile
 import latency
+import ranking
 import stats
 from resultslib import Error
 from stats import direction, figure, ranked_metric
@@ -161,8 +162,12 @@ CSS = ("body{font-family:sans-serif;max-width:1200px;margin:1em auto}table{borde
 
 
 def chart(rows, base, new, out):
-    """Horizontal bars of the change of the headline metrics (charts.BAR_CHARTS)."""
-    headline = {(c[1], c[2]) for c in charts.BAR_CHARTS}
+    """Horizontal bars of the change of the headline metrics (charts.BAR_CHARTS):
+    a warm serve or net phase's steady window where the replays of both
+    runs measured one (ranking.headline), as the report ranks it, else its
+    first pass."""
+    headline = {(c[1], min(ranking.headline(base.variants, c[1], c[2]), ranking.headline(new.variants, c[1], c[2]),
+                           key=len)) for c in charts.BAR_CHARTS}
     sel = [r for r in rows if (r["phase"], r["metric"]) in headline and not math.isnan(r["change"])]
     if not sel:
         return False

@@ -76,9 +76,13 @@ HOW_TO_READ = (
     "The time series show, per second, the tool's throughput and the disk's writes (left axis, MB/s) "
     "with the page cache's Dirty and Writeback (shaded, right axis, MB): a tool running far ahead of "
     "the disk while Dirty fills, then stalling while it drains, is the 'pump and dump' pattern. "
-    "A filesystem in memory (tmpfs, ramfs, mfs) is the memory ceiling, a reference, not ranked: its figures "
-    "are drawn below the ranked bars and named beside each phase's ranking; it cannot be flushed, so its "
-    "cold-cache figures are warm ones, shown as 'not flushable' and left out of the cold charts' scale."
+    "A filesystem in memory (tmpfs, ramfs, mfs) is the memory ceiling, a reference, not ranked: a phase's "
+    "chart draws it as a dashed line at its figure (the side-by-side charts: a line per bar colour), not as "
+    "a bar, and names it beside each phase's ranking and in the tables; it cannot be flushed, so its "
+    "cold-cache figures are warm ones, shown as 'not flushable' and left out of the cold charts' scale. "
+    "A warm serve or net phase whose replay ran for a minimum time (MIN_MEASURE_S) is ranked, drawn and "
+    "tabled by its steady window (steady_rps, steady_mbps: its column and card say 'steady'); the method's "
+    "first pass over the request list stays a figure of its own in the serve and network table."
     % NOISE_MIN)
 PROOF = (
     "Beside each figure: what limited it, from the phase's time budget (where its wall time went: the "
@@ -169,22 +173,33 @@ REPLAY_COUNTS = [("requests", "requests"), ("failed", "failed"), ("resets", "res
                  ("connections", "connections")]
 
 
+def rate_text(v, phase, metric):
+    """The figure of PHASE/METRIC of variant V with its unit ("12,345
+    req/s", a time as a time), "-" without one."""
+    n, med, _lo, _hi = figure(v.values(phase, metric))
+    unit = v.unit(phase, metric)
+    return ("%s %s" % (fmt_value(med, unit), unit) if unit != "s" else fmt_value(med, unit)) if n else "-"
+
+
 def replay_rows(v):
-    """[(phase, trials, rate text, [count texts], note)] of the serve, net
-    and preload phases of variant V, in record order; a skipped phase has
-    its reason as the note."""
+    """[(phase, trials, first pass text, steady window text, [count texts],
+    note)] of the serve, net and preload phases of variant V, in record
+    order: the method's first pass (rps, mbps, a preload's wall_s) and,
+    where the replay ran for a minimum time, its steady window (steady_rps,
+    steady_mbps: the headline), "-" where none; a skipped phase has its
+    reason as the note."""
     rows = []
     skipped = {p: r for p, _t, r in v.skips}
     for phase in v.phases():
         metric = next((m for pre, m in REPLAY_PHASES if phase.startswith(pre)), None)
         if metric is None:
             continue
-        n, med, _lo, _hi = figure(v.values(phase, metric))
+        n = len(v.values(phase, metric))
         if not n and phase in skipped:
-            rows.append((phase, 0, "-", ["-"] * len(REPLAY_COUNTS), "skipped: " + skipped[phase]))
+            rows.append((phase, 0, "-", "-", ["-"] * len(REPLAY_COUNTS), "skipped: " + skipped[phase]))
             continue
-        unit = v.unit(phase, metric)
-        rate = ("%s %s" % (fmt_value(med, unit), unit) if unit != "s" else fmt_value(med, unit)) if n else "-"
+        rate = rate_text(v, phase, metric)
+        steady = rate_text(v, phase, "steady_" + metric) if metric in ranking.STEADY else "-"
         counts = []
         for m, _t in REPLAY_COUNTS:
             cn, cmed, _a, _b = stats.summary(v.values(phase, m, invalid=True))
@@ -192,26 +207,42 @@ def replay_rows(v):
         if phase.startswith("preload-") and v.values(phase, "dirs"):
             counts[0] = "%s dirs" % fmt_value(stats.summary(v.values(phase, "dirs"))[1], "count")
         failed = sum(1 for f in v.failures if f[0] == phase)
-        note = "%d failed" % failed if failed else NOT_FLUSHABLE if n and memory_fs(v) and cold_phase(phase) else ""
+        note = "%d failed" % failed if failed else reference_note(v, phase) if n else ""
         bad = sorted(t for p, t in v.invalid if p == phase)
         if bad:
             note = "; ".join(x for x in (note, "%s: trial %s" % (INVALID, ", ".join(map(str, bad)))) if x)
-        rows.append((phase, n, rate, counts, note))
+        rows.append((phase, n, rate, steady, counts, note))
     return rows
+
+
+def reference_note(v, phase):
+    """What a memory filesystem's figure of PHASE is: "not flushable" (a
+    cold one), "in memory: a reference"; "" for any other filesystem's."""
+    if not memory_fs(v):
+        return ""
+    return NOT_FLUSHABLE if cold_phase(phase) else REFERENCE
+
+
+REFERENCE = "in memory: a reference"
+REPLAY_WORDS = ("First pass: the method's one pass over the request list (rps, mbps; a preload's time). Steady "
+                "window: where the replay went round the list for a minimum time (MIN_MEASURE_S), the rate of its "
+                "steady part (steady_rps, steady_mbps), the figure a warm serve or net phase is ranked and drawn "
+                "by; '-' where none was measured (a cold replay is never repeated within a trial). ")
 
 
 def replay_table_html(runs):
     multi = len(runs) > 1
     h = ["<h2 id=\"replays\">Serve, preload and network phases (%s)</h2>" % e(trials_heading(variants(runs))),
-         "<div class=\"scroll\"><table><tr><th>host / variant</th><th>phase</th><th>trials</th><th>rate (or time)</th>"
-         "%s<th>note</th></tr>"
+         "<div class=\"scroll\"><table><tr><th>host / variant</th><th>phase</th><th>trials</th>"
+         "<th>first pass (rate or time)</th><th>steady window</th>%s<th>note</th></tr>"
          % "".join("<th>%s</th>" % e(t) for _m, t in REPLAY_COUNTS)]
     for v in variants(runs):
-        for phase, n, rate, counts, note in replay_rows(v):
-            h.append("<tr><td>%s</td><td>%s</td><td class=\"n\">%d</td><td class=\"n\">%s</td>%s<td%s>%s</td></tr>" % (
-                e(label(v, multi)), e(phase), n, e(rate), "".join("<td class=\"n\">%s</td>" % e(c) for c in counts),
+        for phase, n, rate, steady, counts, note in replay_rows(v):
+            h.append("<tr><td>%s</td><td>%s</td><td class=\"n\">%d</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+                     "%s<td%s>%s</td></tr>" % (
+                e(label(v, multi)), e(phase), n, e(rate), e(steady), "".join("<td class=\"n\">%s</td>" % e(c) for c in counts),
                 " class=\"fail\"" if note.endswith("failed") or INVALID in note else "", e(note)))
-    h.append("</table></div><p>Resets: connections the server reset or closed early; retries: requests tried again "
+    h.append("</table></div><p>" + e(REPLAY_WORDS) + "Resets: connections the server reset or closed early; retries: requests tried again "
              "after that (up to replay's -r); failed: requests that did not succeed in the end; "
              "concurrency: the connections open at once (REPLAY_CONC of that phase); connections: those "
              "replay opened in all (a new one after every keep-alive run of requests and every reset). "
@@ -222,12 +253,14 @@ def replay_table_html(runs):
 def replay_table_md(runs):
     multi = len(runs) > 1
     md = ["", "Serve, preload and network phases (%s):" % trials_heading(variants(runs)), "",
-          "| host / variant | phase | trials | rate (or time) | %s | note |" % " | ".join(t for _m, t in REPLAY_COUNTS),
-          "| --- | --- | ---: | ---: |" + " ---: |" * len(REPLAY_COUNTS) + " --- |"]
+          "| host / variant | phase | trials | first pass (rate or time) | steady window | %s | note |"
+          % " | ".join(t for _m, t in REPLAY_COUNTS),
+          "| --- | --- | ---: | ---: | ---: |" + " ---: |" * len(REPLAY_COUNTS) + " --- |"]
     for v in variants(runs):
-        for phase, n, rate, counts, note in replay_rows(v):
-            md.append("| %s | %s | %d | %s | %s | %s |" % (mdc(label(v, multi)), phase, n, rate, " | ".join(counts), mdc(note)))
-    return md
+        for phase, n, rate, steady, counts, note in replay_rows(v):
+            md.append("| %s | %s | %d | %s | %s | %s | %s |" % (mdc(label(v, multi)), phase, n, rate, steady,
+                                                                " | ".join(counts), mdc(note)))
+    return md + ["", REPLAY_WORDS.strip()]
 
 
 def variants(runs):
@@ -328,8 +361,24 @@ def rankings(runs):
 
 
 def summary_columns(allv):
-    """SUMMARY with each column's headline metric (ranking.headline)."""
-    return [(t, p, ranking.headline(allv, p, m)) for t, p, m in SUMMARY]
+    """SUMMARY with each column's headline metric (ranking.headline), its
+    title saying "steady" where that is a replay's steady window."""
+    cols = [(t, p, ranking.headline(allv, p, m)) for t, p, m in SUMMARY]
+    return [(t + " (steady)" if m.startswith("steady_") else t, p, m) for t, p, m in cols]
+
+
+def steady_words(cols):
+    """The summary's word on its (steady) columns, "" without one."""
+    if not any(m.startswith("steady_") for _t, _p, m in cols):
+        return ""
+    return ("(steady): the steady window of a replay run for a minimum time (MIN_MEASURE_S: steady_rps, steady_mbps), "
+            "the phase's headline; its first pass is in the serve and network table.")
+
+
+def row_label(v, multi):
+    """A variant's name in the tables of figures: a filesystem in memory's
+    says it is a reference."""
+    return label(v, multi) + (" (%s)" % REFERENCE if memory_fs(v) else "")
 
 
 def first_screen(runs):
@@ -358,13 +407,14 @@ def first_screen(runs):
 def summary_html(runs):
     allv = variants(runs)
     multi = len(runs) > 1
+    cols = summary_columns(allv)
     h = ["<h2 id=\"summary\">All figures (%s)</h2><div class=\"scroll\"><table><tr><th>host / variant</th>%s</tr>"
-         % (e(trials_heading(allv)), "".join("<th>%s</th>" % e(t) for t, _p, _m in SUMMARY))]
+         % (e(trials_heading(allv)), "".join("<th>%s</th>" % e(t) for t, _p, _m in cols))]
     for v in allv:
-        h.append("<tr><td>%s</td>%s</tr>" % (e(label(v, multi)), "".join(
-            "<td class=\"n\">%s</td>" % cell_html(v, p, m) for _t, p, m in summary_columns(allv))))
+        h.append("<tr><td>%s</td>%s</tr>" % (e(row_label(v, multi)), "".join(
+            "<td class=\"n\">%s</td>" % cell_html(v, p, m) for _t, p, m in cols)))
     h.append("</table></div><p>Times in seconds, from 100 s on minutes:seconds; serve in requests/s, net in MB/s. "
-             "What backs a figure: hover over it or click it.</p>")
+             "%sWhat backs a figure: hover over it or click it.</p>" % e(steady_words(cols) + " " if steady_words(cols) else ""))
     h.append("<p>%s</p>" % e(PROOF))
     return h
 
@@ -448,7 +498,7 @@ def number_table(c, multi):
             (" <span class=\"flag\">noisy</span>" if p["noisy"] else "")
         tool = "-" if p["limit"] is None else e(p["limit"])
         rows.append("<tr><td>%s</td><td>%s</td><td class=\"n\">%d</td>%s<td class=\"n\">%s</td><td class=\"n\">%s</td></tr>" % (
-            e(label(v, multi)), e(v.fs + (" (%s)" % NOT_FLUSHABLE if memory_fs(v) and cold_phase(c["phase"]) else "")), n, "".join("<td class=\"n\">%s</td>" % e(fmt_value(x, c["unit"]))
+            e(label(v, multi)), e(v.fs + (" (%s)" % reference_note(v, c["phase"]) if memory_fs(v) else "")), n, "".join("<td class=\"n\">%s</td>" % e(fmt_value(x, c["unit"]))
                                                     for x in (med, lo, hi)), sp, tool))
     rows.append("</table>")
     return "\n".join(rows)
@@ -465,10 +515,11 @@ def write_markdown(runs, figs, fails, notes, out):
                                                    meta_value(v, "mount_opts"), meta_value(v, "device"))) for v in allv]
     heading = trials_heading(allv)
     md += ["", "%s (times in minutes:seconds, serve in requests/s, net in MB/s):" % (heading[0].upper() + heading[1:]), ""]
-    md.append("| host / variant | %s |" % " | ".join(t for t, _p, _m in SUMMARY))
-    md.append("| --- |" + " ---: |" * len(SUMMARY))
     cols = summary_columns(allv)
-    md += ["| %s | %s |" % (mdc(label(v, multi)), " | ".join(mdc(cell_md(v, p, m)) for _t, p, m in cols)) for v in allv]
+    md.append("| host / variant | %s |" % " | ".join(t for t, _p, _m in cols))
+    md.append("| --- |" + " ---: |" * len(cols))
+    md += ["| %s | %s |" % (mdc(row_label(v, multi)), " | ".join(mdc(cell_md(v, p, m)) for _t, p, m in cols)) for v in allv]
+    md += ["", steady_words(cols)] if steady_words(cols) else []
     md += ["", PROOF]
     md += os_table_md(runs)
     md += replay_table_md(runs)

@@ -28,6 +28,7 @@ Bad input: one line on stderr, exit 2.
 import functools
 import math
 import sys
+import warnings
 from statistics import NormalDist
 
 CONF = 0.95  # the confidence of every interval and test
@@ -220,7 +221,12 @@ def welch_p(a, b):
     sps = _scipy_stats()
     if sps is None:
         return None
-    p = float(sps.ttest_ind(a, b, equal_var=False).pvalue)
+    # Trials equal but for rounding make scipy warn of "catastrophic
+    # cancellation" on stderr (make demo printed it): the p it returns is
+    # still the answer, nan where the spread is none at all.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        p = float(sps.ttest_ind(a, b, equal_var=False).pvalue)
     return 1.0 if math.isnan(p) else p
 
 

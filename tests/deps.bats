@@ -12,7 +12,7 @@ DEPS=$ROOT/harness/deps.sh
 @test "deps.sh groups: every group says what it is for and has packages" {
   run "$DEPS" groups
   [ "$status" -eq 0 ]
-  for g in build static fuzz cross test peers fs harness playbooks plots micro lab; do
+  for g in build static fuzz cross test peers fs harness playbooks plots micro lab kernel; do
     grep -q "^$g  *[a-zA-Z]" <<<"$output" || { echo "no group $g"; false; }
     [ -n "$("$DEPS" list "$g")" ]
   done
@@ -25,6 +25,9 @@ DEPS=$ROOT/harness/deps.sh
   [[ $output != *qemu* && $output != *nginx* && $output != *ansible* ]]
   # every group together: each package once per group, qemu among them
   "$DEPS" list | grep -qx qemu-system-x86
+  # but not the kernel source (140 MB): make lab-kernel and make bisect install it
+  run ! grep -qx linux-source < <("$DEPS" list)
+  "$DEPS" list kernel | grep -qx linux-source
 }
 
 @test "deps.sh: an unknown group or verb is refused with one line and exit 2" {

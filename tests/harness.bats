@@ -866,6 +866,45 @@ check_lines() {
   [ ! -e "$d/failures.tsv" ]
 }
 
+@test "net: the replay client and the server run on CPUs of their own (CLIENT_CPUS); a bad list is refused before anything is written" {
+  require_tools
+  require_cmd taskset
+  [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ] || skip "needs 2 CPUs online"
+  mkdir -p "$T/target" "$T/stub"
+  export ALLOW_NONMOUNT=1
+  # a taskset that notes what it binds, then binds it
+  printf '#!/bin/sh\necho "$*" >>%s\nexec %s "$@"\n' "$T/bound" "$(command -v taskset)" >"$T/stub/taskset"
+  chmod +x "$T/stub/taskset"
+  local last
+  last=$(tr ',' '\n' </sys/devices/system/cpu/online | tail -n 1)
+  last=${last##*-}
+  PATH=$T/stub:$PATH make -C "$ROOT" -s phase-net TARGET="$T/target" NET_PROCS=1 NET_COUNT=200 NET_SIZE=1000 MIN_MEASURE_S=0 CLIENT_CPUS=auto
+  d=$(the_run)
+  [ "$(records_of "$d" net-1 failed)" -eq 0 ]
+  # auto: the client on the last CPU, httpd on the others, on every trial
+  grep -q "^-c $last .*/replay " "$T/bound"
+  grep -q "^-c [0-9,]* .*/httpd -q -N 1 " "$T/bound"
+  if grep -q "^-c $last .*/httpd" "$T/bound"; then false; fi
+  [ "$(jq -r .client_cpus "$d/meta.json")" = "$last" ]
+  [ -n "$(jq -r .server_cpus "$d/meta.json")" ]
+  # none (the default): nothing bound, and meta.json says so
+  rm -rf "$RESULTS" "$T/bound"
+  PATH=$T/stub:$PATH make -C "$ROOT" -s phase-net TARGET="$T/target" NET_PROCS=1 NET_COUNT=100 NET_SIZE=1000 MIN_MEASURE_S=0
+  [ ! -e "$T/bound" ]
+  [ "$(jq -r .client_cpus "$(the_run)/meta.json")" = "" ]
+  # refused in one line, exit 2, no trial
+  rm -rf "$RESULTS"
+  local s
+  for s in "CLIENT_CPUS=4096|CPU 4096 is not online" "CLIENT_CPUS=0-$last|leaves the server no CPU" "CLIENT_CPUS=1-0|is not a range from low to high" \
+    "CLIENT_CPUS=x|want auto, none or a list of CPUs"; do
+    (cd "$T" && run env "${s%%|*}" "$ROOT/harness/phase-net.sh"
+      one_refusal "$output" phase-net.sh "${s%%|*}: "
+      [[ $output == *"${s#*|}"* ]]
+      [ "$status" -eq 2 ])
+  done
+  nothing_written "$RESULTS"
+}
+
 # resident FILE... : pages of the files in the page cache, summed.
 resident() {
   fincore -nb -o PAGES "$@" | awk '{ s += $1 } END { print s + 0 }'

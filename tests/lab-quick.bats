@@ -346,7 +346,7 @@ fake_image() {
   [ "$(cat "$d/cmdline")" = "" ]
   run "$k" variant "$T/c/debian12-aaa" nosuch "$T/k"
   [ "$status" -eq 1 ]
-  [[ $output == "lab kernel: no kernel 'nosuch' in "*"kernels.tsv (there: image, initonfree, mitigoff, bpo57)" ]]
+  [[ $output == "lab kernel: no kernel 'nosuch' in "*"kernels.tsv (there: image, initonfree, mitigoff, bpo57, small)" ]]
   run "$k" check image nosuch
   [ "$status" -eq 1 ]
   printf 'bad\tbzimage:/x\t-\n' >"$T/kernels.tsv"
@@ -588,4 +588,151 @@ PY
   [[ $output == *"is not PACKAGE@SUITE" ]]
   [ ! -e "$T/cache/kernels" ] || [ -z "$(ls -A "$T/cache/kernels")" ]
   [ ! -e "$T/kd" ]
+}
+
+# rounds_lab STATE : a guests.tsv of a client guest and three server guests
+# up (a-1, b-1, c-1, in that order), as guests.sh up writes it, and a
+# stand-in ansible-playbook in $T/bin: each call is a line of $T/calls,
+# "ROUND SEED client HOST:VARIANTS..." (ROUND and SEED "-" when not given),
+# the client and the servers of the inventory it got; it writes the
+# summary.tsv the collect role would, and STUB_FAIL=HOST:VARIANT fails that
+# variant (exit 2).
+rounds_lab() {
+  mkdir -p "$1" "$T/bin"
+  {
+    printf 'lab-client\t40000\t100\ttcg\tup\tclient\t%s\n' "$T/c/img"
+    for g in a b c; do printf '%s-1\t40001\t101\ttcg\tup\t%s\t%s\n' "$g" "$g" "$T/c/img"; done
+  } >"$1/guests.tsv"
+  cat >"$T/bin/ansible-playbook" <<'STUB'
+#!/usr/bin/env bash
+set -eu
+round=- seed=- run='' inv='' pb=''
+while [ $# -gt 0 ]; do
+  case $1 in
+    -i) inv=$2; shift ;;
+    -e) case $2 in
+          shootout_round=*) round=${2#*=} ;;
+          shootout_order_seed=*) seed=${2#*=} ;;
+          shootout_run_id=*) run=${2#*=} ;;
+        esac
+        shift ;;
+    *) pb=$1 ;;
+  esac
+  shift
+done
+hosts=$(python3 -c 'import sys, yaml
+def walk(g):
+    for h, v in (g.get("hosts") or {}).items():
+        yield h, v
+    for c in (g.get("children") or {}).values():
+        yield from walk(c)
+for h, v in walk(yaml.safe_load(open(sys.argv[1]))["all"]):
+    if v.get("shootout_role") == "server":
+        print(h + ":" + ",".join(x["name"] for x in v["shootout_variants"]))
+    else:
+        print(v.get("shootout_role"))' "$inv")
+echo "$round $seed" $hosts >>"$STUB_CALLS"
+dir=$(dirname "$(dirname "$pb")")/results/$run
+mkdir -p "$dir"
+rc=0
+{
+  printf 'host\tvariant\tphases_done\tfailed\n'
+  for h in $hosts; do
+    [ "$h" != client ] || continue
+    for v in $(tr ',' ' ' <<<"${h#*:}"); do
+      if [ "${STUB_FAIL:-}" = "${h%%:*}:$v" ]; then
+        printf '%s\t%s\t0/1 \tstub: untar failed on purpose\n' "${h%%:*}" "$v"
+        rc=2
+      else
+        printf '%s\t%s\t1/1 untar\t-\n' "${h%%:*}" "$v"
+      fi
+    done
+  done
+} >"$dir/summary.tsv"
+exit "$rc"
+STUB
+  chmod +x "$T/bin/ansible-playbook"
+}
+
+# lab_play RUN [VAR=value...] : lab.sh play against the guests of rounds_lab
+# with the stand-in playbook, as `run` plays once they are up.
+lab_play() {
+  local r=$1
+  shift
+  : >"$T/calls"
+  run --separate-stderr env PATH="$T/bin:$PATH" STUB_CALLS="$T/calls" LAB_STATE="$T/state" LAB_INVENTORY="$T/lab.yml" \
+    LAB_RUN_ID="$r" LAB_CLIENT=guest "$@" "$LABSH" play
+}
+
+@test "lab.sh play: TRIALS=3 runs in rounds, a trial of every guest a round, in an order seeded from SEED and recorded in order.tsv" {
+  require_cmd python3
+  local run=lab-quick-r-$$ order
+  RESULTS_RUN=$ROOT/results/$run
+  order=$ROOT/results/$run/order.tsv
+  rounds_lab "$T/state"
+  lab_play "$run" TRIALS=3 SEED=7 LAB_VARIANTS=ext4,xfs
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  cat "$T/calls" "$order"
+  # One run of the playbook per round and guest, each with the client and
+  # that guest alone, its round and the seed: round 1 of every guest before
+  # round 2 of any.
+  [ "$(cut -d' ' -f1 "$T/calls" | tr '\n' ' ')" = "1 1 1 2 2 2 3 3 3 " ]
+  [ "$(grep -cx '[123] 7 client [abc]-1:ext4,xfs' "$T/calls")" -eq 9 ]
+  # Each round in an order of its own, Python's random.shuffle of the guests
+  # seeded with SEED-ROUND (docs/formats.md#ordertsv): 7-1 gives b a c, 7-2
+  # and 7-3 b c a; order.tsv says so, and the calls ran so.
+  [ "$(head -1 "$order")" = "$(printf 'trial\tposition\thost\tseed')" ]
+  [ "$(awk -F '\t' 'NR > 1 { printf "%s%s%s%s ", $1, $2, $3, $4 }' "$order")" = \
+    "11b-17 12a-17 13c-17 21b-17 22c-17 23a-17 31b-17 32c-17 33a-17 " ]
+  [ "$(awk -F '\t' 'NR > 1 { print $1, $3 }' "$order")" = "$(awk '{ print $1, substr($4, 1, 3) }' "$T/calls")" ]
+  [[ $stderr == *"lab: round 2 of 3, 2 of 3: c-1 (ext4,xfs)"* ]]
+  # The summary sums the rounds.
+  for g in a b c; do
+    for v in ext4 xfs; do grep -qP "^$g-1\t$v\t3/3 untar\t-$" "$ROOT/results/$run/summary.tsv"; done
+  done
+  # The same seed gives the same order, another seed another.
+  lab_play "$run-2" TRIALS=3 SEED=7 LAB_VARIANTS=ext4,xfs
+  [ "$status" -eq 0 ]
+  cmp "$order" "$ROOT/results/$run-2/order.tsv"
+  lab_play "$run-3" TRIALS=3 SEED=8 LAB_VARIANTS=ext4,xfs
+  [ "$status" -eq 0 ]
+  [ "$(awk -F '\t' 'NR > 1 { printf "%s%s ", $1, $3 }' "$ROOT/results/$run-3/order.tsv")" = "1b-1 1a-1 1c-1 2b-1 2a-1 2c-1 3a-1 3c-1 3b-1 " ]
+  rm -rf "$ROOT/results/$run-2" "$ROOT/results/$run-3"
+  # A run's order is never written over: nothing runs.
+  lab_play "$run" TRIALS=3 SEED=8 LAB_VARIANTS=ext4,xfs
+  [ "$status" -eq 1 ]
+  [[ $stderr == *"$order exists: a run is never written over"* ]]
+  [ ! -s "$T/calls" ]
+}
+
+@test "lab.sh play: a failed variant leaves the later rounds; TRIALS=1, or one guest with one variant, is one run of the playbook as before" {
+  require_cmd python3
+  local run=lab-quick-f-$$
+  RESULTS_RUN=$ROOT/results/$run
+  rounds_lab "$T/state"
+  lab_play "$run" TRIALS=2 SEED=7 LAB_VARIANTS=ext4,xfs STUB_FAIL=b-1:xfs
+  [ "$status" -eq 2 ]
+  cat "$T/calls"
+  [ "$(grep -c 'b-1:' "$T/calls")" -eq 2 ]
+  grep -qx '2 7 client b-1:ext4' "$T/calls"
+  grep -qP '^b-1\txfs\t0/1 \tstub: untar failed on purpose$' "$ROOT/results/$run/summary.tsv"
+  grep -qP '^b-1\text4\t2/2 untar\t-$' "$ROOT/results/$run/summary.tsv"
+  # TRIALS=1: one run, every guest in one inventory, no rounds, no order of them.
+  rm -rf "$ROOT/results/$run"
+  lab_play "$run" TRIALS=1 SEED=7 LAB_VARIANTS=ext4,xfs
+  [ "$status" -eq 0 ]
+  [ "$(cat "$T/calls")" = "- - client a-1:ext4,xfs b-1:ext4,xfs c-1:ext4,xfs" ]
+  [ ! -e "$ROOT/results/$run/order.tsv" ]
+  # One guest with one variant: nothing to alternate, one run of TRIALS trials.
+  rm -rf "$ROOT/results/$run"
+  grep -v -e '^b-1' -e '^c-1' "$T/state/guests.tsv" >"$T/one.tsv"
+  mv "$T/one.tsv" "$T/state/guests.tsv"
+  lab_play "$run" TRIALS=3 SEED=7 LAB_VARIANTS=ext4
+  [ "$status" -eq 0 ]
+  [ "$(cat "$T/calls")" = "- - client a-1:ext4" ]
+  # One guest with two variants: in rounds, the variants alternate in it.
+  rm -rf "$ROOT/results/$run"
+  lab_play "$run" TRIALS=2 SEED=7 LAB_VARIANTS=ext4,xfs
+  [ "$status" -eq 0 ]
+  [ "$(cat "$T/calls")" = "$(printf '1 7 client a-1:ext4,xfs\n2 7 client a-1:ext4,xfs')" ]
 }

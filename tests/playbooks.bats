@@ -349,12 +349,26 @@ sig() {
   nothing_left
 }
 
-@test "variants that share a device run one after the other, after the ones that alternate, each made before its trials and undone after" {
-  require_root
-  require_cmd ansible-playbook losetup mkfs.ext4 mkfs.ext2
+# shared_disk_inventory : $tmp/inv.yml of three variants, a (ext4) and b
+# (ext2) on one loop disk of the test's, t (tmpfs) beside them.
+shared_disk_inventory() {
+  local disk
   disk=$(loopdev 64M)
   inventory "$tmp/inv.yml" "[{name: a, fs: ext4, device: $disk}, {name: t, fs: tmpfs, size: 16M}, {name: b, fs: ext2, device: $disk}]" \
     "      shootout_confirm_wipe: true"
+}
+
+# work_undone : nothing the play made is left: no mount under its work
+# directory, no state recorded (the test's own loop disk stays).
+work_undone() {
+  [ "$(findmnt -rn -o TARGET | grep -c "^$tmp/work/")" = 0 ]
+  [ -z "$(find "$tmp/work/state" -mindepth 1)" ]
+}
+
+@test "variants that share a device run one after the other, after the ones that alternate, each made before its trials and undone after" {
+  require_root
+  require_cmd ansible-playbook losetup mkfs.ext4 mkfs.ext2
+  shared_disk_inventory
   run play "$tmp/inv.yml" -e shootout_run_id=sh -e shootout_result_host=h -e shootout_trials=2 -e '{"shootout_phases": ["untar"]}'
   [ "$status" -eq 0 ] || { echo "$output" | tail -30; false; }
   cat "$tmp/results/sh/h/order.tsv"
@@ -363,9 +377,59 @@ sig() {
   grep -q "^untar VARIANT=a .*FS=ext4 " "$tmp/results/calls.log"
   grep -q "^untar VARIANT=b .*FS=ext2 " "$tmp/results/calls.log"
   for v in a t b; do grep -qP "^localhost\t$v\t2/2 untar\t-$" "$tmp/results/sh/summary.tsv"; done
-  run grep -c "^$tmp/work/" <<<"$(findmnt -rn -o TARGET)"
-  [ "$output" = 0 ]
-  [ -z "$(find "$tmp/work/state" -mindepth 1)" ]
+  work_undone
+}
+
+@test "in rounds (shootout_round K) a run of the playbook is trial K of every variant, those on one disk too, appended to order.tsv; each trial's time goes to the measured share" {
+  require_root
+  require_cmd ansible-playbook losetup mkfs.ext4 mkfs.ext2
+  shared_disk_inventory
+  for k in 1 2; do
+    run play "$tmp/inv.yml" -e shootout_run_id=rd -e shootout_result_host=h -e shootout_trials=2 -e shootout_round=$k \
+      -e shootout_order_seed=5 -e '{"shootout_phases": ["untar"]}'
+    [ "$status" -eq 0 ] || { echo "$output" | tail -30; false; }
+    for v in a t b; do grep -qP "^localhost\t$v\t1/1 untar\t-$" "$tmp/results/rd/summary.tsv"; done
+    work_undone  # every variant undone at the end of its round
+  done
+  order=$tmp/results/rd/h/order.tsv
+  cat "$order"
+  [ "$(head -1 "$order")" = "$(printf 'trial\tposition\tvariant\tseed')" ]
+  # Each round every variant once, a and b (one disk) among them, shuffled
+  # with SEED-HOST-ROUND: 5-h-1 gives b a t, 5-h-2 a t b; the rounds' lines
+  # appended, and the phases ran in that order.
+  [ "$(awk -F '\t' 'NR > 1 { print $1 $2 $3 $4 }' "$order" | tr '\n' ' ')" = "11b5 12a5 13t5 21a5 22t5 23b5 " ]
+  [ "$(awk '{ print substr($2, 9) }' "$tmp/results/calls.log" | tr '\n' ' ')" = "b a t a t b " ]
+  grep -q "^untar VARIANT=a .*FS=ext4 " "$tmp/results/calls.log"
+  grep -q "^untar VARIANT=b .*FS=ext2 " "$tmp/results/calls.log"
+  # After each trial, its wall time (seconds) to the measured share.
+  cat "$tmp/results/share.log"
+  [ "$(grep -cE '^h [abt] [0-9]+\.[0-9]{3}$' "$tmp/results/share.log")" -eq 6 ]
+  [ "$(cut -d' ' -f2 "$tmp/results/share.log" | tr '\n' ' ')" = "b a t a t b " ]
+}
+
+@test "harness/measured-share.sh adds a trial's wall time to run_wall_s and sets measured_s and measured_share from the variant's records" {
+  require_cmd jq
+  local d=$tmp/results/ms/h/v
+  mkdir -p "$d"
+  printf 'phase\ttrial\tmetric\tvalue\tunit\n' >"$d/records.tsv"
+  printf 'untar\t1\tbudget_wall_s\t2.5\ts\nflush\t1\tbudget_wall_s\t9\ts\nuntar\t1\tsync_budget_wall_s\t0.5\ts\n' >>"$d/records.tsv"
+  echo '{"variant": "v"}' >"$d/meta.json"
+  share() { env RESULTS="$tmp/results" RUN_ID=ms HOST=h VARIANT=v "$ROOT/harness/measured-share.sh" "$@"; }
+  run share 10
+  [ "$status" -eq 0 ]
+  jq -e '.measured_s == 3 and .run_wall_s == 10 and .measured_share == 0.3 and .variant == "v"' "$d/meta.json"
+  printf 'untar\t2\tbudget_wall_s\t3\ts\n' >>"$d/records.tsv"
+  run share 20
+  [ "$status" -eq 0 ]
+  jq -e '.measured_s == 6 and .run_wall_s == 30 and .measured_share == 0.2' "$d/meta.json"
+  # no number, no change; a variant without meta.json is left alone
+  run share 'ten'
+  [ "$status" -eq 1 ]
+  [[ $output == *"usage: measured-share.sh WALL_S"* ]]
+  jq -e '.run_wall_s == 30' "$d/meta.json"
+  run env RESULTS="$tmp/results" RUN_ID=ms HOST=h VARIANT=none "$ROOT/harness/measured-share.sh" 5
+  [ "$status" -eq 0 ]
+  [ ! -e "$tmp/results/ms/h/none" ]
 }
 
 # render_runs INVENTORY : the phase commands render.yml shows, one a line.
@@ -620,6 +684,9 @@ demo_vars() {
     [ "$(awk -F '\t' '$1 == "delete" && $3 == "files" { print $4 }' "$rec")" -eq "$files" ]
     [ "$(awk -F '\t' '$1 ~ /^serve-/ && $3 == "failed" { s += $4 } END { print s + 0 }' "$rec")" -eq 0 ]
     [ "$(jq -r '.fs + " " + .variant + " " + .flush' "$(dirname "$rec")/meta.json")" = "$v $v drop" ]
+    # the measured share, as make shootout records it (issue 40)
+    jq -e '.measured_share > 0 and .measured_share <= 1 and .run_wall_s >= .measured_s and .measured_s > 0' \
+      "$(dirname "$rec")/meta.json"
   done
   nothing_left
 }

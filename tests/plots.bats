@@ -55,12 +55,16 @@ xrange() {
   [ "$(xrange "$OUT/untar.gp")" = 'set xrange [0:12]' ]
   [ "$(xrange "$OUT/untar2.gp")" = 'set xrange [0:0.4]' ]
   grep -q '^set xtics 0, 2$' "$OUT/untar.gp"
-  # every bar chart: its scale holds its highest bar, with room for the labels, at most twice over
+  # every bar chart: its scale holds its highest bar and its reference lines
+  # (tmpfs), with room for the labels, at most twice over
   for c in untar untar-sync untar2 untar2-sync serve-cold-1 serve-cold-32 serve-warm-1 serve-warm-32 \
     serve-cold-fork serve-warm-fork net-1 net-4 delete; do
     gp=$OUT/$c.gp
     top=$(xrange "$gp" | sed 's/.*:\(.*\)\]/\1/')
-    max=$(awk 'NR > 1 && $4 + 0 > m { m = $4 + 0 } NR > 1 && $2 + 0 > m { m = $2 + 0 } END { print m }' "${gp%.gp}.dat")
+    max=$({
+      awk 'NR > 1 { print $2; print $4 }' "${gp%.gp}.dat"
+      sed -n 's/^array ref_x = \[\(.*\)\]$/\1/p' "$gp" | tr ',' '\n'
+    } | sort -g | tail -1)
     awk -v t="$top" -v m="$max" 'BEGIN { exit !(t >= m && t <= 2.2 * m) }' || { echo "$gp: scale $top for $max"; false; }
   done
   # cold and warm side by side, meant to be compared: one scale for both panels
@@ -73,12 +77,26 @@ xrange() {
   grep -q "'40:00' 2400" "$OUT/long/untar.gp"
 }
 
-@test "plots: bars sorted by result, the best on top, each with its difference from the best, memory filesystems below as a reference; titles in words" {
+@test "plots: bars sorted by result, the best on top, each with its difference from the best, memory filesystems a reference line; titles in words" {
   make --no-print-directory plots RUN=example OUT="$OUT" >/dev/null
   # untar (time): ext4 3.0 s best, ext3 8.5 s last at 2.9 times as long;
-  # tmpfs (in memory) is not ranked: a reference below the ranked bars
-  [ "$(awk 'NR > 1 { printf "%s ", $6 }' "$OUT/untar.dat")" = '"ext4" "xfs" "btrfs" "ext2" "ext3" "tmpfs" ' ]
-  grep -q '"tmpfs" "4.2 s  in memory: a reference"' "$OUT/untar.dat"
+  # tmpfs (in memory) is not ranked and no bar: a dashed line at its 4.2 s,
+  # labelled with its name and figure, keyed as a reference, no box in the legend
+  [ "$(awk 'NR > 1 { printf "%s ", $6 }' "$OUT/untar.dat")" = '"ext4" "xfs" "btrfs" "ext2" "ext3" ' ]
+  grep -q '^nrefs = 1$' "$OUT/untar.gp"
+  grep -q '^array ref_x = \[4.17585\]$' "$OUT/untar.gp"
+  grep -q "^set label 'tmpfs 4.2 s' at 4.17585, first " "$OUT/untar.gp"
+  grep -q "^array ref_keys = \['tmpfs: in memory, a reference'\]$" "$OUT/untar.gp"
+  grep -q "^array fs_names = \['btrfs', 'ext2', 'ext3', 'ext4', '', 'xfs'\]$" "$OUT/untar.gp"
+  grep -q '>tmpfs 4.2 s<' "$OUT/untar.svg"
+  grep -q '>tmpfs: in memory, a reference<' "$OUT/untar.svg"
+  # the cold | warm chart: no tmpfs bar, a dashed line in the warm panel (its cold figure is not flushable)
+  grep -qF "'ext4' . \"'\" . ' 4, " "$OUT/serve-cold-vs-warm.gp"
+  run grep -qF "'tmpfs' . \"'\" . ' " "$OUT/serve-cold-vs-warm.gp"
+  [ "$status" -eq 1 ]
+  grep -q "has_refs = 0'" "$OUT/serve-cold-vs-warm.gp"
+  grep -q "first [0-9.]* nohead front lw 2 dt 2 .*has_refs = 1'" "$OUT/serve-cold-vs-warm.gp"
+  grep -q '>in memory: a reference<' "$OUT/serve-cold-vs-warm.svg"
   grep -q '"3.0 s  best"' "$OUT/untar.dat"
   grep -q '"3.0 s  +2.1%"' "$OUT/untar.dat"
   grep -q '"8.5 s  2.9x"' "$OUT/untar.dat"
@@ -314,12 +332,12 @@ method_run() {
   [ "$(grep -o 'set yrange \[[^]]*\]' "$OUT/net-v4-vs-v6.gp" | sort -u | wc -l)" -eq 1 ]
   grep -q "'IPv4', 'IPv6'" "$OUT/net-v4-vs-v6.gp"
   # the table of replays: rate, resets and retries side by side; the walk's time
-  grep -q '^| h1 / ext4 | serve-cold-1 | 2 | 34 req/s | - | - | 70,002 | 71,002 | - | - | - |  |$' "$OUT/summary.md"
+  grep -q '^| h1 / ext4 | serve-cold-1 | 2 | 34 req/s | - | - | - | 70,002 | 71,002 | - | - | - |  |$' "$OUT/summary.md"
   # concurrency (REPLAY_CONC) and the connections replay opened (median of
   # 251 and 252), each in its own column: before, "connections" showed the 20
-  grep -q '^| h1 / ext4 | serve-cold-1-c20 | 2 | 33 req/s | - | - | 0 | - | - | 20 | 252 |  |$' "$OUT/summary.md"
+  grep -q '^| h1 / ext4 | serve-cold-1-c20 | 2 | 33 req/s | - | - | - | 0 | - | - | 20 | 252 |  |$' "$OUT/summary.md"
   grep -q '<th>timeouts</th><th>concurrency</th><th>connections</th>' "$OUT/index.html"
-  grep -q '^| h1 / ext4 | preload-dirs | 2 | 4:20 | 4,097 dirs |' "$OUT/summary.md"
+  grep -q '^| h1 / ext4 | preload-dirs | 2 | 4:20 | - | 4,097 dirs |' "$OUT/summary.md"
   grep -q '<th>resets</th><th>retries</th>' "$OUT/index.html"
   # a skipped phase is a reason, not a failure
   grep -q '^| h1 / xfs | net-1-v6 | 0 | - | .* | skipped: no IPv6: no ::1 on lo0 |$' "$OUT/summary.md"
@@ -465,7 +483,7 @@ whiskers() {
   grep -q '^| h1 / ext4 | 1:42 (95% CI ±2.4%; spread 2.0%) | ' "$OUT/summary.md"
 }
 
-@test "report: a memory filesystem's cold figures say not flushable and leave the cold scale to the others" {
+@test "report: a memory filesystem is a reference line, not a bar; its cold figures say not flushable and leave the cold scale to the others" {
   local r=$BATS_TEST_TMPDIR/res/mem/h1 fs t
   for fs in ext4 tmpfs; do
     mkdir -p "$r/$fs"
@@ -474,10 +492,12 @@ whiskers() {
   {
     printf 'phase\ttrial\tmetric\tvalue\tunit\n'
     for t in 1 2 3; do printf 'serve-cold-1\t%s\trps\t4%s\treq/s\nserve-cold-1\t%s\tresident_pct\t0.1\t%%\nserve-warm-1\t%s\trps\t500%s\treq/s\n' "$t" "$t" "$t" "$t" "$t"; done
+    for t in 1 2 3; do printf 'net-1\t%s\tmbps\t10%s\tMB/s\n' "$t" "$t"; done
   } >"$r/ext4/records.tsv"
   {
     printf 'phase\ttrial\tmetric\tvalue\tunit\n'
     for t in 1 2 3; do printf 'serve-cold-1\t%s\trps\t600%s\treq/s\nserve-cold-1\t%s\tresident_pct\t100\t%%\nserve-warm-1\t%s\trps\t610%s\treq/s\n' "$t" "$t" "$t" "$t" "$t"; done
+    for t in 1 2 3; do printf 'net-1\t%s\tmbps\t1000\tMB/s\n' "$t"; done
   } >"$r/tmpfs/records.tsv"
   run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=mem OUT="$OUT"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
@@ -485,11 +505,26 @@ whiskers() {
   [ "$(xrange "$OUT/serve-cold-1.gp")" = 'set xrange [0:60]' ]
   grep -q '"tmpfs" "not flushable" 0 ""$' "$OUT/serve-cold-1.dat"
   grep -q 'not flushable' "$OUT/serve-cold-1.svg"
-  # tables: the cold figure says so; the warm one is a figure as usual
-  grep -q '^| h1 / tmpfs | - | - | - | - | not flushable | - | 6,102 (95% CI ±0.0%; spread 0.0%) | ' "$OUT/summary.md"
+  # tables: the cold figure says so; the warm one is a figure, its row a reference
+  grep -q '^| h1 / tmpfs (in memory: a reference) | - | - | - | - | not flushable | - | 6,102 (95% CI ±0.0%; spread 0.0%) | ' "$OUT/summary.md"
+  grep -q '<tr><td>h1 / tmpfs (in memory: a reference)</td>' "$OUT/index.html"
   grep -q '<td>h1 / tmpfs</td><td>tmpfs (not flushable)</td>' "$OUT/index.html"
-  grep -q '^| h1 / tmpfs | serve-cold-1 | 3 | 6,002 req/s | .* | not flushable |$' "$OUT/summary.md"
-  [ "$(xrange "$OUT/serve-warm-1.gp")" != 'set xrange [0:60]' ]
+  grep -q '<td>h1 / tmpfs</td><td>tmpfs (in memory: a reference)</td>' "$OUT/index.html"
+  grep -q '^| h1 / tmpfs | serve-cold-1 | 3 | 6,002 req/s | - | .* | not flushable |$' "$OUT/summary.md"
+  grep -q '^| h1 / tmpfs | serve-warm-1 | 3 | 6,102 req/s | - | .* | in memory: a reference |$' "$OUT/summary.md"
+  # the warm chart: ext4's bar alone, tmpfs a dashed line at its 6,102 on the scale
+  [ "$(awk 'NR > 1 { printf "%s ", $6 }' "$OUT/serve-warm-1.dat")" = '"ext4" ' ]
+  grep -q '^array ref_x = \[6102\]$' "$OUT/serve-warm-1.gp"
+  grep -q "^set label 'tmpfs 6,102' at 6102, first " "$OUT/serve-warm-1.gp"
+  [ "$(xrange "$OUT/serve-warm-1.gp")" = 'set xrange [0:10000]' ]
+  # the cold | warm chart: ext4's bars alone, tmpfs's warm figure a line in the warm panel
+  grep -q "set xtics (' . \"'\" . 'ext4' . \"'\" . ' 1)" "$OUT/serve-cold-vs-warm.gp"
+  grep -q 'first 6102 to graph 1, first 6102 nohead' "$OUT/serve-cold-vs-warm.gp"
+  # a reference far beyond the bars (tmpfs's net at 10 times ext4's) stays
+  # off the scale, its figure in the chart's title
+  grep -q "^chart_title = .*'in memory, a reference off this scale: tmpfs 1,000'$" "$OUT/net-1.gp"
+  grep -q '^nrefs = 0$' "$OUT/net-1.gp"
+  [ "$(xrange "$OUT/net-1.gp")" = 'set xrange [0:150]' ]
   # and the first screen leaves it out of the cold ranking, saying why
   grep -q 'not flushable: tmpfs' "$OUT/index.html"
 }

@@ -155,6 +155,17 @@ net() {
   [[ $output == *$'net-1\t2\tdisturbed\t1\tflag'* ]]
   run bash -c '. "$1/harness/common/budget.sh"; budget_records net-1 2 sync_ 100 "$2" "$3" 25' sh "$ROOT" "$a" "$b"
   [[ $output == *$'net-1\t2\tsync_disturbed\t0\tflag'* ]]
+  # a short window (0.04 s, 8 ticks of 2 CPUs): 2 ticks outside are 25%,
+  # but within the counters' resolution: not disturbed; 3 ticks are
+  a='100.000000|1000 2000 30 40 500 0 2|700||5000'
+  b='100.040000|1004 2000 30 40 502 0 2|700||5002'
+  run bash -c '. "$1/harness/common/budget.sh"; budget_records untar2 1 "" 100 "$2" "$3" 5' sh "$ROOT" "$a" "$b"
+  [[ $output == *$'untar2\t1\tbudget_outside_cpu_s\t0.02\ts'* ]]
+  [[ $output == *$'untar2\t1\tdisturbed\t0\tflag'* ]]
+  run bash -c '. "$1/harness/common/budget.sh"; budget_records untar2 1 "" 100 "$2" "$3" 5' sh "$ROOT" "$a" "${b/1004 2000/1005 2000}"
+  [[ $output == *$'untar2\t1\tdisturbed\t1\tflag'* ]]
+  a='100.000000|1000 2000 30 40 500 0 2|700||5000'
+  b='101.000000|1100 2050 35 41 530 2 2|710||5100'
   # no tree (a BSD): no outside figure, no flag
   run bash -c '. "$1/harness/common/budget.sh"; budget_records net-1 2 "" 100 "$2" "$3" 20' sh "$ROOT" "${a%|*}|" "${b%|*}|"
   [[ $output != *outside* ]] && [[ $output != *disturbed* ]]

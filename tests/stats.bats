@@ -196,6 +196,55 @@ assert charts.steady_note(members, [Run()]) == " (steady window: 1 process)"
 assert charts.steady_note(members[:1] + members[2:], [Run()]) == " (steady window)"
 assert charts.steady_note(members[1:], [Run()]) == ""
 PY
+  # the summary's columns say which figure they are: the steady window where
+  # measured (warm 32 and the cold replay: none), each cell with that figure's interval
+  grep -q '^| host / variant | untar | untar sync | untar2 | untar2 sync | cold 1 | cold 32 | warm 1 (steady) | warm 32 | cold fork | warm fork | net 1 (steady) | net 4 | delete |$' "$OUT/summary.md"
+  grep -q '^(steady): the steady window of a replay run for a minimum time' "$OUT/summary.md"
+  grep -q '<th>warm 1 (steady)</th>' "$OUT/index.html"
+  # the figure's interval and each card's detectable effect are the steady
+  # window's (the first pass's, 20% lower and noisier, would differ)
+  "$PY" - "$BATS_TEST_TMPDIR/res/steady/h1" "$OUT" <<'PY'
+import re, sys
+sys.path.insert(0, "plots")
+import stats
+def vals(v, phase, metric):
+    rs = [l.rstrip("\n").split("\t") for l in open("%s/%s/records.tsv" % (sys.argv[1], v))]
+    return [float(r[3]) for r in rs if r[0] == phase and r[2] == metric]
+md = open(sys.argv[2] + "/summary.md").read()
+html = open(sys.argv[2] + "/index.html").read()
+for phase, metric, col in (("serve-warm-1", "rps", 7), ("net-1", "mbps", 11)):
+    steady, first = (stats.estimate(vals("B", phase, m)) for m in ("steady_" + metric, metric))
+    cell = re.search(r"^\| h1 / B \|" + r"[^|\n]*\|" * (col - 1) + r" ([^|\n]*) \|", md, re.M).group(1)
+    assert "95%% CI \u00b1%.1f%%" % steady.halfwidth_pct in cell, (cell, steady.halfwidth_pct)
+    assert "%.1f" % steady.halfwidth_pct != "%.1f" % first.halfwidth_pct
+    sets = [vals(v, phase, "steady_" + metric) for v in "BC"] + [vals("A", phase, "steady_" + metric)[:5]]
+    mde, mde_first = stats.mde_of_sets(sets), stats.mde_of_sets([vals(v, phase, metric) for v in "BC"] + [vals("A", phase, metric)[:5]])
+    card = re.search(r'<div class="card" id="rank-%s">.*?</div>' % phase, html, re.S).group(0)
+    assert stats.mde_text(mde) in card, (card, mde)
+    assert "%.1f" % mde != "%.1f" % mde_first, (mde, mde_first)
+PY
+  # the method's first pass stays a figure of its own: the serve and network
+  # table has it beside the steady window (B: no disturbed trial)
+  first=$("$PY" -c 'import sys
+for m in ("rps", "steady_rps"):
+    v = [float(l.split("\t")[3]) for l in open(sys.argv[1]) if l.startswith("serve-warm-1\t") and "\t%s\t" % m in l]
+    print("{:,.0f} req/s".format(sum(v) / len(v)), end=" | " if m == "rps" else "\n")' "$BATS_TEST_TMPDIR/res/steady/h1/B/records.tsv")
+  grep -qF "| h1 / B | serve-warm-1 | 7 | $first | " "$OUT/summary.md"
+  grep -q '^| h1 / B | serve-cold-1 | 7 | [0-9,]* req/s | - | ' "$OUT/summary.md"
+  grep -q '<th>first pass (rate or time)</th><th>steady window</th>' "$OUT/index.html"
+  # the memory filesystem's warm figure (5 times the disks') is off the
+  # chart's scale: no line, its figure in the title; its untar a line
+  grep -q "^chart_title = .*'in memory, a reference off this scale: mem [0-9,]*'$" "$OUT/serve-warm-1.gp"
+  grep -q '^nrefs = 1$' "$OUT/untar.gp"
+  # make compare's chart draws the same headline: the steady window
+  aa_run steady2 --steady --seed 2
+  run make --no-print-directory compare RESULTS="$BATS_TEST_TMPDIR/res" BASE=steady NEW=steady2 OUT="$OUT/cmp"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -q '"h1 / B  serve-warm-1 steady_rps"' "$OUT/cmp/compare.dat"
+  grep -q '"h1 / B  net-1 steady_mbps"' "$OUT/cmp/compare.dat"
+  grep -q '"h1 / B  serve-cold-1 rps"' "$OUT/cmp/compare.dat"
+  run grep -q '"h1 / B  serve-warm-1 rps"' "$OUT/cmp/compare.dat"
+  [ "$status" -eq 1 ]
   # the sync after untar: A's trials marked sync_disturbed are left out and named
   sync=$(sed -n '/<div class="card" id="rank-untar-sync">/,/<\/div>/p' "$OUT/index.html")
   [[ $sync == *'<p class="out flag">A: 2 of 7 trials disturbed: machine busy</p>'* ]]

@@ -68,7 +68,7 @@ budget_end() {
 # PREFIXbudget_kthreads_s; with a device PREFIXbudget_device_busy_s and
 # PREFIXbudget_device_queue; with the phase's tree too
 # PREFIXbudget_outside_cpu_s and PREFIXdisturbed (1: outside CPU and steal
-# above DISTURBED_PCT percent of wall x CPUs).
+# above DISTURBED_PCT percent of wall x CPUs, and 3 ticks at least).
 budget_records() {
   awk -v name="$1" -v trial="$2" -v pre="$3budget_" -v flag="$3disturbed" -v hz="$4" -v a="$5" -v b="$6" -v pct="${7:-5}" '
     function rec(m, v, u) { printf "%s\t%s\t%s%s\t%s\t%s\n", name, trial, pre, m, v, u }
@@ -97,7 +97,9 @@ budget_records() {
         if (o < 0) o = 0
         st = (c0[6] != "-" && c1[6] != "-") ? c1[6] - c0[6] : 0
         rec("outside_cpu_s", sprintf("%.2f", o / hz), "s")
-        busy = ((o + st) / hz > pct / 100 * wall * (c1[7] > 0 ? c1[7] : 1)) ? 1 : 0
+        # and at least 3 ticks: less is within what the tick counters resolve
+        # (a 0.04 s untar2 on 2 CPUs is 8 ticks: one stray tick was 12%)
+        busy = (o + st >= 3 && (o + st) / hz > pct / 100 * wall * (c1[7] > 0 ? c1[7] : 1)) ? 1 : 0
         printf "%s\t%s\t%s\t%d\tflag\n", name, trial, flag, busy
       }
       split(x[4], d0, " "); split(y[4], d1, " ")

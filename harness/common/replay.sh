@@ -18,7 +18,8 @@ replay_run() {
   done
   if [ -z "$REPLAY_FROM" ]; then
     sampler_start "$name" -s "$WORK/$name.series" -d ${SAMPLER_TOTAL:+-R "$SAMPLER_TOTAL"}
-    TOOL_OK=1 proc_run replay "$HARNESS_BIN/replay" "${args[@]}" --stats "$WORK/$name.stats" --series "$WORK/$name.series" "$addr"
+    serve_cpus
+    TOOL_OK=1 proc_run replay "${CLIENT_BIND[@]}" "$HARNESS_BIN/replay" "${args[@]}" --stats "$WORK/$name.stats" --series "$WORK/$name.series" "$addr"
     sampler_stop
     replay_check "$name"
     return 0

@@ -3,6 +3,53 @@
 # source URL, the addresses and the checks of a serving phase.
 
 
+# serve_cpus : CLIENT_BIND and SERVER_BIND, the words that start the local
+# replay client and the server (httpd, tcpserver and its children) on CPUs
+# of their own (CLIENT_CPUS), and CLIENT_CPU_LIST / SERVER_CPU_LIST (empty:
+# not bound).  none (the default): the scheduler places both, where it may
+# put them on one CPU for one trial and on two for the next; auto: the last
+# CPU online for the client, the others for the server, on 2 CPUs or more
+# (one: both share it, unbound); a list (0 or 2-3,5): the client's CPUs, the server
+# gets the rest.  Nothing is bound with REPLAY_FROM (the client is on
+# another host) or where the system cannot bind (auto; a list is refused).
+# Called before phase_begin: a refusal writes no trial.
+serve_cpus() {
+  [ -z "${serve_cpus_done:-}" ] || return 0
+  serve_cpus_done=1 CLIENT_BIND=() SERVER_BIND=() CLIENT_CPU_LIST='' SERVER_CPU_LIST=''
+  local want=${CLIENT_CPUS:-none} binder online=() client=() server=() c r lo hi
+  [ "$want" != none ] && [ -z "${REPLAY_FROM:-}" ] || return 0
+  mapfile -t online < <(os_cpus_online)
+  if ! binder=$(os_cpu_binder); then
+    [ "$want" = auto ] && return 0
+    settings_refuse "CLIENT_CPUS=$want: $(uname -s) has no command that binds a process to CPUs: use CLIENT_CPUS=none"
+  fi
+  if [ "$want" = auto ]; then
+    [ "${#online[@]}" -ge 2 ] || return 0
+    want=${online[${#online[@]} - 1]}
+  fi
+  for r in ${want//,/ }; do
+    case $r in
+      *[!0-9-]* | -* | *- | *-*-*) settings_refuse "CLIENT_CPUS=$want: want auto, none or a list of CPUs like 0 or 2-3,5" ;;
+      *-*) lo=${r%-*} hi=${r#*-} ;;
+      *) lo=$r hi=$r ;;
+    esac
+    [ "$lo" -le "$hi" ] || settings_refuse "CLIENT_CPUS=$want: $r is not a range from low to high"
+    for ((c = lo; c <= hi; c++)); do
+      case " ${online[*]} " in *" $c "*) client+=("$c") ;;
+        *) settings_refuse "CLIENT_CPUS=$want: CPU $c is not online (online: $(tr '\n' ' ' < <(os_cpus_online)| sed 's/ $//'))" ;;
+      esac
+    done
+  done
+  for c in "${online[@]}"; do
+    case " ${client[*]} " in *" $c "*) ;; *) server+=("$c") ;; esac
+  done
+  [ "${#server[@]}" -gt 0 ] || settings_refuse "CLIENT_CPUS=$want: leaves the server no CPU (online: ${online[*]}): name fewer, or none"
+  CLIENT_CPU_LIST=$(IFS=,; echo "${client[*]}") SERVER_CPU_LIST=$(IFS=,; echo "${server[*]}")
+  read -r -a CLIENT_BIND <<<"$binder"
+  read -r -a SERVER_BIND <<<"$binder"
+  CLIENT_BIND+=("$CLIENT_CPU_LIST") SERVER_BIND+=("$SERVER_CPU_LIST")
+}
+
 # serve_httpd ROOT PROCS [ADDR] : bin/httpd -q -N PROCS on a free port (or
 # PORT), in its own group; with SERVE_REUSEPORT=1, --reuseport (a listening
 # socket per process instead of the one they share).  Sets HTTPD_PORT and HTTPD_GROUP.  An IPv6 ADDR
@@ -16,6 +63,7 @@ serve_httpd() {
   [ "${SERVE_REUSEPORT:-0}" != 1 ] || sock=(--reuseport)
   case $addr in :: | '[::]') probe=::1 ;; *:*) probe=$addr ;; esac
   proc_need httpd
+  serve_cpus
   [ "$procs" != fork ] || serve_forklat_note
   for try in 1 2 3; do
     HTTPD_PORT=${PORT:-$(free_port)}
@@ -26,11 +74,11 @@ serve_httpd() {
       # FORKLAT=1: every httpd -1 appends its histograms, fork-server.sh sums them
       each=() append=()
       [ "${FORKLAT:-0}" != 1 ] || each=(-a "$HTTPD_STATS.each") append=(--stats-append "$HTTPD_STATS.each")
-      proc_start HTTPD_GROUP "$HARNESS/fork-server.sh" "${each[@]}" "$HTTPD_STATS" \
+      proc_start HTTPD_GROUP "${SERVER_BIND[@]}" "$HARNESS/fork-server.sh" "${each[@]}" "$HTTPD_STATS" \
         "${TCPSERVER:-tcpserver}" -R -H -l 0 -D -b 1024 -c "${FORK_CONC:-100}" "$addr" "$HTTPD_PORT" \
         "$HARNESS_BIN/httpd" -1 -q -r "$root" "${append[@]}"
     else
-      proc_start HTTPD_GROUP "$HARNESS_BIN/httpd" -q -N "$procs" "${sock[@]}" -r "$root" -i "$addr" \
+      proc_start HTTPD_GROUP "${SERVER_BIND[@]}" "$HARNESS_BIN/httpd" -q -N "$procs" "${sock[@]}" -r "$root" -i "$addr" \
         -p "$HTTPD_PORT" --stats "$HTTPD_STATS"
     fi
     serve_wait_port "$HTTPD_PORT" "$HTTPD_GROUP" "$probe" && return 0

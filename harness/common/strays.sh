@@ -24,7 +24,12 @@ strays_begin() {
 # strays_note ID COMMAND : ID runs COMMAND (its words, the first 100
 # characters: what ps shows of it) for this phase.
 strays_note() {
-  local c=${2:0:100}
+  local c=$2 b
+  # a command bound to CPUs (serve_cpus) runs as itself once taskset exec'd it
+  for b in "${CLIENT_BIND[*]:-}" "${SERVER_BIND[*]:-}"; do
+    [ -z "$b" ] || c=${c#"$b "}
+  done
+  c=${c:0:100}
   [ -n "${STRAYS_FILE:-}" ] || return 0
   case $c in *[[:cntrl:]]*) return 0 ;; esac
   printf '%s\t%s\t%s\n' "$1" "$$" "$c" >>"$STRAYS_FILE" 2>/dev/null || :

@@ -98,6 +98,17 @@ os.setsid()
 os.execvp(sys.argv[1], sys.argv[1:])' "$@"
 }
 
+# os_cpus_online : the CPUs, one number a line (0 to hw.ncpu - 1).
+os_cpus_online() {
+  awk -v n="$(sysctl -n hw.ncpu)" 'BEGIN { for (i = 0; i < n; i++) print i }'
+}
+
+# os_cpu_binder : NetBSD and OpenBSD have no command that binds a process
+# to CPUs: status 1 (FreeBSD overrides it with cpuset -l).
+os_cpu_binder() {
+  return 1
+}
+
 # os_lock_fd FD : flock(2) of the file open on FD, exclusive, without
 # waiting (no flock command on every BSD: python3 calls flock(2); the lock
 # belongs to the open file, so it stays with the shell's FD).

@@ -89,3 +89,9 @@ os_direct_ok() {
 os_virt() {
   sysctl -n kern.vm_guest 2>/dev/null || echo unknown
 }
+
+# os_cpu_binder : the command and option that run a command bound to a list
+# of CPUs (cpuset -l takes the same 0,2-3 lists; children inherit it).
+os_cpu_binder() {
+  echo 'cpuset -l'
+}

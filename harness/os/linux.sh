@@ -251,6 +251,19 @@ os_setsid() {
   exec setsid "$@"
 }
 
+# os_cpus_online : the CPUs online, one number a line (the kernel's list,
+# e.g. 0-3,6, expanded).
+os_cpus_online() {
+  tr ',' '\n' </sys/devices/system/cpu/online |
+    awk -F- 'NF == 1 { print $1 } NF == 2 { for (i = $1; i <= $2; i++) print i }'
+}
+
+# os_cpu_binder : the command and option that run a command bound to a list
+# of CPUs (0,2-3 as sched_setaffinity takes them; children inherit it).
+os_cpu_binder() {
+  echo 'taskset -c'
+}
+
 # os_lock_fd FD : take the lock of the file open on FD (flock(2), exclusive,
 # without waiting); status 1 when another open file holds it.
 os_lock_fd() {

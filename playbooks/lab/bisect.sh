@@ -11,22 +11,28 @@
 # Settings (environment; `make bisect` passes its variables through):
 #   BISECT_TREE (a git tree)  BISECT_GOOD  BISECT_BAD (refs of it)
 #   BISECT_FIGURE="PHASE METRIC CHANGE" (default "files wall_s +10%": 10%
-#     slower is bad; bisect.sh phases lists the phases)  BISECT_BUILD (the build command, run in the tree with
-#     BISECT_KDIR: a kernel directory to fill, kernel.sh's dir:)
+#     slower is bad; bisect.sh phases lists the phases)
+#   BISECT_BUILD (none: each candidate built with the lab's small config,
+#     kernel-build.sh, KERNEL_MAKE, one object tree BISECT_OUT/obj; else a
+#     command run in the tree with BISECT_KDIR: a kernel directory to fill,
+#     kernel.sh's dir:)
 #   BISECT_RUNS=5 (samples a kernel first)  BISECT_MAX_RUNS=15
 #   BISECT_OUT (default build/bisect/<UTC time>)  BISECT_MB=128  BISECT_FILES=2000
+#   LAB_PROFILE=1: the culprit and its parent profiled (perf in the guest)
+#     while the phase runs, their differential flame graph in the report
 #   LAB_OS (its first name: the image)  and the lab's guest settings.
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 LAB=$ROOT/playbooks/lab
 BISECT_FIGURE=${BISECT_FIGURE:-files wall_s +10%}
-BISECT_BUILD=${BISECT_BUILD:-make olddefconfig >/dev/null && make -j"\$(nproc)" bzImage && cp arch/x86/boot/bzImage "\$BISECT_KDIR/" && cp .config "\$BISECT_KDIR/config"}
+BISECT_BUILD=${BISECT_BUILD:-}
 BISECT_RUNS=${BISECT_RUNS:-5}
 BISECT_MAX_RUNS=${BISECT_MAX_RUNS:-15}
 BISECT_MB=${BISECT_MB:-128}
 BISECT_FILES=${BISECT_FILES:-2000}
 LAB_OS=${LAB_OS:-debian12}
+LAB_PROFILE=${LAB_PROFILE:-1}
 # One boot a kernel: a candidate that panics is gone at once (skipped).
 export LAB_ONE_BOOT=1
 # The phases run in the guest itself: no client guest.
@@ -86,13 +92,21 @@ ssh_guest() { # KEY PORT CMD
     -o LogLevel=ERROR -o ConnectTimeout=10 -i "$1" -p "$2" root@127.0.0.1 "$3" </dev/null
 }
 
-# build LABEL : the tree's HEAD built by BISECT_BUILD into a kernel
-# directory; prints it.  Fails (with the log's tail) when the build does.
+# build LABEL : the tree's HEAD built into a kernel directory, by
+# kernel-build.sh (the small config made from the image's, in the object
+# tree BISECT_OUT/obj: each step's build is incremental) or BISECT_BUILD;
+# prints it.  Fails (with the log's tail) when the build does.
 build() {
-  local label=$1 kdir=$BISECT_OUT/kernels/$1
+  local label=$1 kdir=$BISECT_OUT/kernels/$1 rc=0
   rm -rf "$kdir"
   mkdir -p "$kdir"
-  if ! (cd "$BISECT_TREE" && BISECT_KDIR=$kdir bash -c "$BISECT_BUILD") >"$BISECT_OUT/logs/$label.build" 2>&1; then
+  if [ -z "$BISECT_BUILD" ]; then
+    "$LAB/kernel-build.sh" build "$BISECT_TREE" "$BISECT_OUT/obj" "$kdir" "$BISECT_OUT/guest.config" tmpfs \
+      >"$BISECT_OUT/logs/$label.build" 2>&1 || rc=$?
+  else
+    (cd "$BISECT_TREE" && BISECT_KDIR=$kdir bash -c "$BISECT_BUILD") >"$BISECT_OUT/logs/$label.build" 2>&1 || rc=$?
+  fi
+  if [ "$rc" -ne 0 ]; then
     tail -n 5 "$BISECT_OUT/logs/$label.build" | sed 's/^/  /' >&2
     return 1
   fi
@@ -161,6 +175,64 @@ measure() {
   "$LAB/guests.sh" down "$state" || true
   rm -rf "$state"
   printf '%s\n' "$line"
+}
+
+# label_of COMMIT GOOD BAD : the label COMMIT's kernel was built under.
+label_of() {
+  if [ "$1" = "$2" ]; then echo good; elif [ "$1" = "$3" ]; then echo bad; else echo "c-$(cut -c1-12 <<<"$1")"; fi
+}
+
+# profile STATE OUT : the figure's phase run BISECT_RUNS times under perf
+# (every CPU's stacks, cpu-clock) in STATE's guest; the samples folded
+# (harness/os/linux.sh's os_parse_profile_perf) into OUT.  Fails with the
+# reason on stderr.
+profile() {
+  local key port name script raw=$2.script folded=$2
+  read -r key port name <"$1/guest"
+  script=$(phase_cmd "$PHASE" | base64 -w0)
+  ssh_guest "$key" "$port" "command -v perf >/dev/null || { echo 'no perf in the guest' >&2; exit 1; }
+    echo $script | base64 -d >/root/bisect-phase.sh &&
+    perf record -a -g -F 499 -e cpu-clock -q -o /root/bisect.perf -- \
+      sh -c 'for i in \$(seq $BISECT_RUNS); do bash /root/bisect-phase.sh >/dev/null; done' &&
+    perf script -i /root/bisect.perf -F comm,pid,ip,sym,dso 2>/dev/null" >"$raw" || return 1
+  # shellcheck source=harness/os/linux.sh
+  (. "$ROOT/harness/os/linux.sh" && os_parse_profile_perf <"$raw") >"$folded"
+  [ -s "$folded" ] || { echo "perf took no sample" >&2; return 1; }
+}
+
+# profile_culprit FIRST GOOD BAD : the first bad commit's kernel and its
+# parent's (built as steps: the parent was judged good, or is the good
+# ref) profiled in turn (profile); bisect_profile.py's flame graphs into
+# BISECT_OUT/profile/ and its markdown on stdout, or one line why not.
+profile_culprit() {
+  local parent side commit label kdir state why='' dir=$BISECT_OUT/profile
+  parent=$(git -C "$BISECT_TREE" rev-parse -q --verify "$1^") || { echo "No profile: the culprit has no parent."; return; }
+  mkdir -p "$dir"
+  for side in parent culprit; do
+    commit=$parent
+    [ "$side" = parent ] || commit=$1
+    label=$(label_of "$commit" "$2" "$3")
+    kdir=$BISECT_OUT/kernels/$label
+    [ -d "$kdir" ] || { why="the $side's kernel ($label) was not built"; break; }
+    state=$GOOD_STATE
+    if [ "$label" != good ] || [ ! -s "$GOOD_STATE/guest" ]; then
+      state=$BISECT_OUT/state
+      boot_kernel "$label-profile" "$kdir" "$state" 2>/dev/null || { why="the $side's kernel did not boot again"; break; }
+    fi
+    why=$(profile "$state" "$dir/$side.folded" 2>&1) || why="$side: ${why:-perf failed}"
+    if [ "$state" != "$GOOD_STATE" ]; then
+      cp "$state"/*.console "$BISECT_OUT/logs/$label-profile.console" 2>/dev/null || true
+      "$LAB/guests.sh" down "$state" || true
+      rm -rf "$state"
+    fi
+    [ -z "$why" ] || break
+  done
+  if [ -z "$why" ] && why=$(python3 "$LAB/bisect_profile.py" "$dir/parent.folded" "$dir/culprit.folded" "$dir" 2>&1); then
+    printf '%s
+' "$why"
+  else
+    printf 'No profile of the culprit against its parent: %s.\n' "$(tail -n 1 <<<"$why")"
+  fi
 }
 
 # record LABEL COMMIT VERDICT DETAIL : a line of steps.tsv and of the log.
@@ -238,7 +310,7 @@ cleanup() {
 }
 
 run() {
-  local good bad first line rc=0
+  local good bad first line prof rc=0
   : "${BISECT_TREE:?}" "${BISECT_GOOD:?}" "${BISECT_BAD:?}"
   [ "$(id -u)" -eq 0 ] || bisect_die "needs root (the lab's guests); run as root"
   check_figure
@@ -258,6 +330,9 @@ run() {
   BISECT_OUT=$(cd "$BISECT_OUT" && pwd)
   export BISECT_OUT BISECT_TREE
   IMAGE=$("$LAB/image.sh" "${LAB_OS%% *}") || bisect_die "no guest image"
+  # the config the candidates' small config is made from
+  [ -n "$BISECT_BUILD" ] || "$LAB/kernel.sh" config "$IMAGE" "$BISECT_OUT/guest.config" ||
+    bisect_die "no kernel config in the image to make the small config from: give BISECT_BUILD"
   ORIG=$(git -C "$BISECT_TREE" symbolic-ref -q --short HEAD || git -C "$BISECT_TREE" rev-parse HEAD)
   trap cleanup EXIT
   trap 'bisect_say interrupted; exit 130' INT
@@ -276,7 +351,12 @@ run() {
   (cd "$BISECT_TREE" && git bisect run "$LAB/bisect.sh" step) >"$BISECT_OUT/logs/git-bisect-run.log" 2>&1 || rc=$?
   git -C "$BISECT_TREE" bisect log >"$BISECT_OUT/git-bisect.log" 2>/dev/null || true
   first=$(sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit$/\1/p' "$BISECT_OUT/logs/git-bisect-run.log" | head -n 1)
-  report "$first"
+  prof=
+  if [ -n "$first" ] && [ "$LAB_PROFILE" != 0 ]; then
+    bisect_say "profiling the culprit and its parent (LAB_PROFILE=1)"
+    prof=$(profile_culprit "$first" "$good" "$bad")
+  fi
+  report "$first" "$prof"
   if [ -z "$first" ]; then
     line=$(grep -E 'first bad commit could be|cannot|exit code|failed' "$BISECT_OUT/logs/git-bisect-run.log" | head -n 3 | paste -sd' ' -)
     bisect_die "no first bad commit: ${line:-git bisect run exited $rc} (steps: $BISECT_OUT/report.md)"
@@ -285,8 +365,8 @@ run() {
   printf '%s\n' "$first" >"$BISECT_OUT/first-bad"
 }
 
-# report FIRST : report.md, the figure, each step with its figures and
-# interval, and the first bad commit.
+# report FIRST [PROFILE] : report.md, the figure, each step with its figures
+# and interval, the first bad commit, and PROFILE (profile_culprit's).
 report() {
   {
     echo "# make bisect: $(basename "$BISECT_TREE") $BISECT_GOOD..$BISECT_BAD"
@@ -305,6 +385,7 @@ report() {
     echo "| step | commit | verdict | figures | subject |"
     echo "| --- | --- | --- | --- | --- |"
     tail -n +2 "$BISECT_OUT/steps.tsv" | awk -F '\t' '{ printf "| %s | %s | %s | %s | %s |\n", $1, substr($2, 1, 12), $3, $4, $5 }'
+    [ -z "${2:-}" ] || printf '\n%s\n' "$2"
   } >"$BISECT_OUT/report.md"
 }
 

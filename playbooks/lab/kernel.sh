@@ -23,7 +23,8 @@
 #              installed into a copy of the image's root disk
 #              (kernel-deb.sh, cached in LAB_CACHE/kernels/), the same
 #              userland with that kernel's modules and initramfs
-#   dir:PATH   a kernel directory: vmlinuz or bzImage (none: the image's
+#   dir:PATH   a kernel directory (relative: of the checkout; make lab-kernel
+#              builds build/kernel/small): vmlinuz or bzImage (none: the image's
 #              kernel), initrd.img (optional: a kernel without one needs its
 #              virtio and ext4 drivers built in), config or .config, cmdline
 #              (added to the table's command line)
@@ -71,7 +72,12 @@ make_variant() {
       ;;
     dir:*)
       kdir=${source#dir:}
-      [ -d "$kdir" ] || kernel_die "$name: no kernel directory $kdir"
+      # relative: of the checkout (build/kernel/small, what make lab-kernel builds)
+      case $kdir in /*) ;; *) kdir=$(cd "$(dirname "$0")/../.." && pwd)/$kdir ;; esac
+      if [ ! -d "$kdir" ]; then
+        case $source in dir:build/kernel/small) kernel_die "$name: no kernel directory $kdir (make lab-kernel builds it)" ;; esac
+        kernel_die "$name: no kernel directory $kdir"
+      fi
       if [ -d "$kdir/modules" ] || ls "$kdir"/modules.tar* >/dev/null 2>&1; then
         kernel_die "$name: $kdir has modules: a kernel with modules is not supported yet (build virtio and ext4 in, =y)"
       fi

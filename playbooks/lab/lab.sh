@@ -2,7 +2,12 @@
 # The VM lab: the shootout playbook against qemu guests on this machine, with
 # real reboots between the phases.
 #   lab.sh run                           image, guests, inventory, playbook, results; always teardown
-#   lab.sh inventory GUESTS.TSV KEY OUT  write the Ansible inventory of the guests listed
+#   lab.sh inventory GUESTS.TSV KEY OUT [GUEST]
+#                                        write the Ansible inventory of the guests listed (GUEST:
+#                                        of that server guest alone, and the client)
+#   LAB_RUN_ID=ID lab.sh play            run the playbook against LAB_STATE/guests.tsv's guests
+#                                        that are up, in rounds when TRIALS > 1 (what `run` does
+#                                        once they are up; below)
 #   lab.sh clean                         stop and remove what the lab left (LAB_CLEAN_IMAGE=1: the image too)
 #   lab.sh scan                          read LAB_STATE's consoles once and report new kernel panics
 #                                        (what `run` does every two seconds while the guests run)
@@ -19,6 +24,9 @@
 #   LAB_KERNELS (names of LAB_KERNEL_TABLE=playbooks/lab/kernels.tsv: each OS's
 #   image boots with each of these kernels, guests OS-KERNEL-N)
 #   LAB_GUESTS=1 (per OS and kernel) LAB_VARIANTS=ext4,xfs DATASET=tiny SEED=1 TRIALS=1
+#   (TRIALS > 1 with more than one guest or variant: in rounds, each round one
+#   trial of every guest and variant in an order shuffled with SEED, recorded
+#   in results/RUN/order.tsv; play below)
 #   LAB_ACCEL=kvm|tcg (default: probe)  LAB_BOOT_TIMEOUT=600  LAB_MEM  LAB_CPUS
 #   LAB_NET_COUNT=5000 (the net phases' NET_COUNT in the guests)
 #   LAB_PRECISION=2 (the guests' PRECISION: 0, one trial a figure; make test-lab)
@@ -70,13 +78,18 @@ lab_die() { lab_say "$*"; exit 1; }
 # shellcheck source=harness/poll.sh
 . "$ROOT/harness/poll.sh"
 SHOOTOUT_ROOT=$ROOT settings_check lab
+# play, play_rounds: the playbook against the guests, in rounds
+# shellcheck source=playbooks/lab/play.sh
+. "$LAB/play.sh"
 
-# inventory GUESTS.TSV KEY OUT : one host per guest that is up, each a server
-# with the variants of LAB_VARIANTS on its data disk, flushed by reboot, in
-# the group of its OS (guests.tsv's 6th column) and logged in with its
-# image's key (KEY for a guest with no image column).
+# inventory GUESTS.TSV KEY OUT [GUEST] : one host per guest that is up, each a
+# server with the variants of LAB_VARIANTS on its data disk, flushed by
+# reboot, in the group of its OS (guests.tsv's 6th column) and logged in
+# with its image's key (KEY for a guest with no image column).  With GUEST,
+# the client guest and that server guest alone (a round's run of the
+# playbook, play_rounds).
 inventory() {
-  local tsv=$1 key=$2 out=$3 name port acc status os image v tmp n=0 g groups ind addr children=
+  local tsv=$1 key=$2 out=$3 only=${4:-} name port acc status os image v tmp n=0 g groups ind addr children=
   local links
   links=$(dirname "$tsv")/link.tsv
   [ -r "$tsv" ] || lab_die "no guest list $tsv"
@@ -129,7 +142,8 @@ inventory() {
     # One group per OS (in the order of LAB_OS) with its guests; the
     # servers' play takes one host at a time, so one guest runs at a time.
     # Guests of no OS (a guest list of an older lab) are hosts of all.
-    groups=$(awk -F '\t' '$5 == "up" && !seen[$6]++ { if ($6 == "") none = 1; else print $6 }
+    groups=$(awk -F '\t' -v only="$only" '$5 == "up" && (only == "" || $1 == only || $6 == "client") && !seen[$6]++ {
+        if ($6 == "") none = 1; else print $6 }
       END { if (none) print "-" }' "$tsv")
     for g in $groups; do
       if [ "$g" = - ]; then
@@ -144,6 +158,7 @@ inventory() {
       fi
       while IFS=$'\t' read -r name port _ acc status os image; do
         if [ "$status" != up ] || [ "${os:--}" != "$g" ]; then continue; fi
+        if [ -n "$only" ] && [ "$name" != "$only" ] && [ "$os" != client ]; then continue; fi
         echo "$ind$name:"
         echo "$ind  ansible_host: 127.0.0.1"
         echo "$ind  ansible_port: $port"
@@ -471,6 +486,10 @@ run() {
   # shellcheck disable=SC2086 # one name a word
   "$LAB/kernel.sh" check $LAB_KERNELS || exit 1
   RUN_ID=${LAB_RUN_ID:-$(date -u +%Y%m%dT%H%M%SZ)-lab}
+  # (the rounds write results/RUN/order.tsv first: never into another run)
+  if [ "$TRIALS" -gt 1 ] && [ -e "$ROOT/results/$RUN_ID" ]; then
+    lab_die "results/$RUN_ID exists: a lab run never writes into another run (name another LAB_RUN_ID)"
+  fi
   mkdir -p "$(dirname "$LAB_STATE")"
   exec 9>"$LAB_STATE.lock"
   flock -n 9 || lab_die "another lab runs on $LAB_STATE (lock $LAB_STATE.lock)"
@@ -503,21 +522,13 @@ run() {
   ship_tools
 
   t=$(date +%s)
-  lab_say "ansible-playbook -i $LAB_INVENTORY $LAB_PLAYBOOK (run $RUN_ID)"
-  # Pipelining: one ssh round trip per task (each costs seconds under TCG);
-  # profile_tasks (when ansible.posix is installed) shows where time goes.
-  # shellcheck disable=SC2086 # LAB_ANSIBLE_ARGS is a list of arguments
-  ANSIBLE_HOST_KEY_CHECKING=False ANSIBLE_RETRY_FILES_ENABLED=False ANSIBLE_PIPELINING=True \
-    ANSIBLE_LOG_PATH=$LAB_STATE/ansible.log \
-    ANSIBLE_CALLBACKS_ENABLED=${ANSIBLE_CALLBACKS_ENABLED:-ansible.posix.profile_tasks} \
-    bg ansible-playbook -i "$LAB_INVENTORY" -e "shootout_run_id=$RUN_ID" ${LAB_ANSIBLE_ARGS:-} "$LAB_PLAYBOOK" ||
-    rc=$?
+  play || rc=$?
   lab_say "playbook done ($(($(date +%s) - t))s, exit $rc)"
   [ "$rc" -eq 0 ] || silent_guests
   panic_meta
   kernel_meta
-  failed=$(printf '%s' "$failed${failed:+, }$(panic_failed)" | sed 's/, $//')
-  if [ -d "$ROOT/results/$RUN_ID" ]; then
+  failed=$(printf '%s\n' "$failed" "$(panic_failed)" "$rounds_failed" | awk 'NF { printf "%s%s", sep, $0; sep = ", " }')
+  if [ -n "$(find "$ROOT/results/$RUN_ID" -mindepth 1 -maxdepth 1 -type d 2>/dev/null)" ]; then
     lab_say "results: $ROOT/results/$RUN_ID"
   else
     lab_say "no results arrived in $ROOT/results/$RUN_ID"
@@ -555,9 +566,9 @@ clean() {
 case ${1:-} in
   run) [ $# -eq 1 ] || lab_die "usage: lab.sh run"; run ;;
   inventory)
-    [ $# -eq 4 ] || lab_die "usage: lab.sh inventory GUESTS.TSV KEY OUT"
+    if [ $# -ne 4 ] && [ $# -ne 5 ]; then lab_die "usage: lab.sh inventory GUESTS.TSV KEY OUT [GUEST]"; fi
     acc_all=$(awk -F '\t' '$5 == "up" { print $4; exit }' "$2" 2>/dev/null || true)
-    inventory "$2" "$3" "$4"
+    inventory "$2" "$3" "$4" "${5:-}"
     ;;
   clean) [ $# -eq 1 ] || lab_die "usage: lab.sh clean"; clean ;;
   scan)
@@ -580,10 +591,21 @@ case ${1:-} in
     panic_meta
     panic_failed
     ;;
+  play)
+    # The playbook against LAB_STATE's guests that are up, as `run` runs it.
+    if [ $# -ne 1 ] || [ -z "${LAB_RUN_ID:-}" ]; then lab_die "usage: LAB_RUN_ID=ID lab.sh play"; fi
+    RUN_ID=$LAB_RUN_ID
+    acc_all=$(awk -F '\t' '$5 == "up" { print $4; exit }' "$LAB_STATE/guests.tsv" 2>/dev/null || true)
+    inventory "$LAB_STATE/guests.tsv" - "$LAB_INVENTORY"
+    rc=0
+    play || rc=$?
+    [ -z "$rounds_failed" ] || lab_say "failed guests: $rounds_failed"
+    exit "$rc"
+    ;;
   kernels)
     if [ $# -ne 1 ] || [ -z "${LAB_RUN_ID:-}" ]; then lab_die "usage: LAB_RUN_ID=ID lab.sh kernels"; fi
     RUN_ID=$LAB_RUN_ID
     kernel_meta
     ;;
-  *) lab_die "usage: lab.sh run | inventory GUESTS.TSV KEY OUT | clean | scan | silent | retries | kernels" ;;
+  *) lab_die "usage: lab.sh run | inventory GUESTS.TSV KEY OUT [GUEST] | play | clean | scan | silent | retries | kernels" ;;
 esac

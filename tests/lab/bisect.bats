@@ -105,6 +105,18 @@ show_log() {
   grep -q "Kernel panic" "$OUT/logs/c-$(cut -c1-12 <<<"$NOBOOT").console"
 }
 
+@test "make bisect: the culprit profiled against its parent, their differential flame graph in the report" {
+  grep -qx "## The culprit against its parent: kernel profiles" "$OUT/report.md" || { show_log; false; }
+  [ -s "$OUT/profile/parent.folded" ] && [ -s "$OUT/profile/culprit.folded" ]
+  # the kernel functions whose share changed, as a table
+  # shellcheck disable=SC2016 # markdown's backquotes
+  grep -q '^| `[^`]*` | [0-9.]* | [0-9.]* | [-+][0-9.]* |$' "$OUT/report.md"
+  if [ -x "$ROOT/build/inferno/bin/inferno-flamegraph" ]; then
+    grep -q '<svg' "$OUT/profile/culprit-vs-parent.svg"
+    grep -q '(profile/culprit-vs-parent.svg)' "$OUT/report.md"
+  fi
+}
+
 @test "make bisect: afterwards the tree is back on its branch, no bisect runs in it, no qemu is left" {
   [ "$(git -C "$TREE" symbolic-ref --short HEAD)" = main ]
   run git -C "$TREE" bisect log
