@@ -27,6 +27,16 @@ wait_for_port() {
     { echo "nothing listens on port $1 after ${2:-10}s" >&2; return 1; }
 }
 
+# lab_deadline : the seconds a lab test file's run may take: what is left of
+# make test-lab's one deadline (LAB_TEST_END, set when its files began) or,
+# run alone, LAB_TEST_DEADLINE (2700); 60 at least.
+lab_deadline() {
+  local left=${LAB_TEST_DEADLINE:-2700}
+  [ -z "${LAB_TEST_END:-}" ] || left=$((LAB_TEST_END - $(date +%s)))
+  [ "$left" -ge 60 ] || left=60
+  echo "$left"
+}
+
 # wait_for_file FILE [SECONDS] : until FILE exists and is not empty.
 wait_for_file() {
   poll_until "${2:-10}" test -s "$1" ||

@@ -736,3 +736,17 @@ lab_play() {
   [ "$status" -eq 0 ]
   [ "$(cat "$T/calls")" = "$(printf '1 7 client a-1:ext4,xfs\n2 7 client a-1:ext4,xfs')" ]
 }
+
+@test "make test-lab: its lab run and its bisect share one deadline (LAB_TEST_END), the bisect gets what the lab left" {
+  local now
+  now=$(date +%s)
+  [ "$(LAB_TEST_END='' LAB_TEST_DEADLINE=900 lab_deadline)" -eq 900 ]
+  # shellcheck disable=SC2016 # the inner shell expands $1
+  run env LAB_TEST_END=$((now + 600)) LAB_TEST_DEADLINE=2700 bash -c '. "$1/tests/helpers.bash"; lab_deadline' sh "$ROOT"
+  [ "$output" -le 600 ] && [ "$output" -ge 590 ]
+  # a lab that used it all leaves the bisect a minute, not a negative timeout
+  # shellcheck disable=SC2016 # the inner shell expands $1
+  run env LAB_TEST_END=$((now - 30)) bash -c '. "$1/tests/helpers.bash"; lab_deadline' sh "$ROOT"
+  [ "$output" -eq 60 ]
+  grep -q 'LAB_TEST_END=.*bats --tap tests/lab/lab.bats tests/lab/bisect.bats' "$ROOT/playbooks/lab.mk"
+}

@@ -59,7 +59,7 @@ setup_file() {
   # shellcheck disable=SC2016 # BISECT_KDIR is the build's
   LAB_OS=debian12 BISECT_TREE=$TREE BISECT_GOOD=main~6 BISECT_BAD=main BISECT_OUT=$OUT BISECT_FILES=8000 \
     BISECT_FIGURE="files wall_s +35%" BISECT_BUILD='cp cmdline "$BISECT_KDIR/cmdline"' \
-    timeout -s TERM "${LAB_TEST_DEADLINE:-2700}" "$BISECT" run >"$BATS_FILE_TMPDIR/bisect.log" 2>&1 || rc=$?
+    timeout -s TERM "$(lab_deadline)" "$BISECT" run >"$BATS_FILE_TMPDIR/bisect.log" 2>&1 || rc=$?
   echo "$rc" >"$BATS_FILE_TMPDIR/bisect.rc"
   echo "# bisect run: exit $rc in $((SECONDS - t0)) s" >&3
 }

@@ -53,7 +53,7 @@ setup_file() {
   local rc=0 t0=$SECONDS
   LAB_OS="${OSES[*]}" LAB_KERNELS="${KERNELS[*]}" LAB_CLIENT=guest LAB_PRECISION=0 LAB_GUESTS=1 LAB_VARIANTS=ext4 \
     LAB_SERVE_MODES="${SERVE_MODES[*]}" DATASET=tiny TRIALS=1 LAB_RUN_ID=$RUN_ID \
-    timeout -s TERM "${LAB_TEST_DEADLINE:-2700}" "$LABSH" run >"$BATS_FILE_TMPDIR/lab.log" 2>&1 || rc=$?
+    timeout -s TERM "$(lab_deadline)" "$LABSH" run >"$BATS_FILE_TMPDIR/lab.log" 2>&1 || rc=$?
   echo "$rc" >"$BATS_FILE_TMPDIR/lab.rc"
   echo "# lab run: exit $rc in $((SECONDS - t0)) s" >&3
 }
