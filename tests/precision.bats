@@ -143,31 +143,34 @@ net() {
   [ -n "$(rec "$d" net-1 budget_outside_cpu_s)" ]
 }
 
+# budget NAME TRIAL PREFIX PCT START END : budget_records of two snapshots
+# at 100 ticks a second, DISTURBED_PCT PCT (bats run: $status, $output).
+budget() {
+  run bash -c '. "$1/harness/common/budget.sh"; budget_records "$2" "$3" "$4" 100 "$6" "$7" "$5"' sh "$ROOT" "$@"
+}
+
 @test "precision: the outside CPU is the host's user and system time less the phase's tree and the kernel's threads" {
   # 2 CPUs, 100 ticks/s, 1 s: the host took 150 ticks of user + system, the
   # kernel threads 10, the phase's tree 100: 40 outside, 2 stolen
   a='100.000000|1000 2000 30 40 500 0 2|700||5000'
   b='101.000000|1100 2050 35 41 530 2 2|710||5100'
-  run bash -c '. "$1/harness/common/budget.sh"; budget_records net-1 2 "" 100 "$2" "$3" 20' sh "$ROOT" "$a" "$b"
+  budget net-1 2 "" 20 "$a" "$b"
   [ "$status" -eq 0 ]
   [[ $output == *$'net-1\t2\tbudget_outside_cpu_s\t0.40\ts'* ]]
   # 0.42 s of 2 s of CPU is 21%: above 20
   [[ $output == *$'net-1\t2\tdisturbed\t1\tflag'* ]]
-  run bash -c '. "$1/harness/common/budget.sh"; budget_records net-1 2 sync_ 100 "$2" "$3" 25' sh "$ROOT" "$a" "$b"
+  budget net-1 2 sync_ 25 "$a" "$b"
   [[ $output == *$'net-1\t2\tsync_disturbed\t0\tflag'* ]]
   # a short window (0.04 s, 8 ticks of 2 CPUs): 2 ticks outside are 25%,
   # but within the counters' resolution: not disturbed; 3 ticks are
-  a='100.000000|1000 2000 30 40 500 0 2|700||5000'
-  b='100.040000|1004 2000 30 40 502 0 2|700||5002'
-  run bash -c '. "$1/harness/common/budget.sh"; budget_records untar2 1 "" 100 "$2" "$3" 5' sh "$ROOT" "$a" "$b"
+  local short='100.040000|1004 2000 30 40 502 0 2|700||5002'
+  budget untar2 1 "" 5 "$a" "$short"
   [[ $output == *$'untar2\t1\tbudget_outside_cpu_s\t0.02\ts'* ]]
   [[ $output == *$'untar2\t1\tdisturbed\t0\tflag'* ]]
-  run bash -c '. "$1/harness/common/budget.sh"; budget_records untar2 1 "" 100 "$2" "$3" 5' sh "$ROOT" "$a" "${b/1004 2000/1005 2000}"
+  budget untar2 1 "" 5 "$a" "${short/1004 2000/1005 2000}"
   [[ $output == *$'untar2\t1\tdisturbed\t1\tflag'* ]]
-  a='100.000000|1000 2000 30 40 500 0 2|700||5000'
-  b='101.000000|1100 2050 35 41 530 2 2|710||5100'
   # no tree (a BSD): no outside figure, no flag
-  run bash -c '. "$1/harness/common/budget.sh"; budget_records net-1 2 "" 100 "$2" "$3" 20' sh "$ROOT" "${a%|*}|" "${b%|*}|"
+  budget net-1 2 "" 20 "${a%|*}|" "${b%|*}|"
   [[ $output != *outside* ]] && [[ $output != *disturbed* ]]
   # the tree: a root, its child and grandchild (a command name with ") " in
   # it), each with its reaped children's ticks; not the process beside it

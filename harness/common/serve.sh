@@ -36,7 +36,7 @@ serve_cpus() {
     [ "$lo" -le "$hi" ] || settings_refuse "CLIENT_CPUS=$want: $r is not a range from low to high"
     for ((c = lo; c <= hi; c++)); do
       case " ${online[*]} " in *" $c "*) client+=("$c") ;;
-        *) settings_refuse "CLIENT_CPUS=$want: CPU $c is not online (online: $(tr '\n' ' ' < <(os_cpus_online)| sed 's/ $//'))" ;;
+        *) settings_refuse "CLIENT_CPUS=$want: CPU $c is not online (online: ${online[*]})" ;;
       esac
     done
   done
