@@ -3,7 +3,10 @@
 (stats.Estimate), best first, each other one's difference from the best
 with its 95% interval and test (stats.Comparison); the phase has a winner
 only when the best is significantly ahead of every other variant, and says
-what difference the run could have seen (stats.mde_of_sets).
+what difference the run could have seen (stats.mde_of_sets). Variants of
+one run and host whose trials ran in rounds (a blocked run: `round`
+records) are compared within the rounds (paired, the drift between rounds
+cancels) and the phase's detectable effect is the rounds' (stats.blocked).
 
 Filesystems in memory (tmpfs, ramfs, mfs) are not ranked: they are the
 memory ceiling, a reference beside the ranking. Disturbed trials (the
@@ -25,8 +28,9 @@ from resultslib import INVALID, NOT_FLUSHABLE, cold_phase, disturbed_note, memor
 class Entry:
     """One variant's figure in a phase's ranking."""
 
-    def __init__(self, v, vals, trials):
+    def __init__(self, v, vals, trials, by_round=None):
         self.v, self.vals, self.trials = v, vals, trials
+        self.by_round = by_round or {}  # {round: [values]} of a blocked run (resultslib.values_by_round)
         self.est = stats.estimate(vals)
         self.med = self.est.center  # the figure: the estimate (stats.Estimate)
         self.rel = 0.0  # percent from the best: + slower (times), - lower (rates)
@@ -46,8 +50,9 @@ def rank(variants, phase, metric):
     [Entry] of the filesystems in memory, "winner": the best's Entry when it
     is significantly ahead of every other, else None, "verdict": the card's
     words ("winner", "no winner", "cannot tell", "alone"), "mde": the
-    detectable effect in percent (inf: cannot tell), "disturbed": [(variant,
-    note)]} of one phase's metric, or None when no variant has a figure or
+    detectable effect in percent (inf: cannot tell), "rounds": the complete
+    rounds it is from (stats.blocked; 0: from the trials, unpaired),
+    "disturbed": [(variant, note)]} of one phase's metric, or None when no variant has a figure or
     the unit says no direction (a count, a size)."""
     unit = next((v.unit(phase, metric) for v in variants if v.values(phase, metric)), "")
     d = stats.direction(unit)
@@ -69,20 +74,26 @@ def rank(variants, phase, metric):
         elif memory_fs(v):
             reference.append(Entry(v, vals, trial_count(v, phase, len(vals))))
         else:
-            entries.append(Entry(v, vals, trial_count(v, phase, len(vals))))
+            entries.append(Entry(v, vals, trial_count(v, phase, len(vals)), v.values_by_round(phase, metric)))
     if not entries and not reference:
         return None
     entries.sort(key=lambda e: (e.med * -d, e.v.run, e.v.host, e.v.name))
     r = {"phase": phase, "metric": metric, "unit": unit, "lower": d < 0, "entries": entries, "out": out,
          "reference": reference, "winner": None, "disturbed": disturbed,
-         "mde": stats.mde_of_sets([e.vals for e in entries]) if len(entries) > 1 else math.inf}
+         "mde": math.inf, "rounds": 0}
+    if len(entries) > 1:
+        b = stats.blocked([e.by_round for e in entries]) if same_block(entries) else None
+        if b and b.rounds >= stats.TEST_MIN:
+            r["mde"], r["rounds"] = b.mde_pct, b.rounds
+        else:
+            r["mde"] = stats.mde_of_sets([e.vals for e in entries])
     if entries:
         best = entries[0]
         for i, e in enumerate(entries):
             e.place = i if e.med != best.med else 0
             e.ratio = (best.med / e.med if d < 0 else e.med / best.med) if best.med and e.med else 0.0
             if e is not best:
-                e.cmp = stats.compare(best.vals, e.vals)
+                e.cmp = stats.compare(best.vals, e.vals, by_round=paired(best, e))
                 e.rel = e.cmp.rel
         others = entries[1:]
         if not others:
@@ -98,6 +109,18 @@ def rank(variants, phase, metric):
     for e in reference:
         e.rel = (e.med - entries[0].med) / entries[0].med * 100 if entries and entries[0].med else math.nan
     return r
+
+
+def same_block(entries):
+    """Whether ENTRIES' rounds are the same blocks: one run, one host (the
+    harness's rounds coordinator runs the variants of one host together)."""
+    return len({(e.v.run, e.v.host) for e in entries}) == 1
+
+
+def paired(a, b):
+    """(A's, B's) trials by round for stats.compare when the two entries ran
+    in the same rounds, else None (an unpaired comparison)."""
+    return (a.by_round, b.by_round) if same_block([a, b]) and a.by_round and b.by_round else None
 
 
 # Rates a replay measures twice with --min-time (MIN_MEASURE_S): the first
@@ -174,6 +197,8 @@ def rel_words(e, r):
     parts = [stats.interval_text(c)]
     if c.p is not None:
         parts.append("%s p = %.2g" % (c.test, c.p))
+    elif c.rounds:
+        parts.append(c.test)
     return "%s, %s: %s" % (words, ", ".join(parts), c.verdict)
 
 
@@ -200,7 +225,8 @@ def overall(rankings, key):
     (phases it won significantly, "winner") and last places (of phases with
     two variants or more, significantly behind the best); "cmp" against the
     first: stats.Combined over the "tested" phases both have 2 trials or
-    more in (None for the first). Memory filesystems (references) are not
+    more in (None for the first), paired within the rounds where both ran
+    in the same ones. Memory filesystems (references) are not
     in it. KEY(v) names a variant across runs."""
     acc = {}
     for r in rankings:
@@ -223,7 +249,8 @@ def overall(rankings, key):
         if i == 0:
             continue
         first = out[0]["by_phase"]
-        pairs = [(first[k][0].vals, a["by_phase"][k][0].vals, first[k][1]) for k in a["by_phase"] if k in first]
+        pairs = [(first[k][0].vals, a["by_phase"][k][0].vals, first[k][1], paired(first[k][0], a["by_phase"][k][0]))
+                 for k in a["by_phase"] if k in first]
         pairs = [p for p in pairs if min(len(p[0]), len(p[1])) >= stats.TEST_MIN]
         a["tested"] = len(pairs)
         # the combined difference of this one's performance against the first's (- : behind)

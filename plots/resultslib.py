@@ -344,6 +344,11 @@ class Variant:
         (self.disturbed: the machine was busy) only with INVALID or when every
         valid trial is disturbed (a figure of a busy machine, disturbed_note
         says so, rather than none)."""
+        by_trial = self._by_trial(phase, metric, invalid)
+        return [by_trial[t] for t in sorted(by_trial)]
+
+    def _by_trial(self, phase, metric, invalid=False):
+        """{trial: value} of values()."""
         flag = disturbed_flag(metric)
         valid, calm = {}, {}
         for t, v, _u in self.metrics(phase).get(metric, ()):
@@ -351,8 +356,18 @@ class Variant:
                 valid[t] = num(v)
                 if invalid or (phase, t, flag) not in self.disturbed:
                     calm[t] = num(v)
-        by_trial = calm or valid
-        return [by_trial[t] for t in sorted(by_trial)]
+        return calm or valid
+
+    def values_by_round(self, phase, metric):
+        """{round: [values]} of the values() of PHASE/METRIC whose trial
+        records the round of a blocked run (`PHASE TRIAL round R count`,
+        docs/formats.md); trials without one are not in it."""
+        rounds = {t: whole(v, 1) for t, v, _u in self.metrics(phase).get("round", ())}
+        out = {}
+        for t, x in sorted(self._by_trial(phase, metric).items()):
+            if rounds.get(t):
+                out.setdefault(rounds[t], []).append(x)
+        return out
 
     def unit(self, phase, metric):
         recs = self.metrics(phase).get(metric)

@@ -49,10 +49,18 @@ def card(chart, title, r, name):
     return dict(id=chart, title=lines[0], sub=", ".join(lines[1:]), rows=rows,
                 winner=name(r["winner"].v) if r["winner"] else "",
                 verdict=ranking.card_words(r, name),
-                mde=stats.mde_text(r["mde"]) if len(r["entries"]) > 1 and math.isfinite(r["mde"]) else "",
+                mde=mde_words(r),
                 reference="; ".join("%s %s" % (name(x.v), fmt_value(x.med, r["unit"])) for x in r["reference"]),
                 disturbed="; ".join("%s: %s" % (name(v), note) for v, note in r["disturbed"]),
                 out="; ".join("%s: %s" % (w, ", ".join(n)) for w, n in out.items()))
+
+
+def mde_words(r):
+    """What a phase's ranking R could detect: "this run can tell differences
+    of 2.7% or more (6 rounds, paired)" ("" for a lone variant)."""
+    if len(r["entries"]) < 2 or not math.isfinite(r["mde"]):
+        return ""
+    return stats.mde_text(r["mde"]) + (" (%d rounds, paired)" % r["rounds"] if r.get("rounds") else "")
 
 
 def overall_row(i, a, name):

@@ -23,10 +23,19 @@ until its interval is narrow enough):
 prints one line `halfwidth_pct=X.XX n=N enough=yes|no`: the half-width of
 the confidence interval of the estimate of V1 V2 ... relative to the
 estimate, in percent (inf below 2 values), and whether it is within PCT.
-Bad input: one line on stderr, exit 2.
+and, for a blocked run (rounds: docs/results.md),
+    stats.py blocked --target PCT [--conf 0.95] FILE
+of FILE's lines `variant<TAB>round<TAB>value` prints one line
+`rounds=R variants=V df=D halfwidth_pct=H mde_pct=M enough=yes|no` (Blocked:
+the complete rounds, the residual's degrees of freedom, the half-width of
+the interval of a difference between two variants and the smallest
+difference the rounds can detect, in percent, inf below 2 complete rounds;
+enough when H is within PCT).
+Bad input: one line on stderr (naming FILE:LINE for a bad line), exit 2.
 """
 import functools
 import math
+import re
 import sys
 import warnings
 from statistics import NormalDist
@@ -427,13 +436,19 @@ class Comparison:
     ratios the test accepts, so again interval and test agree); significant
     only when both say so. Below 2 trials on a side: no test, CANNOT_TELL."""
 
-    def __init__(self, a, b, conf=CONF):
+    def __init__(self, a, b, conf=CONF, by_round=None):
         self.a, self.b, self.conf = estimate(a, conf), estimate(b, conf), conf
         self.lo = self.hi = self.p = self.test = None
         self.significant = False
+        self.rounds = 0  # the rounds a paired test compared (0: unpaired)
         ea, eb = self.a, self.b
         self.rel = (eb.center - ea.center) / abs(ea.center) * 100 if ea.n and eb.n and ea.center else math.nan
         self.mde = mde_pct(ea.cv, ea.n, eb.cv, eb.n, conf) if min(ea.n, eb.n) >= TEST_MIN else math.inf
+        diffs = round_diffs(*by_round) if by_round else []
+        if len(diffs) >= TEST_MIN:
+            self._paired(diffs)
+            self.verdict = SIGNIFICANT if self.significant else NOT_SIGNIFICANT
+            return
         if min(ea.n, eb.n) < TEST_MIN or math.isnan(self.rel):
             self.verdict = CANNOT_TELL
             return
@@ -467,6 +482,25 @@ class Comparison:
         self.p = _t_pvalue(d / se, df)
         self.significant = self.lo > 0 or self.hi < 0
 
+    def _paired(self, diffs):
+        """Student's t on the rounds' log ratios (round_diffs): the drift
+        between rounds is in both sides of a round and cancels."""
+        r = self.rounds = len(diffs)
+        self.test = "paired t-test over %d rounds" % r
+        d, sd = _mean_sd(diffs)
+        self.rel = math.expm1(d) * 100
+        se = sd / math.sqrt(r)
+        if se == 0:
+            self.lo = self.hi = self.rel
+            self.p, self.mde = (1.0 if d == 0 else 0.0), 0.0
+            self.significant = d != 0
+            return
+        h = t_quantile(0.5 + self.conf / 2, r - 1) * se
+        self.lo, self.hi = math.expm1(d - h) * 100, math.expm1(d + h) * 100
+        self.p = _t_pvalue(d / se, r - 1)
+        self.mde = math.expm1((t_quantile(0.5 + self.conf / 2, r - 1) + t_quantile(POWER, r - 1)) * se) * 100
+        self.significant = self.lo > 0 or self.hi < 0
+
     def _medians(self, a, b):
         self.test = "Mann-Whitney U test"
         if min(a[0], b[0]) <= 0:  # no ratio of figures that can be 0 or negative
@@ -480,12 +514,72 @@ class Comparison:
         self.significant = exact and (self.lo > 0 or self.hi < 0) and (self.p is None or self.p < 1 - self.conf)
 
     def as_dict(self):
-        return {k: getattr(self, k) for k in ("rel", "lo", "hi", "p", "test", "significant", "verdict", "mde", "conf")}
+        return {k: getattr(self, k) for k in ("rel", "lo", "hi", "p", "test", "significant", "verdict", "mde", "conf",
+                                              "rounds")}
 
 
-def compare(a, b, conf=CONF):
-    """The Comparison of trials B against trials A (see Comparison)."""
-    return Comparison(a, b, conf)
+def compare(a, b, conf=CONF, by_round=None):
+    """The Comparison of trials B against trials A (see Comparison); with
+    BY_ROUND, (A's, B's) trials by round ({round: [values]}), paired over
+    the rounds both have when they are 2 or more."""
+    return Comparison(a, b, conf, by_round)
+
+
+def _round_logs(by_round):
+    """{round: the mean of the logs of its values} of {round: [values]},
+    for the rounds with values, all positive."""
+    return {r: math.fsum(math.log(x) for x in vs) / len(vs) for r, vs in by_round.items()
+            if vs and all(x > 0 for x in vs)}
+
+
+def round_diffs(a_by_round, b_by_round):
+    """The paired differences of a blocked run, B against A, in the rounds
+    both have, in round order: the mean log of B's trials in the round
+    minus the mean log of A's."""
+    la, lb = _round_logs(a_by_round), _round_logs(b_by_round)
+    return [lb[r] - la[r] for r in sorted(set(la) & set(lb))]
+
+
+class Blocked:
+    """What the rounds of a blocked run (a randomized block design: each
+    round every variant once or more, back to back) say about the
+    differences between its variants, from SETS [{round: [values]}], one a
+    variant: rounds (the complete ones: every set has a value in them),
+    variants, df ((V - 1)(R - 1)), halfwidth_pct (the half-width of the
+    interval at conf of the difference between two variants, percent) and
+    mde_pct (the smallest difference found with POWER, percent); both inf
+    below 2 complete rounds or 2 variants. Each cell (variant, round) is
+    the mean of its values' logs; the additive two-way model (variant +
+    round) takes the rounds' drift out, its residual is the noise within a
+    round, and the standard error of a difference of two variants' means
+    over R rounds is sqrt(2 / R) times the residual's deviation."""
+
+    def __init__(self, sets, conf=CONF, power=POWER):
+        cells = [_round_logs(s) for s in sets]
+        common = sorted(set.intersection(*(set(c) for c in cells))) if cells else []
+        v, r = len(cells), len(common)
+        self.rounds, self.variants, self.df, self.conf = r, v, (v - 1) * (r - 1) if v and r else 0, conf
+        self.halfwidth_pct = self.mde_pct = math.inf
+        if r < TEST_MIN or v < 2:
+            return
+        y = [[c[k] for k in common] for c in cells]
+        row = [math.fsum(x) / r for x in y]
+        col = [math.fsum(y[i][j] for i in range(v)) / v for j in range(r)]
+        grand = math.fsum(row) / v
+        ss = math.fsum((y[i][j] - row[i] - col[j] + grand) ** 2 for i in range(v) for j in range(r))
+        se = math.sqrt(2 / r * ss / self.df)
+        t = t_quantile(0.5 + conf / 2, self.df)
+        self.halfwidth_pct = math.expm1(t * se) * 100
+        self.mde_pct = math.expm1((t + t_quantile(power, self.df)) * se) * 100
+
+    def enough(self, target):
+        """Whether the interval of a difference is within TARGET percent."""
+        return self.halfwidth_pct <= target
+
+
+def blocked(sets, conf=CONF, power=POWER):
+    """The Blocked analysis of SETS [{round: [values]}] (see Blocked)."""
+    return Blocked(sets, conf, power)
 
 
 class Combined:
@@ -495,12 +589,23 @@ class Combined:
     significant, mde (percent), phases (how many). Each phase's log ratio of
     the estimates, turned so that + is better, with its variance (CV^2 / n a
     side, as Comparison); their mean, its variance the sum over the square
-    of the count, Welch-Satterthwaite's degrees of freedom over them all."""
+    of the count, Welch-Satterthwaite's degrees of freedom over them all.
+    A phase whose pair carries its trials by round (a fourth element, (A's,
+    B's) {round: [values]}) and has 2 rounds in common or more: the mean of
+    its rounds' log ratios (round_diffs), their variance over R, R - 1
+    degrees of freedom (Comparison's paired test)."""
 
     def __init__(self, pairs, conf=CONF):
         self.phases, self.conf = len(pairs), conf
         ds, vs, dfs = [], [], []
-        for a, b, sign in pairs:
+        for a, b, sign, *by_round in pairs:
+            diffs = round_diffs(*by_round[0]) if by_round and by_round[0] else []
+            if len(diffs) >= TEST_MIN:
+                d, sd = _mean_sd(diffs)
+                ds.append(sign * d)
+                vs.append(sd ** 2 / len(diffs))
+                dfs.append(len(diffs) - 1)
+                continue
             ea, eb = estimate(a, conf), estimate(b, conf)
             if not (ea.center > 0 and eb.center > 0):  # no ratio of figures that can be 0 or negative
                 continue
@@ -530,8 +635,8 @@ class Combined:
 
 def combine(pairs, conf=CONF):
     """The Combined comparison of PAIRS [(trials of A, trials of B, +1 when
-    larger is better else -1)], each with 2 trials a side or more and
-    positive figures."""
+    larger is better else -1[, (A's, B's) trials by round])], each with 2
+    trials a side or more and positive figures."""
     return Combined(pairs, conf)
 
 
@@ -560,11 +665,15 @@ def interval_text(c):
 
 # ----- the command line: the harness's stopping rule -----
 
-USAGE = "usage: stats.py precision --target PCT [--conf 0.95] V1 V2 ..."
+USAGE = "usage: stats.py precision --target PCT [--conf 0.95] V1 V2 ... | blocked --target PCT [--conf 0.95] FILE"
 
 
 class _Usage(Exception):
     pass
+
+
+class _BadInput(Exception):
+    """A FILE line the command refuses: FILE:LINE: why."""
 
 
 def _finite(s, what):
@@ -577,8 +686,9 @@ def _finite(s, what):
     return v
 
 
-def _precision(args):
-    target, conf, vals = None, CONF, []
+def _options(args):
+    """(target, conf, the other arguments) of a command's ARGS."""
+    target, conf, rest = None, CONF, []
     i = 0
     while i < len(args):
         a = args[i]
@@ -594,7 +704,7 @@ def _precision(args):
             continue
         if a.startswith("--") and not _is_number(a):
             raise _Usage("unknown option %s" % a)
-        vals.append(_finite(a, "value"))
+        rest.append(a)
         i += 1
     if target is None:
         raise _Usage("--target PCT is required")
@@ -602,10 +712,54 @@ def _precision(args):
         raise _Usage("--target must be above 0: %g" % target)
     if not 0 < conf < 1:
         raise _Usage("--conf must be between 0 and 1: %g" % conf)
-    e = estimate(vals, conf)
+    return target, conf, rest
+
+
+def _pct_field(x):
+    return "inf" if math.isinf(x) else "%.2f" % x
+
+
+def _precision(args):
+    target, conf, rest = _options(args)
+    e = estimate([_finite(a, "value") for a in rest], conf)
     hw = e.halfwidth_pct
-    return "halfwidth_pct=%s n=%d enough=%s" % ("inf" if math.isinf(hw) else "%.2f" % hw, e.n,
-                                                "yes" if hw <= target else "no")
+    return "halfwidth_pct=%s n=%d enough=%s" % (_pct_field(hw), e.n, "yes" if hw <= target else "no")
+
+
+# a FILE line of `blocked`: variant TAB round TAB value (a positive figure)
+_BLOCKED_LINE = re.compile(r"([^\t\x00-\x1f\x7f\ud800-\udfff]+)\t([1-9][0-9]{0,8})\t"
+                           r"(\+?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?)")
+
+
+def _blocked_sets(path):
+    """[{round: [values]}] a variant of the FILE at PATH; _BadInput naming
+    the first line that is not `variant TAB round TAB value`."""
+    sets = {}
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as f:
+            for n, line in enumerate(f, 1):
+                line = line.rstrip("\n")
+                if not line:
+                    continue
+                m = _BLOCKED_LINE.fullmatch(line)
+                v = float(m.group(3)) if m else math.nan
+                if not (m and 0 < v < math.inf):
+                    raise _BadInput("%s:%d: not `variant<TAB>round<TAB>value` (round a whole number from 1, "
+                                    "value a positive number): %r" % (path, n, line[:80]))
+                sets.setdefault(m.group(1), {}).setdefault(int(m.group(2)), []).append(v)
+    except OSError as e:
+        raise _BadInput("%s: %s" % (path, e.strerror or e)) from None
+    return list(sets.values())
+
+
+def _blocked(args):
+    target, conf, rest = _options(args)
+    if len(rest) != 1:
+        raise _Usage("blocked takes one FILE")
+    b = blocked(_blocked_sets(rest[0]), conf)
+    return "rounds=%d variants=%d df=%d halfwidth_pct=%s mde_pct=%s enough=%s" % (
+        b.rounds, b.variants, b.df, _pct_field(b.halfwidth_pct), _pct_field(b.mde_pct),
+        "yes" if b.enough(target) else "no")
 
 
 def _is_number(s):
@@ -616,13 +770,19 @@ def _is_number(s):
         return False
 
 
+COMMANDS = {"precision": _precision, "blocked": _blocked}
+
+
 def main(argv):
     try:
-        if not argv or argv[0] != "precision":
+        if not argv or argv[0] not in COMMANDS:
             raise _Usage("unknown command %s" % (argv[0] if argv else "(none)"))
-        print(_precision(argv[1:]))
+        print(COMMANDS[argv[0]](argv[1:]))
     except _Usage as e:
         print("stats.py: %s (%s)" % (e, USAGE), file=sys.stderr)
+        return 2
+    except _BadInput as e:
+        print("stats.py: %s" % e, file=sys.stderr)
         return 2
     return 0
 
