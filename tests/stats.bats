@@ -93,7 +93,7 @@ stats.main(["blocked", "--target", "2", sys.argv[1]]); print("scipy" in sys.modu
 
 @test "stats: blocked refuses a bad line in one line naming the file and line, exit 2" {
   for line in 'A\t0\t100' 'A\t1\t-3' 'A\t1' 'A\t1\tnan' '\t1\t100' 'A\t1\t100\tx'; do
-    printf "A\t1\t100\n$line\n" >"$BATS_TEST_TMPDIR/bad.tsv"
+    printf 'A\t1\t100\n%b\n' "$line" >"$BATS_TEST_TMPDIR/bad.tsv"
     run --separate-stderr "$PY" plots/stats.py blocked --target 2 "$BATS_TEST_TMPDIR/bad.tsv"
     [ "$status" -eq 2 ] || { echo "$line: exit $status"; false; }
     [ -z "$output" ]
