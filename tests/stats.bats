@@ -439,4 +439,11 @@ PY
     [ "$(card_mde rounds "$p")" = "$(card_mde plain "$p")" ]
   done
   [ "$(card_mde rounds net-1)" != "$(card_mde plain net-1)" ]
+  # rounds are blocks of one run: two runs drawn together are not one block (each card unpaired)
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN="rounds plain" OUT="$OUT/both"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  for p in serve-cold-1 net-1; do
+    [ -n "$(card_mde both "$p")" ]
+    [[ $(card_mde both "$p") != *paired* ]]
+  done
 }
