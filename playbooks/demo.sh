@@ -28,7 +28,8 @@ minutes() {
 
 # progress_lines T0 : reads the play's progress lines (playbooks/roles/
 # phases/tasks/progress.yml: HOST make VARIANT I/N, HOST step N/TOTAL
-# TRIAL/TRIALS VARIANT POS/NV PHASE, HOST done) on stdin as they come and
+# TRIAL/TRIALS VARIANT POS/NV PHASE, HOST rounds PHASE TRIAL/TRIALS NV,
+# HOST done; harness/rounds.sh's HOST round TEXT) on stdin as they come and
 # prints one line each, with the time left: every trial of every variant
 # runs the same steps, so each step is estimated by the mean time the same
 # step of the earlier trials took (by the mean of all steps before a step
@@ -40,12 +41,15 @@ progress_lines() {
   local -A seen=()
   while IFS=$'\t' read -r host kind a b c d e; do
     # each line once, should tail read the file again
-    [ -z "${seen[$host $kind $a $b]:-}" ] || continue
+    [ "$kind" = round ] || [ -z "${seen[$host $kind $a $b]:-}" ] || continue
     seen[$host $kind $a $b]=1
     now=$EPOCHSECONDS
     case $kind in
       make) say "making the filesystem of $a (${b%/*} of ${b#*/})" ;;
       done) say "every trial ran ($(minutes $((now - t0))) in); unmounting, fetching, summary" ;;
+      rounds) say "trial $b: $a of all $c variants in blocked rounds ($(minutes $((now - t0))) in)" ;;
+      # harness/rounds.sh's own lines (ROUNDS_PROGRESS): one per round and figure
+      round) say "  $a" ;;
       step)
         n=${a%/*} total=${a#*/}
         # steps of one trial of one variant: TOTAL / (TRIALS x VARIANTS)

@@ -349,6 +349,41 @@ sig() {
   nothing_left
 }
 
+@test "variants that coexist run serve and net in blocked rounds: the phases before for each, then harness/rounds.sh for all, then the phases after; a variant that fails in its rounds is out, the rest go on" {
+  require_root
+  require_cmd ansible-playbook
+  inventory "$tmp/inv.yml" "[{name: a, fs: tmpfs, size: 16M}, {name: b, fs: tmpfs, size: 16M}, {name: c, fs: tmpfs, size: 16M}]"
+  STUB_FAIL=b:serve run play "$tmp/inv.yml" -e shootout_run_id=rb -e shootout_order_seed=5 -e shootout_result_host=h \
+    -e shootout_trials=2 -e '{"shootout_phases": ["untar", "flush", "serve", "net", "delete"]}' -e "shootout_progress=$tmp/progress.tsv"
+  [ "$status" -ne 0 ] || { echo "$output"; false; }
+  # 5-h-1 gives c b a, 5-h-2 b a c (the order test above): each trial's
+  # untar and flush variant by variant in that order, serve and net of all
+  # of them in one call each, then delete variant by variant.
+  [ "$(awk '{ print $1 substr($2, 9) }' "$tmp/results/calls.log" | tr '\n' ' ')" = \
+    "untarc flushc untarb flushb untara flusha servec serveb servea netc neta deletec deletea untara flusha untarc flushc servea servec neta netc deletea deletec " ]
+  cat "$tmp/results/rounds.log"
+  [ "$(cat "$tmp/results/rounds.log")" = "$(printf 'serve 5-1 c b a\nnet 5-1 c a\nserve 5-2 a c\nnet 5-2 a c')" ]
+  sum=$tmp/results/rb/summary.tsv
+  cat "$sum"
+  grep -qP '^localhost\ta\t10/10 untar,flush,serve,net,delete\t-$' "$sum"
+  grep -qP '^localhost\tc\t10/10 untar,flush,serve,net,delete\t-$' "$sum"
+  grep -qP '^localhost\tb\t2/10 untar,flush\tserve: stub: serve failed on purpose$' "$sum"
+  jq -e '.status == "failed"' "$tmp/results/rb/h/b/meta.json" 2>/dev/null || [ ! -s "$tmp/results/rb/h/b/meta.json" ]
+  # a progress line for each rounds call; the rounds' wall time shared out
+  # among the variants' measured share
+  [ "$(grep -c "	rounds	" "$tmp/progress.tsv")" -eq 4 ]
+  grep -qP '\trounds\tserve\t1/2\t3$' "$tmp/progress.tsv"
+  [ "$(grep -cE '^h [ac] [0-9]+\.[0-9]{3}$' "$tmp/results/share.log")" -ge 4 ]
+  # shootout_rounds: false runs each variant's trial whole, as before
+  run play "$tmp/inv.yml" -e shootout_run_id=rf -e shootout_order_seed=5 -e shootout_result_host=h -e shootout_rounds=false \
+    -e shootout_trials=1 -e '{"shootout_phases": ["untar", "serve", "delete"]}'
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(grep -c . "$tmp/results/rounds.log")" -eq 4 ]
+  [ "$(tail -n 9 "$tmp/results/calls.log" | awk '{ print $1 substr($2, 9) }' | tr '\n' ' ')" = \
+    "untarc servec deletec untarb serveb deleteb untara servea deletea " ]
+  nothing_left
+}
+
 # shared_disk_inventory : $tmp/inv.yml of three variants, a (ext4) and b
 # (ext2) on one loop disk of the test's, t (tmpfs) beside them.
 shared_disk_inventory() {
