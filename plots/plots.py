@@ -81,8 +81,9 @@ def main(argv):
     import report
     out = a.out or "report"
     with aside(a, out, runs, export.FILES) as tmp:
-        made = charts.Renderer(runs, tmp).render_all()
-        report.write(runs, made, tmp)
+        ranked = charts.rankings(runs)  # one pass, corrected over the report's comparisons (ranking.rank_all)
+        made = charts.Renderer(runs, tmp, ranked).render_all()
+        report.write(runs, made, tmp, ranked)
         export.write(runs, tmp)
     print("plots: report of %s in %s/index.html (%d charts), summary in %s/summary.md, results for other tools "
           "in %s/{%s}" % (", ".join(names), out, len(made), out, out, ",".join(export.FILES)))
