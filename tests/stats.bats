@@ -15,13 +15,18 @@ setup() {
   [ ! -x /usr/bin/python3 ] || PY=/usr/bin/python3
 }
 
-@test "stats: unit tests with scipy" {
+# unit_tests FILE : FILE's unit tests (unittest) pass with scipy, none skipped
+unit_tests() {
   "$PY" -c 'import scipy' 2>/dev/null || skip "needs python3-scipy (make deps)"
-  run "$PY" tests/stats_test.py
+  run "$PY" "$1"
   echo "$output"
   [ "$status" -eq 0 ]
   [[ $output == *OK* ]]
   [[ $output != *skipped* ]]
+}
+
+@test "stats: unit tests with scipy" {
+  unit_tests tests/stats_test.py
 }
 
 @test "stats: unit tests with the standard library alone (scipy blocked)" {
@@ -32,12 +37,7 @@ setup() {
 }
 
 @test "stats: ranking's correction over a report's comparisons: unit tests (tests/ranking_test.py)" {
-  "$PY" -c 'import scipy' 2>/dev/null || skip "needs python3-scipy (make deps): the p values"
-  run "$PY" tests/ranking_test.py
-  echo "$output"
-  [ "$status" -eq 0 ]
-  [[ $output == *OK* ]]
-  [[ $output != *skipped* ]]
+  unit_tests tests/ranking_test.py
 }
 
 @test "stats: precision prints one line, exit 0; enough when the half-width is within the target" {
