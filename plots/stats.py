@@ -28,7 +28,6 @@ import math
 import re
 import sys
 
-import tdist
 from tdist import mann_whitney_p, mean_sd, order_interval, scipy_stats, shift_interval, t_pvalue, t_quantile, welch_df
 
 CONF = 0.95  # the confidence of every interval and test
@@ -68,10 +67,6 @@ def ranked_metric(metric, unit):
     """A timing or a rate a reader ranks and compares (direction()): not the
     CPU seconds user_s and sys_s nor the time budget's parts (budget_*)."""
     return bool(direction(unit)) and metric not in ("user_s", "sys_s") and "budget_" not in metric
-
-
-# the kernel profile's test of shares, asked here as before
-welch_p = tdist.welch_p
 
 
 def have_scipy():

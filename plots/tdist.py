@@ -1,8 +1,8 @@
 """The distributions the statistics need (plots/stats.py, docs/results.md):
-Student's t (quantiles, p values, Welch's degrees of freedom), the binomial
-interval of a median, the Mann-Whitney U (its exact null distribution, its
-p value, the Hodges-Lehmann interval that goes with it). It imports no
-module of plots/.
+a sample's mean and deviation, Student's t (quantiles, p values, Welch's
+degrees of freedom and test), the binomial interval of a median, the
+Mann-Whitney U (its exact null distribution, its p value, the
+Hodges-Lehmann interval that goes with it). It imports no module of plots/.
 
 Runs with the Python standard library alone (hosts under test may lack
 scipy); with scipy importable (the report machine: harness/deps.sh) it takes
