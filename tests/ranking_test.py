@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import ranking  # noqa: E402
 import stats  # noqa: E402
 
-HAVE_SCIPY = stats._scipy_stats() is not None
+HAVE_SCIPY = stats.have_scipy()
 
 
 class FakeVariant:
