@@ -15,13 +15,18 @@ setup() {
   [ ! -x /usr/bin/python3 ] || PY=/usr/bin/python3
 }
 
-@test "stats: unit tests with scipy" {
+# unit_tests FILE : FILE's unit tests (unittest) pass with scipy, none skipped
+unit_tests() {
   "$PY" -c 'import scipy' 2>/dev/null || skip "needs python3-scipy (make deps)"
-  run "$PY" tests/stats_test.py
+  run "$PY" "$1"
   echo "$output"
   [ "$status" -eq 0 ]
   [[ $output == *OK* ]]
   [[ $output != *skipped* ]]
+}
+
+@test "stats: unit tests with scipy" {
+  unit_tests tests/stats_test.py
 }
 
 @test "stats: unit tests with the standard library alone (scipy blocked)" {
@@ -29,6 +34,10 @@ setup() {
   echo "$output"
   [ "$status" -eq 0 ]
   [[ $output == *OK* ]]
+}
+
+@test "stats: ranking's correction over a report's comparisons: unit tests (tests/ranking_test.py)" {
+  unit_tests tests/ranking_test.py
 }
 
 @test "stats: precision prints one line, exit 0; enough when the half-width is within the target" {
@@ -119,7 +128,7 @@ stats.main(["blocked", "--target", "2", sys.argv[1]]); print("scipy" in sys.modu
   run "$PY" tests/plot_imports.py "$BATS_TEST_TMPDIR/plots"
   [ "$status" -eq 1 ]
   [[ $output == *"import circle: budget, ranking, resultslib ("*"resultslib -> budget)"* ]]
-  [[ $output == *"layering: resultslib.py imports budget (it may import only: stats)"* ]]
+  [[ $output == *"layering: resultslib.py imports budget (it may import only: readers, stats)"* ]]
 }
 
 # aa_run RUN ARGS... : a synthetic run (tests/fixtures/plots/mkaa.py): three
@@ -326,6 +335,81 @@ print(*[(r["trials"], r["disturbed"], r["note"]) for r in json.load(open(sys.arg
   run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=single OUT="$OUT/single"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   grep -q '^| h1 / A | 10.0 s (95% CI ±3.0%; spread 6.9%; ' "$OUT/single/summary.md"
+}
+
+# card_of RUN PHASE : the HTML of a report's card of PHASE
+card_of() {
+  sed -n "/<div class=\"card\" id=\"rank-$2\">/,/<\/div>/p" "$OUT/$1/index.html"
+}
+
+@test "stats: an A/A run whose warm serve has a winner by chance at 95% names none after correcting for its 12 comparisons; the card says why" {
+  require_cmd gnuplot
+  "$PY" -c 'import scipy' 2>/dev/null || skip "needs python3-scipy (make deps): the p values"
+  aa_run chance --seed 17
+  # the fixture's point: at 95% on its own, B wins the warm serve phase (both comparisons significant)
+  "$PY" - "$BATS_TEST_TMPDIR/res" <<'PY'
+import sys
+sys.path.insert(0, "plots")
+import ranking, resultslib
+r = ranking.rank(resultslib.load_run(sys.argv[1], "chance").variants, "serve-warm-1", "rps")
+assert r["winner"] and r["winner"].v.name == "B", r["verdict"]
+PY
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=chance OUT="$OUT/chance"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  run grep -c 'class="winner"' "$OUT/chance/index.html"
+  [ "$output" -eq 0 ]
+  grep -q 'No best overall: no variant is significantly ahead of every other.' "$OUT/chance/index.html"
+  # said once, in the first line; the card says why it has no winner, each comparison its adjusted p
+  grep -q '<p class="lead">.* Winners are named at a 5% false discovery rate over the 12 comparisons of this report (Benjamini-Hochberg); each interval is its comparison&#39;s own 95% interval\.' \
+    "$OUT/chance/index.html"
+  [ "$(grep -c 'false discovery rate' "$OUT/chance/index.html")" -eq 1 ]
+  card_of chance serve-warm-1 | grep -q '<span class="verdict">no winner: B ahead, not significantly after correcting for 12 comparisons</span>'
+  [ "$(card_of chance serve-warm-1 | grep -c 'p = 0.0[0-9]*: not significant after correcting for 12 comparisons (Benjamini-Hochberg adjusted p = 0.17)">-4.1% (not significant)<br><small>-[0-9.]*% to -[0-9.]*%</small>')" -eq 2 ]
+  # the other phases' verdicts as before
+  [ "$(grep -c '<span class="verdict">no winner: [ABC] ahead, not significantly</span>' "$OUT/chance/index.html")" -eq 5 ]
+  grep -q '^- \*\*serve, warm cache, 1 server process\*\* ([^)]*): no winner: B ahead, not significantly after correcting for 12 comparisons\. B [0-9,]* (best); C [0-9,]* (-4.1%, 95% CI -[0-9.]*% to -[0-9.]*%, not significant after correcting for 12 comparisons); ' \
+    "$OUT/chance/summary.md"
+  [ "$(grep -c 'Winners are named at a 5% false discovery rate over the 12 comparisons of this report' "$OUT/chance/summary.md")" -eq 1 ]
+  # the chart marks them as the card does
+  [ "$(grep -c '"[AC]" "19,6[0-9][0-9]  -4.1% (not significant)"' "$OUT/chance/serve-warm-1.dat")" -eq 2 ]
+}
+
+@test "stats: a variant 10% slower is found in every phase after correcting for the run's comparisons" {
+  require_cmd gnuplot
+  aa_run slower --faster B=-10
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=slower OUT="$OUT/slower"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -q 'Winners are named at a 5% false discovery rate over the 12 comparisons of this report' "$OUT/slower/summary.md"
+  "$PY" - "$OUT/slower/summary.md" <<'PY'
+import re, sys
+md = open(sys.argv[1]).read()
+phases = [l for l in md.splitlines() if l.startswith("- **")]
+assert len(phases) == 6, phases
+for line in phases:
+    rel, tail = re.search(r"; B [\d,.]+ s? ?\(([-+][\d.]+)%, 95% CI [-+][\d.]+% to [-+][\d.]+%([^)]*)\)", line).groups()
+    assert tail == "", line  # significant, also after the correction
+    assert abs(float(rel)) > 5, line
+PY
+  # last, significantly behind the best, in all 6 phases
+  grep -q '^| 3 | B | [0-9]*% | -[0-9.]*% (95% CI -[0-9.]*% to -[0-9.]*%) | 0 | 6 |$' "$OUT/slower/summary.md"
+}
+
+@test "stats: a run of one phase and one comparison is ranked as on its own: no correction, not said" {
+  require_cmd gnuplot
+  "$PY" -c 'import scipy' 2>/dev/null || skip "needs python3-scipy (make deps): the p values"
+  "$PY" tests/fixtures/plots/mkaa.py "$BATS_TEST_TMPDIR/res" one --variants A,B --trials 5 --faster B=3 --seed 16
+  for f in "$BATS_TEST_TMPDIR"/res/one/h1/*/records.tsv; do
+    grep -E $'^(phase|net-1)\t' "$f" >"$f.new"
+    mv "$f.new" "$f"
+  done
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=one OUT="$OUT/one"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(grep -c '<div class="card"' "$OUT/one/index.html")" -eq 1 ]
+  # p = 0.033: a winner at 95%, as it stays with one comparison
+  card_of one net-1 | grep -q '<span class="verdict">winner <b class="winner">B</b></span>'
+  card_of one net-1 | grep -q 'Welch&#39;s t-test p = 0.033: significant"'
+  run grep -c 'false discovery\|after correcting' "$OUT/one/index.html" "$OUT/one/summary.md"
+  [ "$output" = "$(printf '%s\n' "$OUT/one/index.html:0" "$OUT/one/summary.md:0")" ]
 }
 
 # drift_run RUN ARGS... : a synthetic blocked run (mkaa.py --rounds): three

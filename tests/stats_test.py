@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Unit tests of plots/stats.py (run by tests/stats.bats). With --no-scipy
+"""Unit tests of plots/stats.py and plots/tdist.py (run by tests/stats.bats). With --no-scipy
 the import of scipy fails, as on a host under test without it, and the
 standard-library fallbacks are tested; the same answers are expected."""
 import math
@@ -20,8 +20,9 @@ if "--no-scipy" in sys.argv:
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plots"))
 import stats  # noqa: E402
+import tdist  # noqa: E402
 
-HAVE_SCIPY = stats._scipy_stats() is not None
+HAVE_SCIPY = stats.have_scipy()
 
 # Student's t quantiles (two-sided 95%: p = 0.975; power 80%: p = 0.8), from tables.
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 9: 2.262, 29: 2.045}
@@ -46,7 +47,7 @@ class Quantiles(unittest.TestCase):
         from scipy.stats import t
         for df in list(range(1, 31)) + [50, 200, 1000]:
             for p in (0.6, 0.8, 0.9, 0.975, 0.995, 0.025):
-                self.assertAlmostEqual(stats._t_quantile_whole(p, df), t.ppf(p, df), delta=1e-6 * abs(t.ppf(p, df)))
+                self.assertAlmostEqual(tdist.t_quantile_whole(p, df), t.ppf(p, df), delta=1e-6 * abs(t.ppf(p, df)))
         self.assertAlmostEqual(stats.t_quantile(0.975, 7.5), t.ppf(0.975, 7.5), places=9)  # Welch's: scipy
 
 
@@ -158,7 +159,7 @@ class Comparisons(unittest.TestCase):
         import warnings
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            p = stats.welch_p([1.0, 1.0, 1.0 + 1e-15], [2.0, 2.0, 2.0])
+            p = tdist.welch_p([1.0, 1.0, 1.0 + 1e-15], [2.0, 2.0, 2.0])
         if HAVE_SCIPY:
             self.assertLess(p, 0.05)
 
