@@ -21,10 +21,11 @@ setup_file() {
   local F=$BATS_FILE_TMPDIR v
   mkdir -p "$F/tmpfs"
   mount -t tmpfs -o size=256m tmpfs "$F/tmpfs"
-  for v in 1 2 3; do
+  # t1-t3 the method's state before serve; t4 without the update tarball
+  for v in 1 2 3 4; do
     mkdir -p "$F/tmpfs/t$v"
     env RESULTS="$F/prep" HOST=prep VARIANT="v$v" SHOOTOUT_ROOT="$ROOT" HARNESS_BIN="$BIN" TARGET="$F/tmpfs/t$v" \
-      ALLOW_NONMOUNT=1 DATASET=tiny DATASETS_OUT="$F/ds" FLUSH=none PRECISION=0 PHASES="untar untar2" \
+      ALLOW_NONMOUNT=1 DATASET=tiny DATASETS_OUT="$F/ds" FLUSH=none PRECISION=0 PHASES="untar$([ "$v" = 4 ] || echo ' untar2')" \
       "$ROOT/harness/shootout.sh" >"$F/prep-v$v.log" 2>&1 || { cat "$F/prep-v$v.log" >&2; return 1; }
   done
 }
@@ -202,6 +203,8 @@ EOF
     done
   done
   grep -qx 'rounds: net-1 stops after round 2: precise (half-width 7.5 % of a difference, within PRECISION=50)' <<<"$stderr"
+  # the net phase leaves the tree's mark as it was: serve still finds untar2 done
+  grep -qxF 'update.tar.gz extracted (phase untar2)' "$F/tmpfs/t1/data/.shootout-owned"
   # never precise, a time cap no round fits in twice: one round
   stub no
   PRECISION=50 PRECISION_MAX_TRIALS=10 PRECISION_MAX_S=0.001 rounds net "$T/a.spec" "$T/b.spec"
@@ -256,12 +259,15 @@ EOF
   spec a v1 "$F/tmpfs/t1"
   spec b v2 "$F/tmpfs/t2"
   spec c v3 "$T/nosuch"
-  PRECISION=0 rounds serve "$T/a.spec" "$T/c.spec" "$T/b.spec"
+  # without the update tarball: refused, not untar2 measured while the others start
+  spec d v4 "$F/tmpfs/t4"
+  PRECISION=0 rounds serve "$T/a.spec" "$T/c.spec" "$T/b.spec" "$T/d.spec"
   [ "$status" -eq 1 ]
-  [ "$(cut -f 1,2 <<<"$output" | tr '\t\n' ': ')" = "v1:ok v3:refused v2:ok " ]
+  [ "$(cut -f 1,2 <<<"$output" | tr '\t\n' ': ')" = "v1:ok v3:refused v2:ok v4:refused " ]
   [ "$(sed -n 2p <<<"$output")" = "v3"$'\t'"refused"$'\t'"serve-cold-1: TARGET=$T/nosuch is not a directory: mount the filesystem under test there first" ]
+  [ "$(sed -n 4p <<<"$output")" = "v4"$'\t'"refused"$'\t'"phase-serve.sh: $F/tmpfs/t4/data holds the first tarball only (the request list names files of the update tarball): run phase-untar2 before harness/rounds.sh" ]
   grep -qx 'rounds: v3 is out: its phase ended before its first turn (exit 2)' <<<"$stderr"
-  [ ! -e "$(the_run)/v3" ]
+  [ ! -e "$(the_run)/v3" ] && [ ! -e "$(the_run)/v4" ]
   [ "$(rec v1 serve-warm-1 round | tr '\t' :)" = 1:1 ]
   # v2's phase killed outright in round 2 or 3: v1 goes on alone to the trial cap
   rm -rf "$RESULTS"
