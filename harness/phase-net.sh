@@ -108,7 +108,10 @@ for p in $NET_PROCS; do
         t=$((t + 1))
       done
       [ "$t" -gt "$base" ] || harness_die "the rounds coordinator ended $name before its first turn"
+      # back to the last trial that ran (the next one was only waited for)
       t=$((t - 1))
+      CUR_TRIAL=$t
+      phase_move "$name"
       turn_end "$name" "$t" 0
     else
       precision_begin

@@ -126,8 +126,11 @@ serve_rounds() {
     t=$((t + 1))
   done
   [ "$t" -gt "$base" ] || harness_die "the rounds coordinator ended $cold before its first turn"
-  turn_end "$cold" $((t - 1)) 0
-  turn_end "$warm" $((t - 1)) 1
+  # back to the last trial that ran (the next one was only waited for)
+  CUR_TRIAL=$((t - 1))
+  phase_move "$warm"
+  turn_end "$cold" "$CUR_TRIAL" 0
+  turn_end "$warm" "$CUR_TRIAL" 1
   rps=$(printf '%s\n' "${cold_rates[@]}" | precision_median)
   phase_figure "cold-$p$3 ${rps%%.*} req/s$(precision_note "$cold" "$base" $((t - 1)))"
   rps=$(printf '%s\n' "${warm_rates[@]}" | precision_median)

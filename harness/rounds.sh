@@ -103,7 +103,8 @@ rounds_exec() {
   shift
   for k in "$@"; do exec {k}>&-; done
   trap - EXIT INT TERM HUP
-  os_setsid env -u ROUNDS_STATS "${SPEC_ENV[@]:${SPEC_FROM[i]}:${SPEC_COUNT[i]}}" RUN_ID="$RUN_ID" \
+  unset ROUNDS_STATS
+  os_setsid env "${SPEC_ENV[@]:${SPEC_FROM[i]}:${SPEC_COUNT[i]}}" RUN_ID="$RUN_ID" \
     SHOOTOUT_ROOT="$SHOOTOUT_ROOT" ROUNDS_UP="$TMP/$i.up" ROUNDS_DOWN="$TMP/$i.down" ROUNDS_PID=$$ \
     "$SHOOTOUT_ROOT/harness/phase-$PHASE.sh"
 }
@@ -170,7 +171,9 @@ rounds_group() {
   r=$(($(plan_last_round "$g") + 1))
   t0=$EPOCHREALTIME
   while :; do
+    [ -z "$STOPPING" ] || rounds_interrupted
     mapfile -t order < <(plan_shuffle "$ROUNDS_SEED-$HOST-$g-$r" "${members[@]}")
+    [ ${#order[@]} -eq ${#members[@]} ] || harness_die "cannot shuffle the variants of $g round $r (python3?)"
     plan_note_round "$g" "$r" "${order[@]}"
     tr0=$EPOCHREALTIME pos=0 n=${#order[@]}
     for i in "${order[@]}"; do
