@@ -80,6 +80,30 @@ rounds() {
   printf 'status %s\nstdout:\n%s\nstderr:\n%s\n' "$status" "$output" "$stderr"
 }
 
+# rounds_bg CAP PHASE SPEC... : harness/rounds.sh in the background ($pid;
+# job control on, so that it takes SIGINT), PRECISION=50 (the stand-in never
+# says enough), CAP rounds, no time cap, its output in $T/out and $T/err;
+# back once round 2 has begun.
+rounds_bg() {
+  local cap=$1
+  shift
+  set -m
+  PRECISION=50 PRECISION_MAX_TRIALS=$cap PRECISION_MAX_S=600 env TMPDIR="$T/tmp" "$ROOT/harness/rounds.sh" "$@" \
+    >"$T/out" 2>"$T/err" &
+  pid=$!
+  set +m
+  poll_until 60 has_round 2
+}
+
+# rounds_end : until rounds_bg's rounds.sh has ended (150 s), its exit
+# status in $rc, its output shown.
+rounds_end() {
+  wait_for_exit "$pid" 150
+  rc=0
+  wait "$pid" || rc=$?
+  cat "$T/out" "$T/err"
+}
+
 # rec VARIANT NAME METRIC : TRIAL<TAB>VALUE of each trial of NAME with METRIC.
 rec() {
   awk -F '\t' -v p="$2" -v m="$3" '$1 == p && $3 == m { print $2 "\t" $4 }' "$(the_run)/$1/records.tsv"
@@ -271,19 +295,13 @@ EOF
   [ "$(rec v1 serve-warm-1 round | tr '\t' :)" = 1:1 ]
   # v2's phase killed outright in round 2 or 3: v1 goes on alone to the trial cap
   rm -rf "$RESULTS"
-  PRECISION=50 PRECISION_MAX_TRIALS=6 PRECISION_MAX_S=600 env TMPDIR="$T/tmp" "$ROOT/harness/rounds.sh" serve "$T/a.spec" "$T/b.spec" \
-    >"$T/out" 2>"$T/err" &
-  pid=$!
-  poll_until 60 has_round 2
+  rounds_bg 6 serve "$T/a.spec" "$T/b.spec"
   v2=$(for p in $(ours); do
     tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx VARIANT=v2 && grep -q phase-serve "/proc/$p/cmdline" 2>/dev/null && echo "$p"
   done | head -n 1)
   [ -n "$v2" ]
   kill -KILL "$v2"
-  wait_for_exit "$pid" 120
-  rc=0
-  wait "$pid" || rc=$?
-  cat "$T/out" "$T/err"
+  rounds_end
   [ "$rc" -eq 1 ]
   [ "$(cut -f 1,2 "$T/out" | tr '\t\n' ': ')" = "v1:ok v2:failed " ]
   [ "$(sed -n 2p "$T/out" | cut -f 3)" = "exit 137 (killed by SIGKILL)" ]
@@ -296,18 +314,10 @@ EOF
 @test "rounds: SIGINT stops every phase: exit 130, each variant interrupted, no process or FIFO left" {
   spec a v1 "$F/tmpfs/t1"
   spec b v2 "$F/tmpfs/t2"
-  set -m # the background job takes SIGINT (without job control it ignores it)
-  PRECISION=50 PRECISION_MAX_TRIALS=100 PRECISION_MAX_S=600 env TMPDIR="$T/tmp" "$ROOT/harness/rounds.sh" serve "$T/a.spec" "$T/b.spec" \
-    >"$T/out" 2>"$T/err" &
-  pid=$!
-  set +m
-  poll_until 60 has_round 2
+  rounds_bg 100 serve "$T/a.spec" "$T/b.spec"
   [ "$(ours | wc -l)" -ge 3 ]
   kill -INT "$pid"
-  wait_for_exit "$pid" 150
-  rc=0
-  wait "$pid" || rc=$?
-  cat "$T/out" "$T/err"
+  rounds_end
   [ "$rc" -eq 130 ]
   [ "$(cut -f 1,2 "$T/out" | tr '\t\n' ': ')" = "v1:interrupted v2:interrupted " ]
   grep -qx 'rounds: interrupted by SIGINT: stopping every phase' "$T/err"
