@@ -130,39 +130,53 @@ def ref_lines(refs, top, bottom):
     return out
 
 
+def bar_specs(layout):
+    """[(chart name, phase, metric, title, scale group)] of the bar charts
+    of LAYOUT's variants: BAR_CHARTS, then their other phases
+    (PATTERN_CHARTS, else a GENERIC_METRICS one), micro-benchmarks aside."""
+    slots = [v for _x, v in layout.slots]
+    # the phase's headline: the steady window's rate where a replay measured one
+    specs = [(n, p, ranking.headline(slots, p, m), ranking.headline_title(t, ranking.headline(slots, p, m)), g)
+             for n, p, m, t, g in BAR_CHARTS]
+    known = {s[1] for s in specs}
+    phases = []
+    for v in slots:
+        phases += [p for p in v.phases() if p not in phases and p not in known and p not in micro_charts.MICRO_PHASES]
+    for p in phases:
+        pat = pattern_spec(p, layout)
+        if pat:
+            specs.append(pat)
+            continue
+        for m in GENERIC_METRICS:
+            if any(v.values(p, m) for v in slots):
+                specs.append((p if m in ("wall_s", "rps") else p + "-" + m, p, m,
+                              "%s (%s)" % (PHASE_WORDS.get(p, p), METRIC_WORDS[m]), p + "/" + m))
+                break
+    return specs
+
+
+def rankings(runs):
+    """{(phase, metric): ranking} of every bar chart's phase of RUNS, in one
+    pass and corrected together (ranking.rank_all): what the charts, the
+    cards and summary.md all show of a report."""
+    layout = Layout(runs)
+    return ranking.rank_all([v for _x, v in layout.slots], [(p, m) for _n, p, m, _t, _g in bar_specs(layout)])
+
+
 class Renderer:
-    def __init__(self, runs, out):
+    def __init__(self, runs, out, ranked=None):
+        """RANKED: the report's rankings (rankings()), made here when not given."""
         self.runs, self.out = runs, out
         self.layout = Layout(runs)
+        self.ranked = rankings(runs) if ranked is None else ranked
         self.charts = []  # dicts: name kind title scale table unit
 
     def instance(self, name, template, lines):
         instance(self.out, name, template, lines)
 
-    def bar_specs(self):
-        slots = [v for _x, v in self.layout.slots]
-        # the phase's headline: the steady window's rate where a replay measured one
-        specs = [(n, p, ranking.headline(slots, p, m), ranking.headline_title(t, ranking.headline(slots, p, m)), g)
-                 for n, p, m, t, g in BAR_CHARTS]
-        known = {s[1] for s in specs}
-        phases = []
-        for _x, v in self.layout.slots:
-            phases += [p for p in v.phases() if p not in phases and p not in known and p not in micro_charts.MICRO_PHASES]
-        for p in phases:
-            pat = pattern_spec(p, self.layout)
-            if pat:
-                specs.append(pat)
-                continue
-            for m in GENERIC_METRICS:
-                if any(v.values(p, m) for _x, v in self.layout.slots):
-                    specs.append((p if m in ("wall_s", "rps") else p + "-" + m, p, m,
-                                  "%s (%s)" % (PHASE_WORDS.get(p, p), METRIC_WORDS[m]), p + "/" + m))
-                    break
-        return specs
-
     def render_all(self):
         specs = []
-        for name, phase, metric, title, group in self.bar_specs():
+        for name, phase, metric, title, group in bar_specs(self.layout):
             got = bar_rows(self.layout, phase, metric)
             if got:
                 specs.append((name, phase, metric, title, group) + got)
@@ -187,7 +201,7 @@ class Renderer:
         noise, rows = noise_note(rows)
         slots = [v for _x, v in self.layout.slots]
         row_of = {id(v): r for v, r in zip(slots, rows)}
-        got = ranking.rank(slots, phase, metric)
+        got = self.ranked.get((phase, metric))
         order = [e.v for e in got["entries"]] if got else []
         marks = {id(e.v): ranking.mark(e, got, say_cannot_tell=False) for e in got["entries"]} if got else {}
         refs = got["reference"] if got and got["entries"] else []

@@ -17,6 +17,7 @@ import subprocess
 from collections import defaultdict
 
 import stats
+import tdist
 from resultslib import Error, brief, open_input, warn
 
 KERNEL = "_[k]"
@@ -162,7 +163,7 @@ def changes(base, new, kind):
         if few < stats.TEST_MIN:
             flag = "%s: %d trial" % (stats.CANNOT_TELL, few)
         else:
-            p = stats.welch_p(bt, nt)
+            p = tdist.welch_p(bt, nt)
             if p is None:
                 raise Error("the profiles' comparison needs scipy: apt-get install python3-scipy "
                             "(harness/deps.sh install plots)")

@@ -17,6 +17,7 @@ import traceback
 sys.dont_write_bytecode = True
 
 import resultslib  # noqa: E402
+from readers import shown  # noqa: E402
 from resultslib import Error  # noqa: E402
 
 
@@ -81,8 +82,9 @@ def main(argv):
     import report
     out = a.out or "report"
     with aside(a, out, runs, export.FILES) as tmp:
-        made = charts.Renderer(runs, tmp).render_all()
-        report.write(runs, made, tmp)
+        ranked = charts.rankings(runs)  # one pass, corrected over the report's comparisons (ranking.rank_all)
+        made = charts.Renderer(runs, tmp, ranked).render_all()
+        report.write(runs, made, tmp, ranked)
         export.write(runs, tmp)
     print("plots: report of %s in %s/index.html (%d charts), summary in %s/summary.md, results for other tools "
           "in %s/{%s}" % (", ".join(names), out, len(made), out, out, ",".join(export.FILES)))
@@ -95,14 +97,14 @@ if __name__ == "__main__":
     try:
         sys.exit(main(sys.argv[1:]))
     except Error as e:
-        print("plots: %s" % resultslib.shown(e), file=sys.stderr)
+        print("plots: %s" % shown(e), file=sys.stderr)
         sys.exit(2)
     except OSError as e:
-        print("plots: %s" % resultslib.shown(e), file=sys.stderr)
+        print("plots: %s" % shown(e), file=sys.stderr)
         sys.exit(1)
     except Exception as e:  # noqa: BLE001
         tb = traceback.extract_tb(e.__traceback__)[-1]
-        print("plots: internal error (a bug): %s: %s (%s:%d)" % (type(e).__name__, resultslib.shown(e),
+        print("plots: internal error (a bug): %s: %s (%s:%d)" % (type(e).__name__, shown(e),
                                                                  os.path.basename(tb.filename), tb.lineno),
               file=sys.stderr)
         sys.exit(3)

@@ -3,7 +3,13 @@
 (stats.Estimate), best first, each other one's difference from the best
 with its 95% interval and test (stats.Comparison); the phase has a winner
 only when the best is significantly ahead of every other variant, and says
-what difference the run could have seen (stats.mde_of_sets).
+what difference the run could have seen (stats.mde_of_sets). A report's
+phases are ranked in one pass (rank_all) and their comparisons corrected
+together (correct(): Benjamini-Hochberg, a 5% false discovery rate), so
+that a run of many phases names no winner by chance. Variants of
+one run and host whose trials ran in rounds (a blocked run: `round`
+records) are compared within the rounds (paired, the drift between rounds
+cancels) and the phase's detectable effect is the rounds' (stats.blocked).
 
 Filesystems in memory (tmpfs, ramfs, mfs) are not ranked: they are the
 memory ceiling, a reference beside the ranking. Disturbed trials (the
@@ -25,18 +31,24 @@ from resultslib import INVALID, NOT_FLUSHABLE, cold_phase, disturbed_note, memor
 class Entry:
     """One variant's figure in a phase's ranking."""
 
-    def __init__(self, v, vals, trials):
+    def __init__(self, v, vals, trials, by_round=None):
         self.v, self.vals, self.trials = v, vals, trials
+        self.by_round = by_round or {}  # {round: [values]} of a blocked run (resultslib.values_by_round)
         self.est = stats.estimate(vals)
         self.med = self.est.center  # the figure: the estimate (stats.Estimate)
         self.rel = 0.0  # percent from the best: + slower (times), - lower (rates)
         self.ratio = 1.0  # the best's performance over this one's, <= 1
         self.place = 0  # 0: the best
         self.cmp = None  # stats.Comparison against the best (None for the best)
+        self.p_adjusted = None  # its p value adjusted over the report's comparisons (correct())
+        self.corrected = ""  # why a comparison significant on its own is not over the report's (correct())
 
     @property
     def verdict(self):
-        """stats.SIGNIFICANT, NOT_SIGNIFICANT or CANNOT_TELL against the best ("" for the best)."""
+        """stats.SIGNIFICANT, NOT_SIGNIFICANT or CANNOT_TELL against the best ("" for the best),
+        after the correction over the report's comparisons (correct())."""
+        if self.corrected:
+            return stats.NOT_SIGNIFICANT
         return self.cmp.verdict if self.cmp else ""
 
 
@@ -46,9 +58,13 @@ def rank(variants, phase, metric):
     [Entry] of the filesystems in memory, "winner": the best's Entry when it
     is significantly ahead of every other, else None, "verdict": the card's
     words ("winner", "no winner", "cannot tell", "alone"), "mde": the
-    detectable effect in percent (inf: cannot tell), "disturbed": [(variant,
-    note)]} of one phase's metric, or None when no variant has a figure or
-    the unit says no direction (a count, a size)."""
+    detectable effect in percent (inf: cannot tell), "rounds": the complete
+    rounds it is from (stats.blocked; 0: from the trials, unpaired),
+    "disturbed": [(variant, note)], "comparisons", "demoted" (correct():
+    0 and False for a phase ranked alone)} of one phase's metric, or None
+    when no variant has a figure or the unit says no direction (a count, a
+    size). Each comparison is at 95% on its own; a report corrects its
+    phases' comparisons together (rank_all)."""
     unit = next((v.unit(phase, metric) for v in variants if v.values(phase, metric)), "")
     d = stats.direction(unit)
     if not d:
@@ -69,35 +85,121 @@ def rank(variants, phase, metric):
         elif memory_fs(v):
             reference.append(Entry(v, vals, trial_count(v, phase, len(vals))))
         else:
-            entries.append(Entry(v, vals, trial_count(v, phase, len(vals))))
+            entries.append(Entry(v, vals, trial_count(v, phase, len(vals)), v.values_by_round(phase, metric)))
     if not entries and not reference:
         return None
     entries.sort(key=lambda e: (e.med * -d, e.v.run, e.v.host, e.v.name))
     r = {"phase": phase, "metric": metric, "unit": unit, "lower": d < 0, "entries": entries, "out": out,
          "reference": reference, "winner": None, "disturbed": disturbed,
-         "mde": stats.mde_of_sets([e.vals for e in entries]) if len(entries) > 1 else math.inf}
+         "mde": math.inf, "rounds": 0, "comparisons": 0, "demoted": False}
+    if len(entries) > 1:
+        b = stats.blocked([e.by_round for e in entries]) if same_block(entries) else None
+        if b and b.rounds >= stats.TEST_MIN:
+            r["mde"], r["rounds"] = b.mde_pct, b.rounds
+        else:
+            r["mde"] = stats.mde_of_sets([e.vals for e in entries])
     if entries:
         best = entries[0]
         for i, e in enumerate(entries):
             e.place = i if e.med != best.med else 0
             e.ratio = (best.med / e.med if d < 0 else e.med / best.med) if best.med and e.med else 0.0
             if e is not best:
-                e.cmp = stats.compare(best.vals, e.vals)
+                e.cmp = stats.compare(best.vals, e.vals, by_round=paired(best, e))
                 e.rel = e.cmp.rel
-        others = entries[1:]
-        if not others:
-            r["verdict"] = "alone"
-        elif any(e.verdict == stats.CANNOT_TELL for e in others):
-            r["verdict"] = "cannot tell"
-        elif all(e.verdict == stats.SIGNIFICANT for e in others):
-            r["verdict"], r["winner"] = "winner", best
-        else:
-            r["verdict"] = "no winner"
-    else:
-        r["verdict"] = "alone"
+    decide(r)
     for e in reference:
         e.rel = (e.med - entries[0].med) / entries[0].med * 100 if entries and entries[0].med else math.nan
     return r
+
+
+def decide(r):
+    """Set ranking R's "verdict" and "winner" from its entries' verdicts:
+    the best is the winner when significantly ahead of every other."""
+    others = r["entries"][1:]
+    r["winner"] = None
+    if not others:
+        r["verdict"] = "alone"
+    elif any(e.verdict == stats.CANNOT_TELL for e in others):
+        r["verdict"] = "cannot tell"
+    elif all(e.verdict == stats.SIGNIFICANT for e in others):
+        r["verdict"], r["winner"] = "winner", r["entries"][0]
+    else:
+        r["verdict"] = "no winner"
+
+
+def rank_all(variants, specs):
+    """{(phase, metric): ranking} of every (phase, metric) of SPECS that
+    ranks (rank()), corrected together (correct()): the one pass over a
+    report's phases that its cards, charts and summary all show."""
+    out = {}
+    for phase, metric in specs:
+        if (phase, metric) not in out:
+            r = rank(variants, phase, metric)
+            if r:
+                out[(phase, metric)] = r
+    correct(list(out.values()))
+    return out
+
+
+def bh_adjust(ps):
+    """Benjamini and Hochberg's adjusted p values of PS, in their order:
+    the i-th smallest p times m / i, the smallest of those from it up (a
+    p's adjusted value is at most q exactly when the step-up procedure
+    rejects it at a false discovery rate of q), at most 1."""
+    m = len(ps)
+    order = sorted(range(m), key=lambda i: ps[i])
+    out, low = [0.0] * m, 1.0
+    for k in range(m - 1, -1, -1):
+        low = min(low, ps[order[k]] * m / (k + 1))
+        out[order[k]] = low
+    return out
+
+
+def correct(rankings, q=1 - stats.CONF):
+    """Correct RANKINGS (a report's phases) for their many comparisons:
+    Benjamini-Hochberg over every comparison with a p value, at a false
+    discovery rate of Q (5%; under no difference at all, as in an A/A run,
+    the chance of any false winner in the report is then Q at most). A
+    comparison significant on its own whose adjusted p is above Q becomes
+    not significant (Entry.corrected says why), and each phase's winner
+    is decided again. A comparison without a p value (no test, or no
+    scipy) keeps its verdict; the intervals stay each comparison's own
+    95% ones. Each ranking's "comparisons": how many were corrected over
+    together; "demoted": whether the correction took its winner."""
+    tested = [e for r in rankings for e in r["entries"] if e.cmp and e.cmp.p is not None]
+    for e, p in zip(tested, bh_adjust([e.cmp.p for e in tested])):
+        e.p_adjusted = p
+        e.corrected = ""
+        if e.cmp.verdict == stats.SIGNIFICANT and p > q:
+            e.corrected = "not significant after correcting for %d comparisons" % len(tested)
+    for r in rankings:
+        had = r["verdict"] == "winner"
+        r["comparisons"] = len(tested)
+        decide(r)
+        r["demoted"] = had and r["verdict"] != "winner"
+
+
+def fdr_words(rankings):
+    """The report's one sentence on its correction ("" with fewer than 2
+    comparisons, where it changes nothing)."""
+    n = max([r.get("comparisons", 0) for r in rankings] or [0])
+    if n < 2:
+        return ""
+    return ("Winners are named at a %.0f%% false discovery rate over the %d comparisons of this report "
+            "(Benjamini-Hochberg); each interval is its comparison's own %.0f%% interval." % (
+                (1 - stats.CONF) * 100, n, stats.CONF * 100))
+
+
+def same_block(entries):
+    """Whether ENTRIES' rounds are the same blocks: one run, one host (the
+    harness's rounds coordinator runs the variants of one host together)."""
+    return len({(e.v.run, e.v.host) for e in entries}) == 1
+
+
+def paired(a, b):
+    """(A's, B's) trials by round for stats.compare when the two entries ran
+    in the same rounds, else None (an unpaired comparison)."""
+    return (a.by_round, b.by_round) if same_block([a, b]) and a.by_round and b.by_round else None
 
 
 # Rates a replay measures twice with --min-time (MIN_MEASURE_S): the first
@@ -174,7 +276,12 @@ def rel_words(e, r):
     parts = [stats.interval_text(c)]
     if c.p is not None:
         parts.append("%s p = %.2g" % (c.test, c.p))
-    return "%s, %s: %s" % (words, ", ".join(parts), c.verdict)
+    elif c.rounds:
+        parts.append(c.test)
+    if e.corrected:
+        return "%s, %s: %s (Benjamini-Hochberg adjusted p = %.2g)" % (words, ", ".join(parts), e.corrected,
+                                                                       e.p_adjusted)
+    return "%s, %s: %s" % (words, ", ".join(parts), e.verdict)
 
 
 def card_words(r, name):
@@ -190,6 +297,9 @@ def card_words(r, name):
         return "%s alone" % name(es[0].v)
     if r["verdict"] == "cannot tell":
         return "cannot tell: %s" % trials_text(min(e.trials for e in es))
+    if r.get("demoted"):
+        return "no winner: %s ahead, not significantly after correcting for %d comparisons" % (
+            name(es[0].v), r["comparisons"])
     return "no winner: %s ahead, not significantly" % name(es[0].v)
 
 
@@ -200,7 +310,8 @@ def overall(rankings, key):
     (phases it won significantly, "winner") and last places (of phases with
     two variants or more, significantly behind the best); "cmp" against the
     first: stats.Combined over the "tested" phases both have 2 trials or
-    more in (None for the first). Memory filesystems (references) are not
+    more in (None for the first), paired within the rounds where both ran
+    in the same ones. Memory filesystems (references) are not
     in it. KEY(v) names a variant across runs."""
     acc = {}
     for r in rankings:
@@ -223,7 +334,8 @@ def overall(rankings, key):
         if i == 0:
             continue
         first = out[0]["by_phase"]
-        pairs = [(first[k][0].vals, a["by_phase"][k][0].vals, first[k][1]) for k in a["by_phase"] if k in first]
+        pairs = [(first[k][0].vals, a["by_phase"][k][0].vals, first[k][1], paired(first[k][0], a["by_phase"][k][0]))
+                 for k in a["by_phase"] if k in first]
         pairs = [p for p in pairs if min(len(p[0]), len(p[1])) >= stats.TEST_MIN]
         a["tested"] = len(pairs)
         # the combined difference of this one's performance against the first's (- : behind)

@@ -347,16 +347,16 @@ def short_label(v, runs):
     return label(v, len(runs) > 1) if len(runs) > 1 or len(hosts) > 1 else v.name
 
 
-def rankings(runs):
+def rankings(runs, ranked):
     """[(chart name, title, ranking)] of the phases that have a chart of
-    their own (charts.BAR_CHARTS), in its order."""
+    their own (charts.BAR_CHARTS), in its order, from RANKED (charts.rankings:
+    every phase of the report, corrected together)."""
     allv = variants(runs)
     out = []
     for name, phase, metric, title, _group in charts.BAR_CHARTS:
         metric = ranking.headline(allv, phase, metric)
-        r = ranking.rank(allv, phase, metric)
-        if r:
-            out.append((name, ranking.headline_title(title, metric), r))
+        if (phase, metric) in ranked:
+            out.append((name, ranking.headline_title(title, metric), ranked[(phase, metric)]))
     return out
 
 
@@ -381,12 +381,12 @@ def row_label(v, multi):
     return label(v, multi) + (" (%s)" % REFERENCE if memory_fs(v) else "")
 
 
-def first_screen(runs):
+def first_screen(runs, ranked):
     """The values of the page's first screen: the overall standing, a card a
     phase (standings.py), and the systems (report.html.j2)."""
     allv = variants(runs)
     hosts = sorted({v.host for v in allv})
-    f = standings.first_screen(rankings(runs), lambda v: short_label(v, runs), allv, len(runs))
+    f = standings.first_screen(rankings(runs, ranked), lambda v: short_label(v, runs), allv, len(runs))
     same, cols = [], []
     for k, t in META_COLUMNS:
         vals = [meta_value(v, k) for v in allv]
@@ -462,17 +462,21 @@ def render_page(**values):
     return env.get_template("report.html.j2").render(**values)
 
 
-def write(runs, made, out):
+def write(runs, made, out, ranked=None):
+    """The report of RUNS in OUT: index.html and summary.md; MADE the charts
+    made (charts.Renderer), RANKED their rankings (charts.rankings, made
+    here when not given)."""
+    first = first_screen(runs, charts.rankings(runs) if ranked is None else ranked)
     allv = variants(runs)
     notes = sorted({str(v.meta["note"]) for v in allv if v.meta.get("note")})
     made = list(made) + budget_chart.render(runs, out)
     figs = [c for c in made if os.path.exists(os.path.join(out, c["name"] + ".png"))]
     from markupsafe import Markup
     page = render_page(name=", ".join(r.name for r in runs), css=Markup(CSS), notes=notes,
-                       sections=[Markup("\n".join(s)) for s in sections(runs, figs, out) if s], **first_screen(runs))
+                       sections=[Markup("\n".join(s)) for s in sections(runs, figs, out) if s], **first)
     with open(os.path.join(out, "index.html"), "w", encoding="utf-8") as f:
         f.write(page)
-    write_markdown(runs, figs, failure_notes(runs), notes, out)
+    write_markdown(runs, figs, failure_notes(runs), notes, out, first)
 
 
 def caption(c):
@@ -504,12 +508,12 @@ def number_table(c, multi):
     return "\n".join(rows)
 
 
-def write_markdown(runs, figs, fails, notes, out):
+def write_markdown(runs, figs, fails, notes, out, first):
     multi = len(runs) > 1
     allv = variants(runs)
     md = ["# untar-serve shootout: %s" % ", ".join(r.name for r in runs), ""]
     md += ["> **Note:** %s" % n for n in notes] + ([""] if notes else [])
-    md += standings.first_screen_md(first_screen(runs))
+    md += standings.first_screen_md(first)
     md += ["| host / variant | OS | kernel | fs | mount options | device |", "| --- | --- | --- | --- | --- | --- |"]
     md += ["| %s |" % " | ".join(mdc(x) for x in (label(v, multi), meta_value(v, "os"), meta_value(v, "kernel"), v.fs,
                                                    meta_value(v, "mount_opts"), meta_value(v, "device"))) for v in allv]

@@ -40,7 +40,7 @@ def card(chart, title, r, name):
         rows.append(dict(label=name(x.v), figure=fmt_value(x.med, r["unit"]), best=x.place == 0,
                          mark=ranking.mark(x, r), noise=x.verdict in (stats.NOT_SIGNIFICANT, stats.CANNOT_TELL),
                          ci=ci, md=", ".join(t for t in (ranking.rel_text(x, r), "95% CI " + ci if ci else "",
-                                                         x.verdict if x.verdict != stats.SIGNIFICANT else "") if t),
+                                                         x.corrected or x.verdict if x.verdict != stats.SIGNIFICANT else "") if t),
                          words=ranking.rel_words(x, r), width="%.0f" % (x.ratio * 100),
                          detail=proof_text(proof(x.v, r["phase"], r["metric"]))))
     out = {}
@@ -49,10 +49,18 @@ def card(chart, title, r, name):
     return dict(id=chart, title=lines[0], sub=", ".join(lines[1:]), rows=rows,
                 winner=name(r["winner"].v) if r["winner"] else "",
                 verdict=ranking.card_words(r, name),
-                mde=stats.mde_text(r["mde"]) if len(r["entries"]) > 1 and math.isfinite(r["mde"]) else "",
+                mde=mde_words(r),
                 reference="; ".join("%s %s" % (name(x.v), fmt_value(x.med, r["unit"])) for x in r["reference"]),
                 disturbed="; ".join("%s: %s" % (name(v), note) for v, note in r["disturbed"]),
                 out="; ".join("%s: %s" % (w, ", ".join(n)) for w, n in out.items()))
+
+
+def mde_words(r):
+    """What a phase's ranking R could detect: "this run can tell differences
+    of 2.7% or more (6 rounds, paired)" ("" for a lone variant)."""
+    if len(r["entries"]) < 2 or not math.isfinite(r["mde"]):
+        return ""
+    return stats.mde_text(r["mde"]) + (" (%d rounds, paired)" % r["rounds"] if r.get("rounds") else "")
 
 
 def overall_row(i, a, name):
@@ -95,6 +103,8 @@ def lead(rs, standing, best, name, allv, nruns):
     elif len(standing) > 1:
         out += " No best overall: %s." % ("no variant is significantly ahead of every other"
                                           if any(a["cmp"] for a in standing[1:]) else "too few trials to tell")
+    if ranking.fdr_words(rs):
+        out += " " + ranking.fdr_words(rs)
     mdes = sorted(r["mde"] for r in rs if len(r["entries"]) > 1)
     if mdes and math.isfinite(mdes[len(mdes) // 2]):
         out += " Per phase, %s (the median over the phases; each card says its own)." % stats.mde_text(

@@ -6,16 +6,7 @@ plots, the report, the exports, make compare and the harness's stopping rule
 all ask it.
 
 Runs with the Python standard library alone (hosts under test may lack
-scipy); with scipy importable (the report machine: harness/deps.sh) it takes
-the p values (Student's t distribution, the Mann-Whitney test) and the t
-quantiles of Welch's fractional degrees of freedom from scipy.stats. The t
-quantiles of whole degrees of freedom (every interval of one set of trials,
-the stopping rule) are exact here without scipy (Abramowitz and Stegun's
-series of the t distribution, Newton's method). The fallbacks without
-scipy: Welch's quantiles from the Cornish-Fisher expansion of the normal
-quantile (statistics.NormalDist; at 95% within 0.2% of scipy's from 3
-degrees of freedom on), and no p value (the decision then rests on the
-interval alone, which is the same decision).
+scipy), scipy where there: the distributions are plots/tdist.py's.
 
 The command line, for the harness's stopping rule (harness: repeat a figure
 until its interval is narrow enough):
@@ -23,13 +14,21 @@ until its interval is narrow enough):
 prints one line `halfwidth_pct=X.XX n=N enough=yes|no`: the half-width of
 the confidence interval of the estimate of V1 V2 ... relative to the
 estimate, in percent (inf below 2 values), and whether it is within PCT.
-Bad input: one line on stderr, exit 2.
+and, for a blocked run (rounds: docs/results.md),
+    stats.py blocked --target PCT [--conf 0.95] FILE
+of FILE's lines `variant<TAB>round<TAB>value` prints one line
+`rounds=R variants=V df=D halfwidth_pct=H mde_pct=M enough=yes|no` (Blocked:
+the complete rounds, the residual's degrees of freedom, the half-width of
+the interval of a difference between two variants and the smallest
+difference the rounds can detect, in percent, inf below 2 complete rounds;
+enough when H is within PCT).
+Bad input: one line on stderr (naming FILE:LINE for a bad line), exit 2.
 """
-import functools
 import math
+import re
 import sys
-import warnings
-from statistics import NormalDist
+
+from tdist import mann_whitney_p, mean_sd, order_interval, scipy_stats, shift_interval, t_pvalue, t_quantile, welch_df
 
 CONF = 0.95  # the confidence of every interval and test
 POWER = 0.80  # the power at which a detectable effect is stated
@@ -70,17 +69,9 @@ def ranked_metric(metric, unit):
     return bool(direction(unit)) and metric not in ("user_s", "sys_s") and "budget_" not in metric
 
 
-def _scipy_stats():
-    try:
-        from scipy import stats as sps
-    except ImportError:
-        return None
-    return sps
-
-
 def have_scipy():
     """Whether scipy is importable here (the p values need it)."""
-    return _scipy_stats() is not None
+    return scipy_stats() is not None
 
 
 def summary(vals):
@@ -134,109 +125,6 @@ def noisy(halfwidth_pct, target=NOISY_PCT):
     return halfwidth_pct is not None and halfwidth_pct > target
 
 
-def t_quantile(p, df):
-    """The P quantile of Student's t with DF degrees of freedom. A whole DF
-    (a set's n - 1: the intervals, the stopping rule) is computed here,
-    exactly, without scipy (whose import would cost the stopping rule most
-    of a second per trial); a fractional one (Welch's) by scipy, or the
-    Cornish-Fisher fallback."""
-    if df <= 0 or not 0 < p < 1:
-        return math.nan
-    if df == int(df) and df <= 1000:
-        return _t_quantile_whole(p, int(df))
-    sps = _scipy_stats()
-    if sps is not None:
-        return float(sps.t.ppf(p, df))
-    return _cornish_fisher(p, df)
-
-
-def _cornish_fisher(p, df):
-    """Student's t quantile from the normal one (Abramowitz and Stegun
-    26.7.5): at 95%, within 0.2% from 3 degrees of freedom on."""
-    if df == 1:
-        return math.tan(math.pi * (p - 0.5))
-    if df == 2:
-        return (2 * p - 1) * math.sqrt(2 / (4 * p * (1 - p)))
-    z = NormalDist().inv_cdf(p)
-    g1 = (z ** 3 + z) / 4
-    g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
-    g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
-    g4 = (79 * z ** 9 + 776 * z ** 7 + 1482 * z ** 5 - 1920 * z ** 3 - 945 * z) / 92160
-    return z + g1 / df + g2 / df ** 2 + g3 / df ** 3 + g4 / df ** 4
-
-
-def _t_cdf_whole(t, n):
-    """P(T <= t) for Student's t with a whole N degrees of freedom: the
-    finite series of Abramowitz and Stegun 26.7.3 and 26.7.4."""
-    th = math.atan(abs(t) / math.sqrt(n))
-    c2 = math.cos(th) ** 2
-    if n % 2:
-        term, acc = 1.0, 1.0 if n > 1 else 0.0
-        for k in range(3, n - 1, 2):  # 2/3 c^2, (2 4)/(3 5) c^4, ...
-            term *= (k - 1) / k * c2
-            acc += term
-        a = 2 / math.pi * (th + (math.sin(th) * math.cos(th) * acc if n > 1 else 0.0))
-    else:
-        term, acc = 1.0, 1.0
-        for k in range(2, n - 1, 2):  # 1/2 c^2, (1 3)/(2 4) c^4, ...
-            term *= (k - 1) / k * c2
-            acc += term
-        a = math.sin(th) * acc
-    return 0.5 + math.copysign(a / 2, t)
-
-
-@functools.lru_cache(maxsize=1024)
-def _t_quantile_whole(p, n):
-    """Newton's method on _t_cdf_whole from the Cornish-Fisher start (kept:
-    an export asks for the same few thousands of times)."""
-    t = _cornish_fisher(p, n)
-    if n <= 2:
-        return t
-    logc = math.lgamma((n + 1) / 2) - math.lgamma(n / 2) - 0.5 * math.log(n * math.pi)
-    for _ in range(20):
-        pdf = math.exp(logc - (n + 1) / 2 * math.log1p(t * t / n))
-        step = (_t_cdf_whole(t, n) - p) / pdf
-        t -= step
-        if abs(step) < 1e-12 * max(1.0, abs(t)):
-            break
-    return t
-
-
-def _t_pvalue(t, df):
-    """Two-sided p of a t statistic, or None without scipy."""
-    sps = _scipy_stats()
-    if sps is None:
-        return None
-    return float(2 * sps.t.sf(abs(t), df))
-
-
-def welch_p(a, b):
-    """The two-sided p of Welch's t-test of the means of trials A and B, on
-    the values themselves (scipy.stats.ttest_ind, equal_var=False), for
-    figures that are not ratios (shares in points); trials without any
-    spread on both sides: 0 when the means differ, 1 when not. None
-    without scipy."""
-    if len(set(a)) == 1 and len(set(b)) == 1:
-        return 1.0 if a[0] == b[0] else 0.0
-    sps = _scipy_stats()
-    if sps is None:
-        return None
-    # Trials equal but for rounding make scipy warn of "catastrophic
-    # cancellation" on stderr (make demo printed it): the p it returns is
-    # still the answer, nan where the spread is none at all.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        p = float(sps.ttest_ind(a, b, equal_var=False).pvalue)
-    return 1.0 if math.isnan(p) else p
-
-
-def _mean_sd(vals):
-    n = len(vals)
-    m = math.fsum(vals) / n
-    sd = math.sqrt(math.fsum((x - m) ** 2 for x in vals) / (n - 1)) if n > 1 else 0.0
-    return m, sd
-
-
 def skewed(vals):
     """Whether VALS are not symmetric enough for a mean: from ORDER_MIN values
     on (fewer cannot show it), a value further than OUTLIER_MADS robust
@@ -256,21 +144,6 @@ def skewed(vals):
         return False
     g1 = math.fsum((x - m) ** 3 for x in vals) / n / m2 ** 1.5
     return abs(g1) > 2 * math.sqrt(6 / n)
-
-
-def _order_interval(s, conf):
-    """(lo, hi) of the distribution-free interval of the median of the sorted
-    S: [s(k), s(n-k+1)] with the largest k whose coverage, from the binomial
-    distribution, is at least CONF; None when even [min, max] falls short."""
-    n = len(s)
-    best = None
-    cum = 0.0
-    for k in range(1, n // 2 + 1):
-        cum += math.comb(n, k - 1) / 2 ** n  # P(Binomial(n, 1/2) <= k - 1)
-        if 1 - 2 * cum < conf:
-            break
-        best = k
-    return None if best is None else (s[best - 1], s[n - best])
 
 
 class Estimate:
@@ -301,11 +174,11 @@ class Estimate:
             self.method, self.mean, self.sd, self.cv, self.center = "none", None, None, None, None
             self.halfwidth_pct = math.inf
             return
-        self.mean, self.sd = _mean_sd(s)
+        self.mean, self.sd = mean_sd(s)
         self.cv = self.sd / abs(self.mean) if self.mean else math.inf
         self.method, self.center = "one trial", s[0]
         if self.n >= 2:
-            order = _order_interval(s, conf) if skewed(s) else None
+            order = order_interval(s, conf) if skewed(s) else None
             if order:
                 self.method, self.center, (self.lo, self.hi) = "median", self.median, order
                 # the spread the median sees: robust (1.4826 MAD), not the outlier's
@@ -329,13 +202,6 @@ def estimate(vals, conf=CONF):
     return Estimate(vals, conf)
 
 
-def _welch_df(va, na, vb, nb):
-    """Welch-Satterthwaite degrees of freedom of two variances of the mean."""
-    num = (va + vb) ** 2
-    den = (va ** 2 / (na - 1) if na > 1 else 0) + (vb ** 2 / (nb - 1) if nb > 1 else 0)
-    return num / den if den > 0 else float(max(na + nb - 2, 1))
-
-
 def mde_pct(cv_a, n_a, cv_b, n_b, conf=CONF, power=POWER):
     """The minimum detectable effect, in percent: the smallest relative
     difference between two sets of N_A and N_B trials with coefficients of
@@ -351,7 +217,7 @@ def mde_pct(cv_a, n_a, cv_b, n_b, conf=CONF, power=POWER):
         return math.inf
     if se == 0:
         return 0.0
-    df = _welch_df(va, n_a, vb, n_b)
+    df = welch_df(va, n_a, vb, n_b)
     return (t_quantile(0.5 + conf / 2, df) + t_quantile(power, df)) * se * 100
 
 
@@ -368,44 +234,6 @@ def mde_of_sets(sets, conf=CONF, power=POWER):
     ns = sorted(e.n for e in usable)
     n = ns[len(ns) // 2] if len(ns) % 2 else (ns[len(ns) // 2 - 1] + ns[len(ns) // 2]) / 2
     return mde_pct(cv, n, cv, n, conf, power)
-
-
-def _u_counts(m, n):
-    """The null distribution of the Mann-Whitney U of M and N values without
-    ties, as counts of the C(m+n, m) orderings for U = 0..m*n: the
-    coefficients of the Gaussian binomial [m+n choose m] in q."""
-    c = [1] + [0] * (m * n)
-    for i in range(1, m + 1):
-        for u in range(m * n, n + i - 1, -1):  # times (1 - q^(n+i))
-            c[u] -= c[u - n - i]
-        for u in range(i, m * n + 1):  # over (1 - q^i): exact
-            c[u] += c[u - i]
-    return c
-
-
-def _shift_interval(a, b, conf):
-    """(lo, hi, exact) of the Hodges-Lehmann interval of the shift of log B
-    against log A: the order statistics of the m*n pairwise differences that
-    the Mann-Whitney test at CONF accepts (its critical value from the exact
-    distribution up to 2,500 pairs, else the normal approximation); EXACT is
-    False when the sets are too small for any interval at CONF (the widest,
-    min to max, is returned)."""
-    m, n = len(a), len(b)
-    d = sorted(math.log(y) - math.log(x) for x in a for y in b)
-    alpha = 1 - conf
-    if m * n <= 2500:
-        counts, total, cum, c = _u_counts(m, n), math.comb(m + n, m), 0, -1
-        for u, k in enumerate(counts):
-            cum += k
-            if cum / total > alpha / 2:
-                break
-            c = u
-    else:
-        z = NormalDist().inv_cdf(1 - alpha / 2)
-        c = int(math.floor(m * n / 2 - z * math.sqrt(m * n * (m + n + 1) / 12)))
-    if c < 0:
-        return d[0], d[-1], False
-    return d[c], d[len(d) - 1 - c], True
 
 
 class Comparison:
@@ -427,13 +255,19 @@ class Comparison:
     ratios the test accepts, so again interval and test agree); significant
     only when both say so. Below 2 trials on a side: no test, CANNOT_TELL."""
 
-    def __init__(self, a, b, conf=CONF):
+    def __init__(self, a, b, conf=CONF, by_round=None):
         self.a, self.b, self.conf = estimate(a, conf), estimate(b, conf), conf
         self.lo = self.hi = self.p = self.test = None
         self.significant = False
+        self.rounds = 0  # the rounds a paired test compared (0: unpaired)
         ea, eb = self.a, self.b
         self.rel = (eb.center - ea.center) / abs(ea.center) * 100 if ea.n and eb.n and ea.center else math.nan
         self.mde = mde_pct(ea.cv, ea.n, eb.cv, eb.n, conf) if min(ea.n, eb.n) >= TEST_MIN else math.inf
+        diffs = round_diffs(*by_round) if by_round else []
+        if len(diffs) >= TEST_MIN:
+            self._paired(diffs)
+            self.verdict = SIGNIFICANT if self.significant else NOT_SIGNIFICANT
+            return
         if min(ea.n, eb.n) < TEST_MIN or math.isnan(self.rel):
             self.verdict = CANNOT_TELL
             return
@@ -461,10 +295,29 @@ class Comparison:
             self.p = 1.0 if d == 0 else 0.0
             self.significant = d != 0
             return
-        df = _welch_df(va, ea.n, vb, eb.n)
+        df = welch_df(va, ea.n, vb, eb.n)
         h = t_quantile(0.5 + self.conf / 2, df) * se
         self.lo, self.hi = to_rel(d - h), to_rel(d + h)
-        self.p = _t_pvalue(d / se, df)
+        self.p = t_pvalue(d / se, df)
+        self.significant = self.lo > 0 or self.hi < 0
+
+    def _paired(self, diffs):
+        """Student's t on the rounds' log ratios (round_diffs): the drift
+        between rounds is in both sides of a round and cancels."""
+        r = self.rounds = len(diffs)
+        self.test = "paired t-test over %d rounds" % r
+        d, sd = mean_sd(diffs)
+        self.rel = math.expm1(d) * 100
+        se = sd / math.sqrt(r)
+        if se == 0:
+            self.lo = self.hi = self.rel
+            self.p, self.mde = (1.0 if d == 0 else 0.0), 0.0
+            self.significant = d != 0
+            return
+        h = t_quantile(0.5 + self.conf / 2, r - 1) * se
+        self.lo, self.hi = math.expm1(d - h) * 100, math.expm1(d + h) * 100
+        self.p = t_pvalue(d / se, r - 1)
+        self.mde = math.expm1((t_quantile(0.5 + self.conf / 2, r - 1) + t_quantile(POWER, r - 1)) * se) * 100
         self.significant = self.lo > 0 or self.hi < 0
 
     def _medians(self, a, b):
@@ -472,20 +325,78 @@ class Comparison:
         if min(a[0], b[0]) <= 0:  # no ratio of figures that can be 0 or negative
             self.verdict = CANNOT_TELL
             return
-        lo, hi, exact = _shift_interval(a, b, self.conf)
+        lo, hi, exact = shift_interval(a, b, self.conf)
         self.lo, self.hi = math.expm1(lo) * 100, math.expm1(hi) * 100
-        sps = _scipy_stats()
-        if sps is not None:
-            self.p = float(sps.mannwhitneyu(a, b, alternative="two-sided").pvalue)
+        self.p = mann_whitney_p(a, b)
         self.significant = exact and (self.lo > 0 or self.hi < 0) and (self.p is None or self.p < 1 - self.conf)
 
     def as_dict(self):
-        return {k: getattr(self, k) for k in ("rel", "lo", "hi", "p", "test", "significant", "verdict", "mde", "conf")}
+        return {k: getattr(self, k) for k in ("rel", "lo", "hi", "p", "test", "significant", "verdict", "mde", "conf",
+                                              "rounds")}
 
 
-def compare(a, b, conf=CONF):
-    """The Comparison of trials B against trials A (see Comparison)."""
-    return Comparison(a, b, conf)
+def compare(a, b, conf=CONF, by_round=None):
+    """The Comparison of trials B against trials A (see Comparison); with
+    BY_ROUND, (A's, B's) trials by round ({round: [values]}), paired over
+    the rounds both have when they are 2 or more."""
+    return Comparison(a, b, conf, by_round)
+
+
+def _round_logs(by_round):
+    """{round: the mean of the logs of its values} of {round: [values]},
+    for the rounds with values, all positive."""
+    return {r: math.fsum(math.log(x) for x in vs) / len(vs) for r, vs in by_round.items()
+            if vs and all(x > 0 for x in vs)}
+
+
+def round_diffs(a_by_round, b_by_round):
+    """The paired differences of a blocked run, B against A, in the rounds
+    both have, in round order: the mean log of B's trials in the round
+    minus the mean log of A's."""
+    la, lb = _round_logs(a_by_round), _round_logs(b_by_round)
+    return [lb[r] - la[r] for r in sorted(set(la) & set(lb))]
+
+
+class Blocked:
+    """What the rounds of a blocked run (a randomized block design: each
+    round every variant once or more, back to back) say about the
+    differences between its variants, from SETS [{round: [values]}], one a
+    variant: rounds (the complete ones: every set has a value in them),
+    variants, df ((V - 1)(R - 1)), halfwidth_pct (the half-width of the
+    interval at conf of the difference between two variants, percent) and
+    mde_pct (the smallest difference found with POWER, percent); both inf
+    below 2 complete rounds or 2 variants. Each cell (variant, round) is
+    the mean of its values' logs; the additive two-way model (variant +
+    round) takes the rounds' drift out, its residual is the noise within a
+    round, and the standard error of a difference of two variants' means
+    over R rounds is sqrt(2 / R) times the residual's deviation."""
+
+    def __init__(self, sets, conf=CONF, power=POWER):
+        cells = [_round_logs(s) for s in sets]
+        common = sorted(set.intersection(*(set(c) for c in cells))) if cells else []
+        v, r = len(cells), len(common)
+        self.rounds, self.variants, self.df, self.conf = r, v, (v - 1) * (r - 1) if v and r else 0, conf
+        self.halfwidth_pct = self.mde_pct = math.inf
+        if r < TEST_MIN or v < 2:
+            return
+        y = [[c[k] for k in common] for c in cells]
+        row = [math.fsum(x) / r for x in y]
+        col = [math.fsum(y[i][j] for i in range(v)) / v for j in range(r)]
+        grand = math.fsum(row) / v
+        ss = math.fsum((y[i][j] - row[i] - col[j] + grand) ** 2 for i in range(v) for j in range(r))
+        se = math.sqrt(2 / r * ss / self.df)
+        t = t_quantile(0.5 + conf / 2, self.df)
+        self.halfwidth_pct = math.expm1(t * se) * 100
+        self.mde_pct = math.expm1((t + t_quantile(power, self.df)) * se) * 100
+
+    def enough(self, target):
+        """Whether the interval of a difference is within TARGET percent."""
+        return self.halfwidth_pct <= target
+
+
+def blocked(sets, conf=CONF, power=POWER):
+    """The Blocked analysis of SETS [{round: [values]}] (see Blocked)."""
+    return Blocked(sets, conf, power)
 
 
 class Combined:
@@ -495,19 +406,30 @@ class Combined:
     significant, mde (percent), phases (how many). Each phase's log ratio of
     the estimates, turned so that + is better, with its variance (CV^2 / n a
     side, as Comparison); their mean, its variance the sum over the square
-    of the count, Welch-Satterthwaite's degrees of freedom over them all."""
+    of the count, Welch-Satterthwaite's degrees of freedom over them all.
+    A phase whose pair carries its trials by round (a fourth element, (A's,
+    B's) {round: [values]}) and has 2 rounds in common or more: the mean of
+    its rounds' log ratios (round_diffs), their variance over R, R - 1
+    degrees of freedom (Comparison's paired test)."""
 
     def __init__(self, pairs, conf=CONF):
         self.phases, self.conf = len(pairs), conf
         ds, vs, dfs = [], [], []
-        for a, b, sign in pairs:
+        for a, b, sign, *by_round in pairs:
+            diffs = round_diffs(*by_round[0]) if by_round and by_round[0] else []
+            if len(diffs) >= TEST_MIN:
+                d, sd = mean_sd(diffs)
+                ds.append(sign * d)
+                vs.append(sd ** 2 / len(diffs))
+                dfs.append(len(diffs) - 1)
+                continue
             ea, eb = estimate(a, conf), estimate(b, conf)
             if not (ea.center > 0 and eb.center > 0):  # no ratio of figures that can be 0 or negative
                 continue
             ds.append(sign * math.log(eb.center / ea.center))
             va, vb = ea.cv ** 2 / ea.n, eb.cv ** 2 / eb.n
             vs.append(va + vb)
-            dfs.append(_welch_df(va, ea.n, vb, eb.n))
+            dfs.append(welch_df(va, ea.n, vb, eb.n))
         k = self.phases = len(ds)
         if not k:
             self.rel, self.lo, self.hi, self.mde, self.significant = math.nan, None, None, math.inf, False
@@ -530,8 +452,8 @@ class Combined:
 
 def combine(pairs, conf=CONF):
     """The Combined comparison of PAIRS [(trials of A, trials of B, +1 when
-    larger is better else -1)], each with 2 trials a side or more and
-    positive figures."""
+    larger is better else -1[, (A's, B's) trials by round])], each with 2
+    trials a side or more and positive figures."""
     return Combined(pairs, conf)
 
 
@@ -560,11 +482,15 @@ def interval_text(c):
 
 # ----- the command line: the harness's stopping rule -----
 
-USAGE = "usage: stats.py precision --target PCT [--conf 0.95] V1 V2 ..."
+USAGE = "usage: stats.py precision --target PCT [--conf 0.95] V1 V2 ... | blocked --target PCT [--conf 0.95] FILE"
 
 
 class _Usage(Exception):
     pass
+
+
+class _BadInput(Exception):
+    """A FILE line the command refuses: FILE:LINE: why."""
 
 
 def _finite(s, what):
@@ -577,8 +503,9 @@ def _finite(s, what):
     return v
 
 
-def _precision(args):
-    target, conf, vals = None, CONF, []
+def _options(args):
+    """(target, conf, the other arguments) of a command's ARGS."""
+    target, conf, rest = None, CONF, []
     i = 0
     while i < len(args):
         a = args[i]
@@ -594,7 +521,7 @@ def _precision(args):
             continue
         if a.startswith("--") and not _is_number(a):
             raise _Usage("unknown option %s" % a)
-        vals.append(_finite(a, "value"))
+        rest.append(a)
         i += 1
     if target is None:
         raise _Usage("--target PCT is required")
@@ -602,10 +529,54 @@ def _precision(args):
         raise _Usage("--target must be above 0: %g" % target)
     if not 0 < conf < 1:
         raise _Usage("--conf must be between 0 and 1: %g" % conf)
-    e = estimate(vals, conf)
+    return target, conf, rest
+
+
+def _pct_field(x):
+    return "inf" if math.isinf(x) else "%.2f" % x
+
+
+def _precision(args):
+    target, conf, rest = _options(args)
+    e = estimate([_finite(a, "value") for a in rest], conf)
     hw = e.halfwidth_pct
-    return "halfwidth_pct=%s n=%d enough=%s" % ("inf" if math.isinf(hw) else "%.2f" % hw, e.n,
-                                                "yes" if hw <= target else "no")
+    return "halfwidth_pct=%s n=%d enough=%s" % (_pct_field(hw), e.n, "yes" if hw <= target else "no")
+
+
+# a FILE line of `blocked`: variant TAB round TAB value (a positive figure)
+_BLOCKED_LINE = re.compile(r"([^\t\x00-\x1f\x7f\ud800-\udfff]+)\t([1-9][0-9]{0,8})\t"
+                           r"(\+?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?)")
+
+
+def _blocked_sets(path):
+    """[{round: [values]}] a variant of the FILE at PATH; _BadInput naming
+    the first line that is not `variant TAB round TAB value`."""
+    sets = {}
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as f:
+            for n, line in enumerate(f, 1):
+                line = line.rstrip("\n")
+                if not line:
+                    continue
+                m = _BLOCKED_LINE.fullmatch(line)
+                v = float(m.group(3)) if m else math.nan
+                if not (m and 0 < v < math.inf):
+                    raise _BadInput("%s:%d: not `variant<TAB>round<TAB>value` (round a whole number from 1, "
+                                    "value a positive number): %r" % (path, n, line[:80]))
+                sets.setdefault(m.group(1), {}).setdefault(int(m.group(2)), []).append(v)
+    except OSError as e:
+        raise _BadInput("%s: %s" % (path, e.strerror or e)) from None
+    return list(sets.values())
+
+
+def _blocked(args):
+    target, conf, rest = _options(args)
+    if len(rest) != 1:
+        raise _Usage("blocked takes one FILE")
+    b = blocked(_blocked_sets(rest[0]), conf)
+    return "rounds=%d variants=%d df=%d halfwidth_pct=%s mde_pct=%s enough=%s" % (
+        b.rounds, b.variants, b.df, _pct_field(b.halfwidth_pct), _pct_field(b.mde_pct),
+        "yes" if b.enough(target) else "no")
 
 
 def _is_number(s):
@@ -616,13 +587,19 @@ def _is_number(s):
         return False
 
 
+COMMANDS = {"precision": _precision, "blocked": _blocked}
+
+
 def main(argv):
     try:
-        if not argv or argv[0] != "precision":
+        if not argv or argv[0] not in COMMANDS:
             raise _Usage("unknown command %s" % (argv[0] if argv else "(none)"))
-        print(_precision(argv[1:]))
+        print(COMMANDS[argv[0]](argv[1:]))
     except _Usage as e:
         print("stats.py: %s (%s)" % (e, USAGE), file=sys.stderr)
+        return 2
+    except _BadInput as e:
+        print("stats.py: %s" % e, file=sys.stderr)
         return 2
     return 0
 

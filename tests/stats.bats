@@ -15,13 +15,18 @@ setup() {
   [ ! -x /usr/bin/python3 ] || PY=/usr/bin/python3
 }
 
-@test "stats: unit tests with scipy" {
+# unit_tests FILE : FILE's unit tests (unittest) pass with scipy, none skipped
+unit_tests() {
   "$PY" -c 'import scipy' 2>/dev/null || skip "needs python3-scipy (make deps)"
-  run "$PY" tests/stats_test.py
+  run "$PY" "$1"
   echo "$output"
   [ "$status" -eq 0 ]
   [[ $output == *OK* ]]
   [[ $output != *skipped* ]]
+}
+
+@test "stats: unit tests with scipy" {
+  unit_tests tests/stats_test.py
 }
 
 @test "stats: unit tests with the standard library alone (scipy blocked)" {
@@ -29,6 +34,10 @@ setup() {
   echo "$output"
   [ "$status" -eq 0 ]
   [[ $output == *OK* ]]
+}
+
+@test "stats: ranking's correction over a report's comparisons: unit tests (tests/ranking_test.py)" {
+  unit_tests tests/ranking_test.py
 }
 
 @test "stats: precision prints one line, exit 0; enough when the half-width is within the target" {
@@ -69,6 +78,45 @@ print("scipy" in sys.modules)'
   [[ $stderr == *"usage: stats.py precision --target PCT"* ]]
 }
 
+@test "stats: blocked prints one line of the rounds, exit 0; inf below 2 complete rounds" {
+  # three variants, three rounds (A twice in round 3: its cell is the mean of the logs)
+  printf 'A\t1\t100\nB\t1\t102\nC\t1\t99\nA\t2\t115\nB\t2\t116\nC\t2\t113\nA\t3\t90\nB\t3\t91.5\nC\t3\t89\nA\t3\t91\n' \
+    >"$BATS_TEST_TMPDIR/r.tsv"
+  run "$PY" plots/stats.py blocked --target 2 "$BATS_TEST_TMPDIR/r.tsv"
+  [ "$status" -eq 0 ]
+  [ "$output" = "rounds=3 variants=3 df=4 halfwidth_pct=0.69 mde_pct=0.92 enough=yes" ]
+  run "$PY" plots/stats.py blocked --target 0.5 "$BATS_TEST_TMPDIR/r.tsv"
+  [ "$output" = "rounds=3 variants=3 df=4 halfwidth_pct=0.69 mde_pct=0.92 enough=no" ]
+  # the same without scipy (a host under test), and never importing it
+  run "$PY" -S plots/stats.py blocked --target 2 "$BATS_TEST_TMPDIR/r.tsv"
+  [ "$output" = "rounds=3 variants=3 df=4 halfwidth_pct=0.69 mde_pct=0.92 enough=yes" ]
+  run "$PY" -c 'import sys; sys.path.insert(0, "plots"); import stats
+stats.main(["blocked", "--target", "2", sys.argv[1]]); print("scipy" in sys.modules)' "$BATS_TEST_TMPDIR/r.tsv"
+  [ "$output" = "$(printf 'rounds=3 variants=3 df=4 halfwidth_pct=0.69 mde_pct=0.92 enough=yes\nFalse')" ]
+  # one complete round (C missed round 2): no interval yet
+  printf 'A\t1\t100\nB\t1\t102\nC\t1\t99\nA\t2\t115\nB\t2\t116\n' >"$BATS_TEST_TMPDIR/one.tsv"
+  run "$PY" plots/stats.py blocked --target 50 "$BATS_TEST_TMPDIR/one.tsv"
+  [ "$status" -eq 0 ]
+  [ "$output" = "rounds=1 variants=3 df=0 halfwidth_pct=inf mde_pct=inf enough=no" ]
+}
+
+@test "stats: blocked refuses a bad line in one line naming the file and line, exit 2" {
+  for line in 'A\t0\t100' 'A\t1\t-3' 'A\t1' 'A\t1\tnan' '\t1\t100' 'A\t1\t100\tx'; do
+    printf 'A\t1\t100\n%b\n' "$line" >"$BATS_TEST_TMPDIR/bad.tsv"
+    run --separate-stderr "$PY" plots/stats.py blocked --target 2 "$BATS_TEST_TMPDIR/bad.tsv"
+    [ "$status" -eq 2 ] || { echo "$line: exit $status"; false; }
+    [ -z "$output" ]
+    [ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ] || { echo "$line: $stderr"; false; }
+    [[ $stderr == "stats.py: $BATS_TEST_TMPDIR/bad.tsv:2: "* ]] || { echo "$line: $stderr"; false; }
+  done
+  run --separate-stderr "$PY" plots/stats.py blocked --target 2 "$BATS_TEST_TMPDIR/absent.tsv"
+  [ "$status" -eq 2 ]
+  [[ $stderr == "stats.py: $BATS_TEST_TMPDIR/absent.tsv: No such file or directory" ]]
+  run --separate-stderr "$PY" plots/stats.py blocked "$BATS_TEST_TMPDIR/absent.tsv"
+  [ "$status" -eq 2 ]
+  [[ $stderr == *"--target PCT is required"* ]]
+}
+
 @test "stats: no import circle in plots/, and the layering reads load, decide, draw" {
   run "$PY" tests/plot_imports.py
   echo "$output"
@@ -80,7 +128,7 @@ print("scipy" in sys.modules)'
   run "$PY" tests/plot_imports.py "$BATS_TEST_TMPDIR/plots"
   [ "$status" -eq 1 ]
   [[ $output == *"import circle: budget, ranking, resultslib ("*"resultslib -> budget)"* ]]
-  [[ $output == *"layering: resultslib.py imports budget (it may import only: stats)"* ]]
+  [[ $output == *"layering: resultslib.py imports budget (it may import only: readers, stats)"* ]]
 }
 
 # aa_run RUN ARGS... : a synthetic run (tests/fixtures/plots/mkaa.py): three
@@ -287,4 +335,199 @@ print(*[(r["trials"], r["disturbed"], r["note"]) for r in json.load(open(sys.arg
   run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=single OUT="$OUT/single"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   grep -q '^| h1 / A | 10.0 s (95% CI ±3.0%; spread 6.9%; ' "$OUT/single/summary.md"
+}
+
+# card_of RUN PHASE : the HTML of a report's card of PHASE
+card_of() {
+  sed -n "/<div class=\"card\" id=\"rank-$2\">/,/<\/div>/p" "$OUT/$1/index.html"
+}
+
+@test "stats: an A/A run whose warm serve has a winner by chance at 95% names none after correcting for its 12 comparisons; the card says why" {
+  require_cmd gnuplot
+  "$PY" -c 'import scipy' 2>/dev/null || skip "needs python3-scipy (make deps): the p values"
+  aa_run chance --seed 17
+  # the fixture's point: at 95% on its own, B wins the warm serve phase (both comparisons significant)
+  "$PY" - "$BATS_TEST_TMPDIR/res" <<'PY'
+import sys
+sys.path.insert(0, "plots")
+import ranking, resultslib
+r = ranking.rank(resultslib.load_run(sys.argv[1], "chance").variants, "serve-warm-1", "rps")
+assert r["winner"] and r["winner"].v.name == "B", r["verdict"]
+PY
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=chance OUT="$OUT/chance"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  run grep -c 'class="winner"' "$OUT/chance/index.html"
+  [ "$output" -eq 0 ]
+  grep -q 'No best overall: no variant is significantly ahead of every other.' "$OUT/chance/index.html"
+  # said once, in the first line; the card says why it has no winner, each comparison its adjusted p
+  grep -q '<p class="lead">.* Winners are named at a 5% false discovery rate over the 12 comparisons of this report (Benjamini-Hochberg); each interval is its comparison&#39;s own 95% interval\.' \
+    "$OUT/chance/index.html"
+  [ "$(grep -c 'false discovery rate' "$OUT/chance/index.html")" -eq 1 ]
+  card_of chance serve-warm-1 | grep -q '<span class="verdict">no winner: B ahead, not significantly after correcting for 12 comparisons</span>'
+  [ "$(card_of chance serve-warm-1 | grep -c 'p = 0.0[0-9]*: not significant after correcting for 12 comparisons (Benjamini-Hochberg adjusted p = 0.17)">-4.1% (not significant)<br><small>-[0-9.]*% to -[0-9.]*%</small>')" -eq 2 ]
+  # the other phases' verdicts as before
+  [ "$(grep -c '<span class="verdict">no winner: [ABC] ahead, not significantly</span>' "$OUT/chance/index.html")" -eq 5 ]
+  grep -q '^- \*\*serve, warm cache, 1 server process\*\* ([^)]*): no winner: B ahead, not significantly after correcting for 12 comparisons\. B [0-9,]* (best); C [0-9,]* (-4.1%, 95% CI -[0-9.]*% to -[0-9.]*%, not significant after correcting for 12 comparisons); ' \
+    "$OUT/chance/summary.md"
+  [ "$(grep -c 'Winners are named at a 5% false discovery rate over the 12 comparisons of this report' "$OUT/chance/summary.md")" -eq 1 ]
+  # the chart marks them as the card does
+  [ "$(grep -c '"[AC]" "19,6[0-9][0-9]  -4.1% (not significant)"' "$OUT/chance/serve-warm-1.dat")" -eq 2 ]
+}
+
+@test "stats: a variant 10% slower is found in every phase after correcting for the run's comparisons" {
+  require_cmd gnuplot
+  aa_run slower --faster B=-10
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=slower OUT="$OUT/slower"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -q 'Winners are named at a 5% false discovery rate over the 12 comparisons of this report' "$OUT/slower/summary.md"
+  "$PY" - "$OUT/slower/summary.md" <<'PY'
+import re, sys
+md = open(sys.argv[1]).read()
+phases = [l for l in md.splitlines() if l.startswith("- **")]
+assert len(phases) == 6, phases
+for line in phases:
+    rel, tail = re.search(r"; B [\d,.]+ s? ?\(([-+][\d.]+)%, 95% CI [-+][\d.]+% to [-+][\d.]+%([^)]*)\)", line).groups()
+    assert tail == "", line  # significant, also after the correction
+    assert abs(float(rel)) > 5, line
+PY
+  # last, significantly behind the best, in all 6 phases
+  grep -q '^| 3 | B | [0-9]*% | -[0-9.]*% (95% CI -[0-9.]*% to -[0-9.]*%) | 0 | 6 |$' "$OUT/slower/summary.md"
+}
+
+@test "stats: a run of one phase and one comparison is ranked as on its own: no correction, not said" {
+  require_cmd gnuplot
+  "$PY" -c 'import scipy' 2>/dev/null || skip "needs python3-scipy (make deps): the p values"
+  "$PY" tests/fixtures/plots/mkaa.py "$BATS_TEST_TMPDIR/res" one --variants A,B --trials 5 --faster B=3 --seed 16
+  for f in "$BATS_TEST_TMPDIR"/res/one/h1/*/records.tsv; do
+    grep -E $'^(phase|net-1)\t' "$f" >"$f.new"
+    mv "$f.new" "$f"
+  done
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=one OUT="$OUT/one"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(grep -c '<div class="card"' "$OUT/one/index.html")" -eq 1 ]
+  # p = 0.033: a winner at 95%, as it stays with one comparison
+  card_of one net-1 | grep -q '<span class="verdict">winner <b class="winner">B</b></span>'
+  card_of one net-1 | grep -q 'Welch&#39;s t-test p = 0.033: significant"'
+  run grep -c 'false discovery\|after correcting' "$OUT/one/index.html" "$OUT/one/summary.md"
+  [ "$output" = "$(printf '%s\n' "$OUT/one/index.html:0" "$OUT/one/summary.md:0")" ]
+}
+
+# drift_run RUN ARGS... : a synthetic blocked run (mkaa.py --rounds): three
+# ext4 variants A, B, C, 8 rounds; the machine's level drifts within +-15%
+# from round to round, the trials of a round differ by 1.5%; A's last trial
+# disturbed (left out: A has 7 rounds).
+drift_run() {
+  local run=$1
+  shift
+  "$PY" tests/fixtures/plots/mkaa.py "$BATS_TEST_TMPDIR/res" "$run" --trials 8 --cv 1.5 --drift 15 --rounds \
+    --disturb A=1 "$@"
+}
+
+# card_mde RUN PHASE : the detectable effect a report's card of PHASE says, in percent, and its rounds
+card_mde() {
+  sed -n "/<div class=\"card\" id=\"rank-$2\">/,/<\/div>/p" "$OUT/$1/index.html" |
+    sed -n 's/.*this run can tell differences of \([0-9.]*\)% or more\( ([0-9]* rounds, paired)\)\{0,1\}<.*/\1\2/p'
+}
+
+@test "stats: an A/A run in rounds under a drift of +-15%: paired, no winner, a detectable effect under 5% where the unpaired one is wide" {
+  require_cmd gnuplot
+  drift_run drift
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=drift OUT="$OUT/drift"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  run grep -c 'class="winner"' "$OUT/drift/index.html"
+  [ "$output" -eq 0 ]
+  grep -q 'No best overall: no variant is significantly ahead of every other.' "$OUT/drift/index.html"
+  # the phases run in rounds (serve, net): 7 rounds every variant has, paired, under 5%
+  for p in serve-cold-1 serve-warm-1 net-1; do
+    read -r mde rounds < <(card_mde drift "$p")
+    echo "$p: $mde $rounds"
+    [ "$rounds" = "(7 rounds, paired)" ]
+    awk -v m="$mde" 'BEGIN { exit !(m < 5) }'
+    grep -q "^- \*\*[^*]*\*\* ([^)]*): no winner: .* this run can tell differences of $mde% or more (7 rounds, paired)" \
+      "$OUT/drift/summary.md"
+  done
+  grep -q 'title="[0-9.]*% [a-z]* than [ABC], 95% CI [-+0-9.]*% to [-+0-9.]*%, paired t-test over 7 rounds p = ' \
+    "$OUT/drift/index.html"
+  # the phases without rounds (untar, delete) carry the drift: wide
+  for p in untar delete; do
+    read -r mde rounds < <(card_mde drift "$p")
+    echo "$p: $mde $rounds"
+    [ -z "$rounds" ]
+    awk -v m="$mde" 'BEGIN { exit !(m > 10) }'
+  done
+  # the rounds of a variant are its values' (A's disturbed round 8 left out); the trials unpaired would be wide
+  "$PY" - "$BATS_TEST_TMPDIR/res/drift" <<'PY'
+import sys
+sys.path.insert(0, "plots")
+import resultslib, stats
+run = resultslib.Run("drift", sys.argv[1])
+vs = {v.name: v for v in run.variants}
+a = vs["A"].values_by_round("net-1", "mbps")
+assert sorted(a) == list(range(1, 8)), a
+assert [x for k in sorted(a) for x in a[k]] == vs["A"].values("net-1", "mbps")
+assert vs["A"].values_by_round("untar", "wall_s") == {}
+assert stats.mde_of_sets([vs[n].values("net-1", "mbps") for n in "ABC"]) > 10
+PY
+}
+
+@test "stats: a variant 10% slower in rounds under the same drift is found, slower, with an interval holding -10%" {
+  require_cmd gnuplot
+  drift_run slow --faster B=-10
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=slow OUT="$OUT/slow"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  "$PY" - "$OUT/slow/summary.md" <<'PY'
+import re, sys
+md = open(sys.argv[1]).read()
+for title in ("serve, cold cache, 1 server process", "serve, warm cache, 1 server process",
+              "network: one 11 KB file over and over, 1 server process"):
+    line = next(l for l in md.splitlines() if l.startswith("- **%s**" % title))
+    assert "this run can tell differences of " in line and "% or more (7 rounds, paired)" in line, line
+    rel, lo, hi, tail = re.search(r"B [\d,]+ \(([-+][\d.]+)%, 95% CI ([-+][\d.]+)% to ([-+][\d.]+)%([^)]*)\)", line).groups()
+    assert tail == "", line  # significant: no "not significant"
+    assert float(lo) < -10 < float(hi) < 0, line
+PY
+  # overall: B significantly behind the first (the paired phases carry it)
+  grep -q '^| 3 | B | [0-9]*% | -[0-9.]*% (95% CI -[0-9.]*% to -[0-9.]*%) | 0 | [1-9] |$' "$OUT/slow/summary.md"
+}
+
+@test "stats: a run without round records gets today's answers: Welch's test, the trials' detectable effect" {
+  require_cmd gnuplot
+  drift_run rounds
+  # the same trials, their round records removed: an unblocked run
+  cp -r "$BATS_TEST_TMPDIR/res/rounds" "$BATS_TEST_TMPDIR/res/plain"
+  for f in "$BATS_TEST_TMPDIR"/res/plain/h1/*/records.tsv; do
+    grep -v $'\tround\t' "$f" >"$f.new"
+    mv "$f.new" "$f"
+  done
+  for r in rounds plain; do
+    run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=$r OUT="$OUT/$r"
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+  done
+  run grep -c 'paired' "$OUT/plain/index.html" "$OUT/plain/summary.md"
+  [ "$output" = "$(printf '%s\n' "$OUT/plain/index.html:0" "$OUT/plain/summary.md:0")" ]
+  grep -q 'Welch&#39;s t-test p = ' "$OUT/plain/index.html"
+  # each card's detectable effect is the trials' (stats.mde_of_sets), as before rounds
+  "$PY" - "$BATS_TEST_TMPDIR/res/plain" "$OUT/plain/index.html" <<'PY'
+import re, sys
+sys.path.insert(0, "plots")
+import resultslib, stats
+vs = {v.name: v for v in resultslib.Run("plain", sys.argv[1]).variants}
+html = open(sys.argv[2]).read()
+for phase, metric in (("serve-cold-1", "rps"), ("net-1", "mbps"), ("untar", "wall_s")):
+    card = re.search(r'<div class="card" id="rank-%s">.*?</div>' % phase, html, re.S).group(0)
+    mde = stats.mde_of_sets([vs[n].values(phase, metric) for n in "ABC"])
+    assert '<p class="out">%s</p>' % stats.mde_text(mde) in card, (phase, mde, card)
+PY
+  # the untar and delete phases ran in no round in either run: their cards are the same
+  for p in untar delete; do
+    [ "$(card_mde rounds "$p")" = "$(card_mde plain "$p")" ]
+  done
+  [ "$(card_mde rounds net-1)" != "$(card_mde plain net-1)" ]
+  # rounds are blocks of one run: two runs drawn together are not one block (each card unpaired)
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN="rounds plain" OUT="$OUT/both"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  for p in serve-cold-1 net-1; do
+    [ -n "$(card_mde both "$p")" ]
+    [[ $(card_mde both "$p") != *paired* ]]
+  done
 }

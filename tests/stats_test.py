@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Unit tests of plots/stats.py (run by tests/stats.bats). With --no-scipy
+"""Unit tests of plots/stats.py and plots/tdist.py (run by tests/stats.bats). With --no-scipy
 the import of scipy fails, as on a host under test without it, and the
 standard-library fallbacks are tested; the same answers are expected."""
 import math
@@ -20,8 +20,9 @@ if "--no-scipy" in sys.argv:
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plots"))
 import stats  # noqa: E402
+import tdist  # noqa: E402
 
-HAVE_SCIPY = stats._scipy_stats() is not None
+HAVE_SCIPY = stats.have_scipy()
 
 # Student's t quantiles (two-sided 95%: p = 0.975; power 80%: p = 0.8), from tables.
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 9: 2.262, 29: 2.045}
@@ -46,7 +47,7 @@ class Quantiles(unittest.TestCase):
         from scipy.stats import t
         for df in list(range(1, 31)) + [50, 200, 1000]:
             for p in (0.6, 0.8, 0.9, 0.975, 0.995, 0.025):
-                self.assertAlmostEqual(stats._t_quantile_whole(p, df), t.ppf(p, df), delta=1e-6 * abs(t.ppf(p, df)))
+                self.assertAlmostEqual(tdist.t_quantile_whole(p, df), t.ppf(p, df), delta=1e-6 * abs(t.ppf(p, df)))
         self.assertAlmostEqual(stats.t_quantile(0.975, 7.5), t.ppf(0.975, 7.5), places=9)  # Welch's: scipy
 
 
@@ -158,7 +159,7 @@ class Comparisons(unittest.TestCase):
         import warnings
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            p = stats.welch_p([1.0, 1.0, 1.0 + 1e-15], [2.0, 2.0, 2.0])
+            p = tdist.welch_p([1.0, 1.0, 1.0 + 1e-15], [2.0, 2.0, 2.0])
         if HAVE_SCIPY:
             self.assertLess(p, 0.05)
 
@@ -201,6 +202,154 @@ class Combined(unittest.TestCase):
         self.assertLess(same.lo, 0)
         self.assertGreater(same.hi, 0)
         self.assertEqual(stats.combine([([0.0, 0.0], [1.0, 1.1], 1)]).phases, 0)
+
+
+def rounds(seed, variants, r, drift=0.15, cv=0.015, per_round=1, slower=None):
+    """[{round: [values]}] of a blocked run of VARIANTS: round K's level,
+    shared by every variant, drifts uniformly within +-DRIFT; the trials of
+    a round differ by CV (normal); SLOWER {variant index: fraction} lower."""
+    g = random.Random(seed)
+    levels = [100 * (1 + g.uniform(-drift, drift)) for _k in range(r)]
+    slower = slower or {}
+    return [{k + 1: [g.gauss(lv, lv * cv) * (1 - slower.get(i, 0)) for _j in range(per_round)]
+             for k, lv in enumerate(levels)} for i in range(variants)]
+
+
+def flat(by_round):
+    return [x for k in sorted(by_round) for x in by_round[k]]
+
+
+class Blocked(unittest.TestCase):
+    def test_drift_cancels_within_rounds(self):
+        # A/A under drift: levels +-15% between rounds, 1.5% within: the
+        # rounds see differences of a few percent, the trials alone cannot
+        sets = rounds(7, 3, 8)
+        b = stats.blocked(sets)
+        self.assertEqual((b.rounds, b.variants, b.df), (8, 3, 14))
+        self.assertLess(b.mde_pct, 5)
+        self.assertGreater(stats.mde_of_sets([flat(x) for x in sets]), 10)
+        for x in sets[1:]:
+            c = stats.compare(flat(sets[0]), flat(x), by_round=(sets[0], x))
+            self.assertEqual((c.test, c.rounds, c.verdict), ("paired t-test over 8 rounds", 8, stats.NOT_SIGNIFICANT))
+            self.assertLess(c.mde, 5)
+            self.assertGreater(stats.compare(flat(sets[0]), flat(x)).mde, 10)  # Welch: the drift is in it
+
+    def test_a_a_under_drift_false_alarms_at_the_test_level(self):
+        # 200 A/A pairs under drift: about 5% significant (2 to 20 is far outside chance)
+        hits = 0
+        for i in range(200):
+            a, b = rounds(100 + i, 2, 6)
+            hits += stats.compare(flat(a), flat(b), by_round=(a, b)).significant
+        self.assertGreaterEqual(hits, 2)
+        self.assertLessEqual(hits, 20)
+
+    def test_ten_percent_slower_under_drift_is_found(self):
+        a, b = rounds(8, 2, 8, slower={1: 0.10})
+        c = stats.compare(flat(a), flat(b), by_round=(a, b))
+        self.assertEqual(c.verdict, stats.SIGNIFICANT)
+        self.assertLess(c.lo, -10)
+        self.assertGreater(c.hi, -10)
+        self.assertLess(c.hi, 0)
+        self.assertAlmostEqual(c.rel, -10, delta=2)
+        if HAVE_SCIPY:
+            from scipy.stats import ttest_rel
+            ref = ttest_rel([math.log(b[k][0]) for k in sorted(b)], [math.log(a[k][0]) for k in sorted(a)])
+            self.assertAlmostEqual(c.p, ref.pvalue, places=9)
+
+    def test_two_variants_blocked_is_the_paired_test(self):
+        # V = 2: the additive model's residual is the paired differences' spread
+        a, b = rounds(9, 2, 5)
+        bl, c = stats.blocked([a, b]), stats.compare(flat(a), flat(b), by_round=(a, b))
+        self.assertEqual(bl.df, 4)
+        half = (math.log1p(c.hi / 100) - math.log1p(c.lo / 100)) / 2
+        self.assertAlmostEqual(math.log1p(bl.halfwidth_pct / 100), half, places=12)
+        self.assertAlmostEqual(bl.mde_pct, c.mde, places=9)
+
+    def test_trials_of_a_round_are_averaged_in_logs_and_only_shared_rounds_count(self):
+        a = {1: [100.0, 400.0], 2: [100.0], 3: [150.0]}
+        b = {1: [220.0], 2: [110.0], 4: [90.0]}
+        d = stats.round_diffs(a, b)
+        self.assertEqual(len(d), 2)  # rounds 1 and 2: 3 and 4 are not in both
+        self.assertAlmostEqual(d[0], math.log(220.0) - math.log(200.0))  # geometric mean of 100 and 400
+        self.assertAlmostEqual(d[1], math.log(1.1))
+        c = stats.compare(flat(a), flat(b), by_round=(a, b))
+        self.assertEqual(c.rounds, 2)
+        self.assertEqual(stats.blocked([a, b]).rounds, 2)
+
+    def test_fewer_than_two_rounds(self):
+        for sets in ([{1: [1.0]}, {1: [1.1]}], [{1: [1.0], 2: [1.0]}, {2: [1.0], 3: [1.0]}], [{1: [1.0], 2: [2.0]}],
+                     []):
+            b = stats.blocked(sets)
+            self.assertTrue(math.isinf(b.halfwidth_pct) and math.isinf(b.mde_pct), sets)
+            self.assertFalse(b.enough(50))
+
+    def test_without_rounds_the_comparison_is_todays(self):
+        # no rounds, or fewer than 2 shared: Welch's test, exactly as before
+        a, b = trials(11, 5), [x * 1.05 for x in trials(12, 5)]
+        today = stats.compare(a, b).as_dict()
+        self.assertEqual(today["test"], "Welch's t-test")
+        for by_round in (None, ({}, {}), ({1: a[:1]}, {1: b[:1]}), ({1: a[:1], 2: a[1:2]}, {2: b[:1], 3: b[1:2]})):
+            self.assertEqual(stats.compare(a, b, by_round=by_round).as_dict(), today, by_round)
+        self.assertEqual(today["rounds"], 0)
+        pairs = [(a, b, 1), (b, a, -1)]
+        plain = stats.combine(pairs)
+        same = stats.combine([p + (({}, {}),) for p in pairs])
+        self.assertEqual((plain.rel, plain.lo, plain.hi, plain.mde), (same.rel, same.lo, same.hi, same.mde))
+
+    def test_combined_over_paired_phases(self):
+        # three phases under drift: A/A stays within noise, a 10% slower B is found
+        aa = [rounds(20 + i, 2, 8) for i in range(3)]
+        c = stats.combine([(flat(a), flat(b), 1, (a, b)) for a, b in aa])
+        self.assertFalse(c.significant)
+        self.assertLess(c.hi - c.lo, 4)
+        unpaired = stats.combine([(flat(a), flat(b), 1) for a, b in aa])
+        self.assertLess(c.hi - c.lo, (unpaired.hi - unpaired.lo) / 2)
+        ab = [rounds(30 + i, 2, 8, slower={1: 0.10}) for i in range(3)]
+        c = stats.combine([(flat(a), flat(b), 1, (a, b)) for a, b in ab])
+        self.assertTrue(c.significant)
+        self.assertLess(c.lo, -10)
+        self.assertGreater(c.hi, -10)
+
+
+class BlockedCommand(unittest.TestCase):
+    def file(self, text):
+        import tempfile
+        fd, path = tempfile.mkstemp()
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        self.addCleanup(os.unlink, path)
+        return path
+
+    def test_line(self):
+        sets = rounds(7, 3, 8)
+        path = self.file("".join("%s\t%d\t%r\n" % ("ABC"[i], k, x) for i, s in enumerate(sets)
+                                 for k in s for x in s[k]))
+        b = stats.blocked(sets)
+        want = "rounds=8 variants=3 df=14 halfwidth_pct=%.2f mde_pct=%.2f enough=%s"
+        self.assertEqual(stats._blocked(["--target", "2", path]), want % (b.halfwidth_pct, b.mde_pct, "yes"))
+        self.assertEqual(stats._blocked(["--target", "0.5", path]), want % (b.halfwidth_pct, b.mde_pct, "no"))
+        one = self.file("A\t1\t100\nB\t1\t101\nB\t2\t99\n")
+        self.assertEqual(stats._blocked(["--target", "2", one]),
+                         "rounds=1 variants=2 df=0 halfwidth_pct=inf mde_pct=inf enough=no")
+
+    def test_bad_lines_name_file_and_line(self):
+        import contextlib
+        import io
+        for text in ("A\t1\t100\nA\t0\t100\n", "A\t1\t100\nA\t1\t-3\n", "A\t1\t100\nA\t1\n", "A\t1\t100\nA\t1\tinf\n",
+                     "A\t1\t100\n\tx\t1\n", "A\t1\t100\nA\t1.5\t1\n"):
+            path = self.file(text)
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()) as out:
+                self.assertEqual(stats.main(["blocked", "--target", "2", path]), 2, text)
+            self.assertEqual(out.getvalue(), "")
+            self.assertEqual(err.getvalue().count("\n"), 1, err.getvalue())
+            self.assertTrue(err.getvalue().startswith("stats.py: %s:2: " % path), err.getvalue())
+        with contextlib.redirect_stderr(io.StringIO()) as err:
+            self.assertEqual(stats.main(["blocked", "--target", "2", "/nonexistent/rounds.tsv"]), 2)
+        self.assertIn("/nonexistent/rounds.tsv", err.getvalue())
+        for args in (["--target", "2"], ["2", "x"], ["--target", "0", "x"]):
+            with self.assertRaises(stats._Usage, msg=repr(args)):
+                stats._blocked(args)
 
 
 class Precision(unittest.TestCase):
