@@ -21,6 +21,8 @@
 #   common/proof.sh      proof_*      the tools' CPU, the cold cache
 #   common/budget.sh     budget_*     where a phase's wall time went
 #   common/precision.sh  precision_*  a figure's trials until it is precise
+#   common/turns.sh      turn_*       turns under harness/rounds.sh (inert
+#                        without ROUNDS_UP/ROUNDS_DOWN)
 #   profile.sh           profile_*    the kernel profile of each record name
 # lib.sh gives record*, run_id, run_dir, harness_die, harness_say, harness_calc.
 #
@@ -69,6 +71,8 @@
 . "$SHOOTOUT_ROOT/harness/common/budget.sh"
 # shellcheck source=SCRIPTDIR/common/precision.sh
 . "$SHOOTOUT_ROOT/harness/common/precision.sh"
+# shellcheck source=SCRIPTDIR/common/turns.sh
+. "$SHOOTOUT_ROOT/harness/common/turns.sh"
 # shellcheck source=SCRIPTDIR/profile.sh
 . "$SHOOTOUT_ROOT/harness/profile.sh"
 

@@ -8,7 +8,9 @@
 # mbps, ...), status.  Where the host has no IPv6 (os_has_ipv6 of the
 # adapter), or REPLAY_FROM is set without SERVE_HOST6, net-PROCS-v6 records
 # "status skipped" and the reason as "skip_reason TEXT text".  The file
-# lives in TARGET/data/.net while the phase runs.
+# lives in TARGET/data/.net while the phase runs.  Under harness/rounds.sh
+# (ROUNDS_UP set) each figure is a group of turns with the other variants,
+# one trial a turn (docs/harness.md#rounds).
 set -eu
 SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -38,7 +40,8 @@ preflight_done
 proc_need httpd replay
 made_data=0
 [ -d "$DATA" ] || made_data=1
-target_claim
+# a tree of the harness's keeps its mark as it is (untar2's line with it)
+target_owned || target_claim
 serve_addr
 
 netdir=$DATA/.net
@@ -54,6 +57,22 @@ v6_reason=$(os_has_ipv6) && v6_reason=''
 if [ -z "$v6_reason" ] && [ -n "$REPLAY_FROM" ] && [ -z "${SERVE_HOST6:-}" ]; then
   v6_reason="REPLAY_FROM=$REPLAY_FROM: set SERVE_HOST6 to this host's IPv6 address for the IPv6 net phases"
 fi
+# net_trial : one trial of the figure CUR_PHASE (trial CUR_TRIAL) of P
+# processes, BIND and CONNECT: a fresh server and a replay; its rate
+# appended to rates.
+net_trial() {
+  blklat_switch "$CUR_PHASE"
+  serve_httpd "$netdir" "$p" "$bind"
+  harness_say "replay /file.jpg $NET_COUNT times over IPv$ip, $NET_CONC connections, $NET_KEEPALIVE per connection, httpd -N $p (trial $CUR_TRIAL)"
+  replay_run "$CUR_PHASE" "$connect:$HTTPD_PORT" -c "$NET_CONC" -k "$NET_KEEPALIVE" -U /file.jpg -n "$NET_COUNT" "${more[@]}"
+  proc_stop "$HTTPD_GROUP"
+  record_stats "$CUR_PHASE" "$CUR_TRIAL" "$WORK/$CUR_PHASE.stats"
+  replay_verdict "$CUR_PHASE"
+  record "$CUR_PHASE" "$CUR_TRIAL" status 0 exit
+  harness_say "$(stat_value "$WORK/$CUR_PHASE.stats" mbps) MB/s, $(stat_value "$WORK/$CUR_PHASE.stats" rps) req/s"
+  rates+=("$(stat_value "$WORK/$CUR_PHASE.stats" "$(precision_metric "$CUR_PHASE" | sed 's/mbps$/rps/')")")
+}
+
 base=$CUR_TRIAL
 more=()
 [ "$MIN_MEASURE_S" = 0 ] || more=(--min-time "$MIN_MEASURE_S")
@@ -77,26 +96,33 @@ for p in $NET_PROCS; do
       fi
     fi
     # The figure's trials (harness/common/precision.sh), each a fresh
-    # server and a replay with its steady window (MIN_MEASURE_S).
+    # server and a replay with its steady window (MIN_MEASURE_S); under
+    # harness/rounds.sh, one a turn (harness/common/turns.sh).
     name=$CUR_PHASE
-    precision_begin
     rates=()
-    for ((t = base; ; t++)); do
-      precision_next_trial "$name" "$t"
-      precision_trial_began
-      blklat_switch "$CUR_PHASE"
-      serve_httpd "$netdir" "$p" "$bind"
-      harness_say "replay /file.jpg $NET_COUNT times over IPv$ip, $NET_CONC connections, $NET_KEEPALIVE per connection, httpd -N $p (trial $t)"
-      replay_run "$CUR_PHASE" "$connect:$HTTPD_PORT" -c "$NET_CONC" -k "$NET_KEEPALIVE" -U /file.jpg -n "$NET_COUNT" "${more[@]}"
-      proc_stop "$HTTPD_GROUP"
-      record_stats "$CUR_PHASE" "$CUR_TRIAL" "$WORK/$CUR_PHASE.stats"
-      replay_verdict "$CUR_PHASE"
-      record "$CUR_PHASE" "$CUR_TRIAL" status 0 exit
-      harness_say "$(stat_value "$WORK/$CUR_PHASE.stats" mbps) MB/s, $(stat_value "$WORK/$CUR_PHASE.stats" rps) req/s"
-      rates+=("$(stat_value "$WORK/$CUR_PHASE.stats" "$(precision_metric "$name" | sed 's/mbps$/rps/')")")
-      precision_more "$name" || break
-    done
-    precision_end "$name" "$t"
+    if turn_active; then
+      t=$base
+      while precision_next_trial "$name" "$t" && turn_ready "$name"; do
+        turn_record "$name" "$t"
+        net_trial
+        t=$((t + 1))
+      done
+      [ "$t" -gt "$base" ] || harness_die "the rounds coordinator ended $name before its first turn"
+      # back to the last trial that ran (the next one was only waited for)
+      t=$((t - 1))
+      CUR_TRIAL=$t
+      phase_move "$name"
+      turn_end "$name" "$t" 0
+    else
+      precision_begin
+      for ((t = base; ; t++)); do
+        precision_next_trial "$name" "$t"
+        precision_trial_began
+        net_trial
+        precision_more "$name" || break
+      done
+      precision_end "$name" "$t"
+    fi
     rps=$(printf '%s\n' "${rates[@]}" | precision_median)
     phase_figure "$name ${rps%%.*} req/s$(precision_note "$name" "$base" "$t")"
   done

@@ -23,6 +23,9 @@
 # the first tarball only, phase untar2 runs first, as its own phase
 # (serve_update_first).  A replay with more failed requests than
 # REPLAY_MAX_FAILED (0) fails the phase, its figures recorded (replay_verdict).
+# Under harness/rounds.sh (ROUNDS_UP set) each mode's cold and warm figures
+# are one group of turns with the other variants: a cold trial, then a warm
+# one, each turn (serve_rounds, docs/harness.md#rounds).
 set -eu
 # Before common.sh gives SERVE_PROCS its default: set alone (the setting
 # from before SERVE_MODES), it names the modes, without fork.
@@ -94,6 +97,46 @@ serve_once() {
   proc_stop "$HTTPD_GROUP"
 }
 
+# serve_trial KIND P CONC : one trial of KIND: a cold one is a flush, its
+# proof and a replay; a warm one a replay (and its steady window,
+# MIN_MEASURE_S) on the cache the cold ones left.
+serve_trial() {
+  if [ "$1" = cold ]; then
+    harness_say "flush ($method), $([ "$2" = fork ] && echo "tcpserver -c $3, httpd -1" || echo "httpd -N $2")"
+    proof_flush "$method"
+    proof_cold "$method"
+    [ "$method" != reboot ] || method=drop
+  fi
+  serve_once "$@"
+}
+
+# serve_rounds P CONC SUFFIX : the cold and warm figures of mode P as turns
+# under harness/rounds.sh (harness/common/turns.sh): each turn a cold trial,
+# then a warm one on the cache it left, both of one trial number and round.
+serve_rounds() {
+  local p=$1 c=$2 cold=serve-cold-$1$3 warm=serve-warm-$1$3 t=$base kind rps cold_rates=() warm_rates=()
+  while precision_next_trial "$cold" "$t" && turn_ready "$cold" "$warm"; do
+    for kind in cold warm; do
+      precision_next_trial "serve-$kind-$p$3" "$t"
+      turn_record "$CUR_PHASE" "$t"
+      RATES=()
+      serve_trial "$kind" "$p" "$c"
+      if [ "$kind" = cold ]; then cold_rates+=("${RATES[@]}"); else warm_rates+=("${RATES[@]}"); fi
+    done
+    t=$((t + 1))
+  done
+  [ "$t" -gt "$base" ] || harness_die "the rounds coordinator ended $cold before its first turn"
+  # back to the last trial that ran (the next one was only waited for)
+  CUR_TRIAL=$((t - 1))
+  phase_move "$warm"
+  turn_end "$cold" "$CUR_TRIAL" 0
+  turn_end "$warm" "$CUR_TRIAL" 1
+  rps=$(printf '%s\n' "${cold_rates[@]}" | precision_median)
+  phase_figure "cold-$p$3 ${rps%%.*} req/s$(precision_note "$cold" "$base" $((t - 1)))"
+  rps=$(printf '%s\n' "${warm_rates[@]}" | precision_median)
+  phase_figure "warm-$p$3 ${rps%%.*} req/s$(precision_note "$warm" "$base" $((t - 1)))"
+}
+
 for p in $SERVE_MODES; do
   for c in "${concs[@]}"; do
     sfx=$(serve_suffix "$c")
@@ -108,9 +151,11 @@ for p in $SERVE_MODES; do
       continue
     fi
     FORK_CONC=$c
-    # Each figure's trials (harness/common/precision.sh): a cold one is a
-    # flush, its proof and a replay; a warm one a replay (and its steady
-    # window, MIN_MEASURE_S) on the cache the cold ones left.
+    if turn_active; then
+      serve_rounds "$p" "$c" "$sfx"
+      continue
+    fi
+    # Each figure's trials (harness/common/precision.sh), serve_trial each.
     for kind in cold warm; do
       name=serve-$kind-$p$sfx
       precision_begin
@@ -118,13 +163,7 @@ for p in $SERVE_MODES; do
       for ((t = base; ; t++)); do
         precision_next_trial "$name" "$t"
         precision_trial_began
-        if [ "$kind" = cold ]; then
-          harness_say "flush ($method), $([ "$p" = fork ] && echo "tcpserver -c $c, httpd -1" || echo "httpd -N $p")"
-          proof_flush "$method"
-          proof_cold "$method"
-          [ "$method" != reboot ] || method=drop
-        fi
-        serve_once "$kind" "$p" "$c"
+        serve_trial "$kind" "$p" "$c"
         precision_more "$name" || break
       done
       precision_end "$name" "$t"

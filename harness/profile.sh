@@ -20,11 +20,17 @@
 # second or more to start and stop, for each trial of a figure repeated
 # until precise).  Elsewhere a sampler runs for each part.
 #
-# Run as a command, `harness/profile.sh record RAW HZ` execs the sampler
-# (what profile_start starts in a process group of its own).
+# Under harness/rounds.sh the other variants' phases measure between this
+# one's turns: the phase's one sampler then starts with its events off and
+# is switched on for each window only (os_profile_control: perf --control),
+# so that each variant's profile holds its own turns; where it cannot be
+# switched, a sampler runs for each part, as on the BSDs.
+#
+# Run as a command, `harness/profile.sh record RAW HZ [CTL ACK]` execs the
+# sampler (what profile_start starts in a process group of its own).
 
 PROFILE_GROUP='' PROFILE_RAW='' PROFILE_NAME='' PROFILE_T0='' PROFILE_T1='' PROFILE_DONE=0 PROFILE_NOTED=0
-PROFILE_SLICED=0
+PROFILE_SLICED=0 PROFILE_CTL='' PROFILE_ACK=''
 PROFILE_HZ=99
 
 # profile_start NAME : sample while NAME (trial CUR_TRIAL) runs.
@@ -37,6 +43,7 @@ profile_start() {
   fi
   # the phase's sampler runs already: a new window
   if [ -n "$PROFILE_GROUP" ] && [ "$PROFILE_SLICED" = 1 ]; then
+    profile_switch enable
     PROFILE_T0=$EPOCHREALTIME
     return 0
   fi
@@ -46,7 +53,17 @@ profile_start() {
   fi
   PROFILE_RAW=$WORK/profile-$1.raw
   rm -f "$PROFILE_RAW"
-  proc_start PROFILE_GROUP "$HARNESS/profile.sh" record "$PROFILE_RAW" "$PROFILE_HZ"
+  local sliced=0 ctl=()
+  ! os_profile_slices 2>/dev/null || sliced=1
+  if [ "$sliced" = 1 ] && turn_active; then
+    if os_profile_control && mkfifo "$WORK/profile.ctl" "$WORK/profile.ack"; then
+      PROFILE_CTL=$WORK/profile.ctl PROFILE_ACK=$WORK/profile.ack
+      ctl=("$PROFILE_CTL" "$PROFILE_ACK")
+    else
+      sliced=0
+    fi
+  fi
+  proc_start PROFILE_GROUP "$HARNESS/profile.sh" record "$PROFILE_RAW" "$PROFILE_HZ" "${ctl[@]}"
   # Until its probes are on (a sampler that dies at once is noted, the
   # phase goes on without it).
   if ! POLL_STEP=0.01 poll_until 20 profile_started "$PROFILE_RAW" "$PROFILE_GROUP" ||
@@ -56,10 +73,21 @@ profile_start() {
     profile_note "absent: the sampler did not start (see logs/$CUR_PHASE-$CUR_TRIAL.log)"
     return 0
   fi
+  PROFILE_SLICED=$sliced
+  profile_switch enable
   PROFILE_T0=$EPOCHREALTIME
   profile_note "$(os_profile_tool "$PROFILE_HZ")"
-  PROFILE_SLICED=0
-  ! os_profile_slices 2>/dev/null || PROFILE_SLICED=1
+}
+
+# profile_switch enable|disable : the phase's sampler samples from here on,
+# or not, where it was started switchable (PROFILE_CTL); it answers each
+# switch once done (10 s, else a line in the phase's log).
+profile_switch() {
+  local ack=''
+  [ -n "$PROFILE_CTL" ] && kill -0 "$PROFILE_GROUP" 2>/dev/null || return 0
+  printf '%s\n' "$1" 1<>"$PROFILE_CTL"
+  read -r -t 10 ack <>"$PROFILE_ACK" || :
+  [ "$ack" = ack ] || printf 'profile: the sampler did not answer "%s" in 10 s\n' "$1" >>"$PHASE_LOG"
 }
 
 # profile_started RAW PID : the sampler has started, or has died.
@@ -74,6 +102,7 @@ profile_stop() {
   [ -n "$g" ] || return 0
   if [ "$PROFILE_SLICED" = 1 ]; then
     printf '%s-%s\t%s\t%s\n' "$PROFILE_NAME" "$CUR_TRIAL" "$PROFILE_T0" "$EPOCHREALTIME" >>"$WORK/profile-windows.tsv"
+    profile_switch disable
     return 0
   fi
   PROFILE_GROUP='' PROFILE_T1=$EPOCHREALTIME
@@ -169,5 +198,5 @@ if [ "${1:-}" = record ] && [ "${BASH_SOURCE[0]}" = "$0" ]; then
   SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
   # shellcheck source=harness/os.sh
   . "$SHOOTOUT_ROOT/harness/os.sh"
-  os_profile_record "$2" "$3"
+  os_profile_record "$2" "$3" ${4:+"$4" "$5"}
 fi

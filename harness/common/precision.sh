@@ -131,6 +131,12 @@ precision_next_trial() {
 # last trial TRIAL (the half-width only where two trials or more tell it).
 precision_end() {
   precision_judge "$1"
+  precision_records "$1" "$2"
+}
+
+# precision_records NAME TRIAL : the records precision_end writes, from
+# PREC_STOP and PREC_HALFWIDTH (also those of harness/rounds.sh: turn_end).
+precision_records() {
   record "$1" "$2" precision_trials "$(precision_trials "$1")" count
   record "$1" "$2" precision_stop "$PREC_STOP" text
   [ "$PREC_HALFWIDTH" = - ] || record "$1" "$2" precision_halfwidth_pct "$PREC_HALFWIDTH" %

@@ -137,12 +137,17 @@ serve_addr() {
 # tarball, so when TARGET/data holds the harness's extraction of the first
 # tarball only (phase untar ran, untar2 not: its mark, target_updated),
 # phase untar2 runs first, as the phase of its own it is in the method (its
-# trial, records, failure).  `make phase-untar phase-serve phase-delete` is
-# then the method's whole cycle.  A refused TARGET is left to phase_begin.
+# trial, records, failure; under harness/rounds.sh, where every variant's
+# phase starts at once, it is refused instead).  `make phase-untar
+# phase-serve phase-delete` is then the method's whole cycle.  A refused
+# TARGET is left to phase_begin.
 serve_update_first() {
   target_guard 2>/dev/null || return 0
   DATA=$TARGET/data
   if [ -d "$DATA" ] && target_owned && ! target_empty && ! target_updated; then
+    # under harness/rounds.sh every variant starts at once: untar2 would be
+    # measured while the others start too
+    ! turn_active || settings_refuse "$DATA holds the first tarball only (the request list names files of the update tarball): run phase-untar2 before harness/rounds.sh"
     printf '%s: %s holds the first tarball only (the request list names files of the update tarball): running phase-untar2 first\n' \
       "$(basename "$0" .sh)" "$DATA" >&2
     "$HARNESS/phase-untar.sh" untar2 || exit $?

@@ -338,6 +338,12 @@ os_profile_slices() {
   return 1
 }
 
+# os_profile_control : status 1: the sampler cannot be switched off and on
+# here (a sampler runs for each part of a phase instead).
+os_profile_control() {
+  return 1
+}
+
 os_profile_started() {
   grep -q '^started' "$1" 2>/dev/null
 }

@@ -374,12 +374,23 @@ os_profile_check() {
   fi
 }
 
-# os_profile_record RAW HZ : exec the sampler, writing RAW until SIGINT.
-# Its samples carry the wall clock (-k realtime: EPOCHREALTIME's), so that
-# one sampler can run for a whole phase and be cut into its parts after
-# (os_profile_slices).
+# os_profile_record RAW HZ [CTL ACK] : exec the sampler, writing RAW until
+# SIGINT.  Its samples carry the wall clock (-k realtime: EPOCHREALTIME's),
+# so that one sampler can run for a whole phase and be cut into its parts
+# after (os_profile_slices).  With the FIFOs CTL and ACK it starts with its
+# events off and takes "enable" and "disable" from CTL, "ack" on ACK after
+# each (os_profile_control).
 os_profile_record() {
+  if [ -n "${3-}" ]; then
+    exec perf record -a -g -F "$2" -e cpu-clock -k realtime -q -o "$1" --control "fifo:$3,$4" -D -1
+  fi
   exec perf record -a -g -F "$2" -e cpu-clock -k realtime -q -o "$1"
+}
+
+# os_profile_control : status 0 when os_profile_record takes CTL ACK: the
+# sampler can be switched off and on (perf record --control, perf 5.9 on).
+os_profile_control() {
+  perf record -h 2>&1 | grep -q -e '--control'
 }
 
 # os_profile_slices : status 0: os_profile_fold RAW WINDOWS cuts one

@@ -1,0 +1,256 @@
+# shellcheck shell=bash disable=SC2034
+# harness/common/rounds-plan.sh: what harness/rounds.sh decides, apart from
+# running the phases: the SPECs and the run they go to, the order of each
+# round (seeded, recorded in RUN/HOST/rounds.tsv), where a group's rounds
+# start, and its stopping rule (docs/harness.md#rounds).  Sourced by
+# harness/rounds.sh after lib.sh and common/settings.sh.
+
+# shellcheck source=SCRIPTDIR/precision.sh
+. "$SHOOTOUT_ROOT/harness/common/precision.sh"
+
+# The variants, in SPEC order: the name, the SPEC file, and its KEY=VALUE
+# lines (SPEC_ENV from SPEC_FROM, SPEC_COUNT of them).
+VARIANTS=() SPEC_FILES=() SPEC_ENV=() SPEC_FROM=() SPEC_COUNT=()
+# The run made here (nothing else written in it: plan_unmake_run), and
+# what .current named before.
+MADE_RUN='' WAS_CURRENT=''
+# plan_judge's verdict: why the group stops, each figure's half-width ("-":
+# none), and a line saying so.
+JUDGE_WHY='' JUDGE_HW=() JUDGE_NOTE=''
+
+# plan_refuse MESSAGE : one line, exit 2 (nothing started or written yet).
+plan_refuse() {
+  settings_refuse "$@"
+}
+
+# plan_get I KEY : KEY of variant I: its SPEC's line, else this environment's.
+plan_get() {
+  local k
+  for k in "${SPEC_ENV[@]:${SPEC_FROM[$1]}:${SPEC_COUNT[$1]}}"; do
+    [ "${k%%=*}" != "$2" ] || { printf '%s\n' "${k#*=}"; return 0; }
+  done
+  printf '%s\n' "${!2-}"
+}
+
+# plan_read_spec FILE : FILE's KEY=VALUE lines appended to SPEC_ENV, or a
+# refusal naming the line.
+plan_read_spec() {
+  local f=$1 line n=0 keys=' ' key
+  { [ -f "$f" ] && [ -r "$f" ]; } || plan_refuse "SPEC $f: no such file (want one file per variant, KEY=VALUE lines)"
+  while IFS= read -r line || [ -n "$line" ]; do
+    n=$((n + 1))
+    [ -n "$line" ] || continue
+    [[ $line =~ ^[A-Z_][A-Z0-9_]*= ]] ||
+      plan_refuse "$f:$n: want KEY=VALUE (KEY of capitals, digits and _, like TARGET=/mnt/ext4), not '${line:0:60}'"
+    key=${line%%=*}
+    case $key in ROUNDS_UP | ROUNDS_DOWN | ROUNDS_PID | SHOOTOUT_ROOT)
+      plan_refuse "$f:$n: $key is harness/rounds.sh's own, not a SPEC's" ;;
+    esac
+    case $keys in *" $key "*) plan_refuse "$f:$n: $key is given twice" ;; esac
+    keys+="$key "
+    SPEC_ENV+=("$line")
+  done <"$f"
+}
+
+# plan_check_spec I : variant I's settings pass the checks every phase makes
+# (settings_check), here, before any phase starts.
+plan_check_spec() {
+  local out
+  out=$(
+    for kv in "${SPEC_ENV[@]:${SPEC_FROM[$1]}:${SPEC_COUNT[$1]}}"; do export "${kv%%=*}=${kv#*=}"; done
+    settings_check harness micro 2>&1
+  ) || plan_refuse "${SPEC_FILES[$1]}: ${out#rounds.sh: }"
+}
+
+# plan_same KEY DEFAULT : KEY is the same for every variant (DEFAULT when
+# unset); prints it.
+plan_same() {
+  local i v first=''
+  for i in "${!SPEC_FILES[@]}"; do
+    v=$(plan_get "$i" "$1")
+    v=${v:-$2}
+    [ "$i" != 0 ] || first=$v
+    [ "$v" = "$first" ] ||
+      plan_refuse "$1 differs: '$first' in ${SPEC_FILES[0]}, '$v' in ${SPEC_FILES[i]} (the variants of one call share one run and one stopping rule)"
+  done
+  printf '%s\n' "$first"
+}
+
+# plan_specs SPEC... : read and check every SPEC; VARIANTS, RESULTS, RUN_ID,
+# HOST and the stopping rule's settings are set.  Refused, one line and
+# exit 2: a file that is not KEY=VALUE lines, a setting a phase would
+# refuse, two SPECs of one VARIANT or TARGET, a run or rule they do not
+# share, FLUSH=reboot.
+plan_specs() {
+  local f i j v t targets=()
+  for f in "$@"; do
+    SPEC_FROM+=("${#SPEC_ENV[@]}")
+    plan_read_spec "$f"
+    SPEC_COUNT+=($((${#SPEC_ENV[@]} - SPEC_FROM[-1])))
+    SPEC_FILES+=("$f")
+  done
+  for i in "${!SPEC_FILES[@]}"; do
+    plan_check_spec "$i"
+    v=$(plan_get "$i" VARIANT) t=$(plan_get "$i" TARGET)
+    v=${v:-default}
+    [ "$(plan_get "$i" FLUSH)" != reboot ] ||
+      plan_refuse "${SPEC_FILES[i]}: FLUSH=reboot cannot take turns (a reboot stops every variant): use drop or remount"
+    for j in "${!VARIANTS[@]}"; do
+      [ "${VARIANTS[j]}" != "$v" ] || plan_refuse "VARIANT=$v in both ${SPEC_FILES[j]} and ${SPEC_FILES[i]}: each SPEC is a variant of its own"
+      [ -z "$t" ] || [ "${targets[j]}" != "$t" ] || plan_refuse "TARGET=$t in both ${SPEC_FILES[j]} and ${SPEC_FILES[i]}: each variant measures its own"
+    done
+    VARIANTS+=("$v") targets+=("$t")
+  done
+  RESULTS=$(plan_same RESULTS "$SHOOTOUT_ROOT/results")
+  case $RESULTS in /*) ;; *) RESULTS=$PWD/$RESULTS ;; esac
+  HOST=$(plan_same HOST "$HOST")
+  RUN_ID=$(plan_same RUN_ID '')
+  precision_settings
+  PRECISION=$(plan_same PRECISION "$PRECISION")
+  PRECISION_MAX_TRIALS=$(plan_same PRECISION_MAX_TRIALS "$PRECISION_MAX_TRIALS")
+  PRECISION_MAX_S=$(plan_same PRECISION_MAX_S "$PRECISION_MAX_S")
+}
+
+# plan_make_run : RUN_ID is the run (the current one, or a new one made
+# here); ROUNDS_SEED defaults to it.
+plan_make_run() {
+  if [ -z "$RUN_ID" ]; then
+    if [ -s "$RESULTS/.current" ]; then
+      RUN_ID=$(cat "$RESULTS/.current")
+    else
+      WAS_CURRENT=''
+      RUN_ID=$(new_run) || exit 1
+      MADE_RUN=$RUN_ID
+    fi
+  fi
+  lib_name_or_die RUN_ID "$RUN_ID"
+  ROUNDS_SEED=${ROUNDS_SEED:-$RUN_ID}
+}
+
+# plan_unmake_run : a run made here that no phase wrote to goes again (every
+# variant refused), and .current with it.
+plan_unmake_run() {
+  [ -n "$MADE_RUN" ] || return 0
+  rmdir "$RESULTS/$MADE_RUN/$HOST" "$RESULTS/$MADE_RUN" 2>/dev/null || return 0
+  [ "$(cat "$RESULTS/.current" 2>/dev/null)" != "$MADE_RUN" ] || rm -f "$RESULTS/.current"
+}
+
+# plan_last_round GROUP : the highest round of GROUP so far in the run: its
+# first name's round records in the variants' records.tsv, or rounds.tsv.
+plan_last_round() {
+  local i files=() f
+  for i in "${!VARIANTS[@]}"; do
+    f=$RESULTS/$RUN_ID/$HOST/${VARIANTS[i]}/records.tsv
+    [ ! -f "$f" ] || files+=("$f")
+  done
+  f=$RESULTS/$RUN_ID/$HOST/rounds.tsv
+  [ ! -f "$f" ] || files+=("$f")
+  [ ${#files[@]} -gt 0 ] || { echo 0; return 0; }
+  awk -F '\t' -v g="$1" '
+    FILENAME ~ /rounds\.tsv$/ { if ($1 == g && $2 ~ /^[0-9]+$/ && $2 + 0 > m) m = $2 + 0; next }
+    $1 == g && $3 == "round" && $4 ~ /^[0-9]+$/ && $4 + 0 > m { m = $4 + 0 }
+    END { print m + 0 }' "${files[@]}"
+}
+
+# plan_shuffle SEED I... : the variants I (indices), one a line, in the
+# order of the round: Python's random.Random(SEED).shuffle of their names
+# sorted (so the order depends on the seed and the names only).
+plan_shuffle() {
+  local seed=$1 i names=() name
+  shift
+  for i in "$@"; do names+=("${VARIANTS[i]}"); done
+  python3 -c 'import random, sys
+v = sorted(sys.argv[2:])
+random.Random(sys.argv[1]).shuffle(v)
+print("\n".join(v))' "$seed" "${names[@]}" | while IFS= read -r name; do
+    for i in "$@"; do [ "${VARIANTS[i]}" != "$name" ] || echo "$i"; done
+  done
+}
+
+# plan_note_round GROUP ROUND I... : the round's order appended to
+# RUN/HOST/rounds.tsv (header first): group round position variant seed.
+plan_note_round() {
+  local g=$1 r=$2 f lines='' pos=0 i
+  shift 2
+  f=$RESULTS/$RUN_ID/$HOST/rounds.tsv
+  mkdir -p "${f%/*}"
+  [ -s "$f" ] || printf 'group\tround\tposition\tvariant\tseed\n' >"$f"
+  for i in "$@"; do
+    pos=$((pos + 1))
+    lines+=${lines:+$'\n'}$(printf '%s\t%s\t%s\t%s\t%s' "$g" "$r" "$pos" "${VARIANTS[i]}" "$ROUNDS_SEED-$HOST-$g-$r")
+  done
+  lib_append "$f" "$lines" || harness_die "$LIB_ERR"
+}
+
+# plan_values NAME I... : "variant<TAB>round<TAB>value" of NAME's trials
+# with a round, status 0 and not disturbed, in each variant I's records
+# (its own headline metric, from its ready line).
+plan_values() {
+  local n=$1 i m f
+  shift
+  for i in "$@"; do
+    m=''
+    for f in ${FIGS[i]}; do [ "${f%%:*}" != "$n" ] || m=${f#*:}; done
+    [ -n "$m" ] || continue
+    awk -F '\t' -v n="$n" -v m="$m" -v v="${VARIANTS[i]}" '$1 == n {
+        if ($3 == m) val[$2] = $4
+        else if ($3 == "round") rd[$2] = $4
+        else if ($3 == "status") ok[$2] = ($4 == "0")
+        else if ($3 == "disturbed" && $4 == "1") bad[$2] = 1
+      }
+      END { for (t in rd) if (ok[t] && !bad[t] && t in val) print v "\t" rd[t] "\t" val[t] }' \
+      "$RESULTS/$RUN_ID/$HOST/${VARIANTS[i]}/records.tsv"
+  done | sort -t "$(printf '\t')" -k2,2n -k1,1
+}
+
+# plan_stats ARGS... : the statistics, plots/stats.py ARGS (ROUNDS_STATS, a
+# command, instead: the tests' stub).
+plan_stats() {
+  local cmd=(python3 "$SHOOTOUT_ROOT/plots/stats.py")
+  [ -z "${ROUNDS_STATS:-}" ] || read -r -a cmd <<<"$ROUNDS_STATS"
+  "${cmd[@]}" "$@"
+}
+
+# plan_judge GROUP ROUND T0 LAST I... : after ROUND, whether GROUP stops
+# (status 0; JUDGE_WHY, JUDGE_HW, JUDGE_NOTE): PRECISION=0 after one round
+# (single); every figure's blocked half-width within PRECISION after two
+# rounds at least (precise); PRECISION_MAX_TRIALS rounds in the run
+# (trial_cap); another round, as long as the LAST, would end past
+# PRECISION_MAX_S x the variants I since T0 (time_cap).
+plan_judge() {
+  local g=$1 r=$2 t0=$3 last=$4 names=() n f out hw enough=yes cap
+  shift 4
+  for f in ${FIGS[$1]}; do names+=("${f%%:*}"); done
+  JUDGE_WHY='' JUDGE_HW=() JUDGE_NOTE=''
+  if [ "$PRECISION" = 0 ]; then
+    JUDGE_WHY=single JUDGE_NOTE="one round (PRECISION=0)"
+    for n in "${names[@]}"; do JUDGE_HW+=(-); done
+    return 0
+  fi
+  for n in "${names[@]}"; do
+    hw=-
+    if [ "$r" -ge 2 ]; then
+      f=$TMP/values-$n.tsv
+      plan_values "$n" "$@" >"$f"
+      if out=$(plan_stats blocked --target "$PRECISION" "$f" 2>&1); then
+        [[ $out =~ halfwidth_pct=([0-9]+(\.[0-9]+)?)( |$) ]] && hw=${BASH_REMATCH[1]}
+        case " $out " in *" enough=yes "*) ;; *) enough=no ;; esac
+      else
+        printf 'rounds: plots/stats.py blocked failed on %s: %s\n' "$n" "$(printf '%s\n' "$out" | tail -n 1)" >&2
+        enough=no
+      fi
+    else
+      enough=no
+    fi
+    JUDGE_HW+=("$hw")
+  done
+  if [ "$enough" = yes ]; then
+    JUDGE_WHY=precise JUDGE_NOTE="precise (half-width ${JUDGE_HW[*]} % of a difference, within PRECISION=$PRECISION)"
+  elif [ "$r" -ge "$PRECISION_MAX_TRIALS" ]; then
+    JUDGE_WHY=trial_cap JUDGE_NOTE="$r rounds in the run (PRECISION_MAX_TRIALS=$PRECISION_MAX_TRIALS)"
+  else
+    cap=$(awk -v s="$PRECISION_MAX_S" -v n="$#" 'BEGIN { print s * n }')
+    awk -v a="$t0" -v b="$EPOCHREALTIME" -v l="$last" -v cap="$cap" 'BEGIN { exit !(b - a + l > cap) }' || return 1
+    JUDGE_WHY=time_cap JUDGE_NOTE="another round would pass ${cap} s (PRECISION_MAX_S=$PRECISION_MAX_S x $# variants)"
+  fi
+}
