@@ -9,8 +9,9 @@
 # profiles that hold each variant's own turns.  Root: the targets are
 # directories on a tmpfs of this file's (ALLOW_NONMOUNT=1), each holding
 # the tiny dataset extracted once.  The statistics (plots/stats.py blocked)
-# are a stand-in here that keeps its input and says what the test wants:
-# tests/stats.bats tests the real one.
+# are mostly a stand-in here that keeps its input and says what the test
+# wants (tests/stats.bats tests the real one); the net test ends with the
+# real one.
 bats_require_minimum_version 1.5.0
 load helpers
 
@@ -236,6 +237,14 @@ EOF
   [ "$(rec v1 net-1 round | tail -n 1 | tr '\t' :)" = 3:3 ]
   [ "$(rec v1 net-1 precision_stop | tail -n 1 | tr '\t' :)" = 3:time_cap ]
   grep -q '^rounds: net-1 stops after round 3: another round would pass 0.002 s (PRECISION_MAX_S=0.001 x 2 variants)$' <<<"$stderr"
+  # the real statistics (plots/stats.py blocked), a target any two rounds meet
+  [ -f "$ROOT/plots/stats.py" ] || skip "no plots/stats.py"
+  unset ROUNDS_STATS
+  rm -rf "$RESULTS"
+  PRECISION=100000 PRECISION_MAX_TRIALS=10 PRECISION_MAX_S=600 NET_PROCS=1 rounds net "$T/a.spec" "$T/b.spec"
+  [ "$status" -eq 0 ]
+  [ "$(rec v2 net-1 precision_stop | tr '\t' :)" = 2:precise ]
+  [[ $(rec v2 net-1 precision_halfwidth_pct) =~ ^2$'\t'[0-9]+(\.[0-9]+)?$ ]]
 }
 
 @test "rounds: a SPEC that is not right: one line, exit 2, nothing started, no run written" {
