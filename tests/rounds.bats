@@ -377,3 +377,38 @@ EOF
       END { if (bad) print bad " of " FNR " samples outside the windows"; exit bad > 0 }' "$w" "$w.times"
   done
 }
+
+@test "rounds: a phase whose coordinator answers nonsense, or is gone, fails with one line naming it" {
+  spec a v1 "$F/tmpfs/t1"
+  mapfile -t kv <"$T/a.spec"
+  mkfifo "$T/up" "$T/down"
+  exec {up}<>"$T/up" {down}<>"$T/down"
+  # phase_net PID : phase-net under a coordinator of pid PID (this test);
+  # back with its first line, the ready of its first figure
+  phase_net() {
+    env "${kv[@]}" TMPDIR="$T/tmp" ROUNDS_UP="$T/up" ROUNDS_DOWN="$T/down" ROUNDS_PID="$1" \
+      "$ROOT/harness/phase-net.sh" >"$T/phase.log" 2>&1 &
+    pid=$!
+    read -r -t 60 -u "$up" line
+    [ "$line" = "ready net-1:mbps" ]
+  }
+  phase_net $$
+  echo "go x" >&"$down"
+  rc=0
+  wait "$pid" || rc=$?
+  cat "$T/phase.log"
+  [ "$rc" -eq 1 ]
+  grep -qx "net-1: the rounds coordinator said 'go x': want 'go ROUND' or 'next WHY \[HALFWIDTH...\]'" "$T/phase.log"
+  # a coordinator that is gone: the phase does not wait for ever (it looks every 5 s)
+  sleep 0 &
+  gone=$!
+  wait "$gone"
+  phase_net "$gone"
+  wait_for_exit "$pid" 30
+  rc=0
+  wait "$pid" || rc=$?
+  cat "$T/phase.log"
+  [ "$rc" -eq 1 ]
+  grep -qx "net-1: the rounds coordinator (pid $gone) is gone: net-1 got no turn" "$T/phase.log"
+  exec {up}>&- {down}>&-
+}
