@@ -9,8 +9,9 @@
 # profiles that hold each variant's own turns.  Root: the targets are
 # directories on a tmpfs of this file's (ALLOW_NONMOUNT=1), each holding
 # the tiny dataset extracted once.  The statistics (plots/stats.py blocked)
-# are a stand-in here that keeps its input and says what the test wants:
-# tests/stats.bats tests the real one.
+# are mostly a stand-in here that keeps its input and says what the test
+# wants (tests/stats.bats tests the real one); the net test ends with the
+# real one.
 bats_require_minimum_version 1.5.0
 load helpers
 
@@ -236,6 +237,14 @@ EOF
   [ "$(rec v1 net-1 round | tail -n 1 | tr '\t' :)" = 3:3 ]
   [ "$(rec v1 net-1 precision_stop | tail -n 1 | tr '\t' :)" = 3:time_cap ]
   grep -q '^rounds: net-1 stops after round 3: another round would pass 0.002 s (PRECISION_MAX_S=0.001 x 2 variants)$' <<<"$stderr"
+  # the real statistics (plots/stats.py blocked), a target any two rounds meet
+  [ -f "$ROOT/plots/stats.py" ] || skip "no plots/stats.py"
+  unset ROUNDS_STATS
+  rm -rf "$RESULTS"
+  PRECISION=100000 PRECISION_MAX_TRIALS=10 PRECISION_MAX_S=600 NET_PROCS=1 rounds net "$T/a.spec" "$T/b.spec"
+  [ "$status" -eq 0 ]
+  [ "$(rec v2 net-1 precision_stop | tr '\t' :)" = 2:precise ]
+  [[ $(rec v2 net-1 precision_halfwidth_pct) =~ ^2$'\t'[0-9]+(\.[0-9]+)?$ ]]
 }
 
 @test "rounds: a SPEC that is not right: one line, exit 2, nothing started, no run written" {
@@ -367,4 +376,39 @@ EOF
       { ok = 0; for (i = 1; i <= k; i++) if ($1 >= a[i] - 0.05 && $1 <= b[i] + 0.05) ok = 1; if (!ok) bad++ }
       END { if (bad) print bad " of " FNR " samples outside the windows"; exit bad > 0 }' "$w" "$w.times"
   done
+}
+
+@test "rounds: a phase whose coordinator answers nonsense, or is gone, fails with one line naming it" {
+  spec a v1 "$F/tmpfs/t1"
+  mapfile -t kv <"$T/a.spec"
+  mkfifo "$T/up" "$T/down"
+  exec {up}<>"$T/up" {down}<>"$T/down"
+  # phase_net PID : phase-net under a coordinator of pid PID (this test);
+  # back with its first line, the ready of its first figure
+  phase_net() {
+    env "${kv[@]}" TMPDIR="$T/tmp" ROUNDS_UP="$T/up" ROUNDS_DOWN="$T/down" ROUNDS_PID="$1" \
+      "$ROOT/harness/phase-net.sh" >"$T/phase.log" 2>&1 &
+    pid=$!
+    read -r -t 60 -u "$up" line
+    [ "$line" = "ready net-1:mbps" ]
+  }
+  phase_net $$
+  echo "go x" >&"$down"
+  rc=0
+  wait "$pid" || rc=$?
+  cat "$T/phase.log"
+  [ "$rc" -eq 1 ]
+  grep -qx "net-1: the rounds coordinator said 'go x': want 'go ROUND' or 'next WHY \[HALFWIDTH...\]'" "$T/phase.log"
+  # a coordinator that is gone: the phase does not wait for ever (it looks every 5 s)
+  sleep 0 &
+  gone=$!
+  wait "$gone"
+  phase_net "$gone"
+  wait_for_exit "$pid" 30
+  rc=0
+  wait "$pid" || rc=$?
+  cat "$T/phase.log"
+  [ "$rc" -eq 1 ]
+  grep -qx "net-1: the rounds coordinator (pid $gone) is gone: net-1 got no turn" "$T/phase.log"
+  exec {up}>&- {down}>&-
 }
