@@ -12,7 +12,7 @@
 # stops when plots/stats.py blocked says every figure of it is precise (2
 # rounds at least), when it has PRECISION_MAX_TRIALS rounds in the run, or
 # when another round would take its time in this call past PRECISION_MAX_S
-# x the variants.  A variant whose phase ends early is out; the others go
+# x the variants x the group's figures.  A variant whose phase ends early is out; the others go
 # on.  Round numbers continue across calls (a second cycle).
 # Prints a progress line per turn and one when a group stops on stderr, one
 # line per variant on stdout at the end ("VARIANT<TAB>ok|failed|refused|

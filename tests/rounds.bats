@@ -236,7 +236,7 @@ EOF
   [ "$status" -eq 0 ]
   [ "$(rec v1 net-1 round | tail -n 1 | tr '\t' :)" = 3:3 ]
   [ "$(rec v1 net-1 precision_stop | tail -n 1 | tr '\t' :)" = 3:time_cap ]
-  grep -q '^rounds: net-1 stops after round 3: another round would pass 0.002 s (PRECISION_MAX_S=0.001 x 2 variants)$' <<<"$stderr"
+  grep -q '^rounds: net-1 stops after round 3: another round would pass 0.002 s (PRECISION_MAX_S=0.001 x 2 variants x 1 figures)$' <<<"$stderr"
   # the real statistics (plots/stats.py blocked), a target any two rounds meet
   [ -f "$ROOT/plots/stats.py" ] || skip "no plots/stats.py"
   unset ROUNDS_STATS

@@ -216,7 +216,8 @@ plan_stats() {
 # (single); every figure's blocked half-width within PRECISION after two
 # rounds at least (precise); PRECISION_MAX_TRIALS rounds in the run
 # (trial_cap); another round, as long as the LAST, would end past
-# PRECISION_MAX_S x the variants I since T0 (time_cap).
+# PRECISION_MAX_S x the variants I x the group's figures since T0
+# (time_cap).
 plan_judge() {
   local g=$1 r=$2 t0=$3 last=$4 names=() n f out hw enough=yes cap
   shift 4
@@ -249,8 +250,11 @@ plan_judge() {
   elif [ "$r" -ge "$PRECISION_MAX_TRIALS" ]; then
     JUDGE_WHY=trial_cap JUDGE_NOTE="$r rounds in the run (PRECISION_MAX_TRIALS=$PRECISION_MAX_TRIALS)"
   else
-    cap=$(awk -v s="$PRECISION_MAX_S" -v n="$#" 'BEGIN { print s * n }')
+    # each figure of the group has its PRECISION_MAX_S a variant, as it has
+    # outside rounds (serve's cold and warm figure share a turn)
+    cap=$(awk -v s="$PRECISION_MAX_S" -v n="$#" -v k="${#names[@]}" 'BEGIN { print s * n * k }')
     awk -v a="$t0" -v b="$EPOCHREALTIME" -v l="$last" -v cap="$cap" 'BEGIN { exit !(b - a + l > cap) }' || return 1
-    JUDGE_WHY=time_cap JUDGE_NOTE="another round would pass ${cap} s (PRECISION_MAX_S=$PRECISION_MAX_S x $# variants)"
+    JUDGE_WHY=time_cap
+    JUDGE_NOTE="another round would pass ${cap} s (PRECISION_MAX_S=$PRECISION_MAX_S x $# variants x ${#names[@]} figures)"
   fi
 }
