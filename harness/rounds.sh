@@ -34,19 +34,23 @@ SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 
 usage() {
   cat <<'EOF'
-usage: harness/rounds.sh PHASE SPEC...
-  PHASE  serve or net: harness/phase-PHASE.sh runs once per SPEC, all at
-         once, taking turns: one variant measures at a time
-  SPEC   a file per variant: its phase's environment, one KEY=VALUE line
-         each (KEY like TARGET or VARIANT, the value verbatim to the end of
-         the line; empty lines are skipped), on top of this environment
+usage: harness/rounds.sh PHASE SPEC... [-- COMMAND...]
+  PHASE    serve or net: harness/phase-PHASE.sh runs once per SPEC, all at
+           once, taking turns: one variant measures at a time
+  SPEC     a file per variant: its phase's environment, one KEY=VALUE line
+           each (KEY like TARGET or VARIANT, the value verbatim to the end
+           of the line; empty lines are skipped), on top of this environment
+  COMMAND  what runs each variant's phase, in its SPEC's environment
+           (default harness/phase-PHASE.sh; the playbooks give their
+           make -C CHECKOUT phase-PHASE, as for every other phase)
 Every SPEC names its own VARIANT and TARGET; RESULTS, RUN_ID, HOST and
 PRECISION, PRECISION_MAX_TRIALS, PRECISION_MAX_S are the same in all (one
 run, one stopping rule).  ROUNDS_SEED (default: the run id) seeds the
 shuffles; the order of each round goes to RESULTS/RUN/HOST/rounds.tsv.
 Each variant's phase output ends in RESULTS/RUN/HOST/VARIANT/logs/rounds-PHASE.log.
 stderr: "rounds: GROUP round R: VARIANT (K of N)" per turn, a line when a
-group stops and why; stdout at the end, one line per variant:
+group stops and why (also appended to the file ROUNDS_PROGRESS, when set,
+as "HOST<TAB>round<TAB>TEXT" lines: make demo's progress); stdout at the end, one line per variant:
 VARIANT<TAB>ok|failed|refused|interrupted<TAB>its phase's last line.
 Exit 0: every phase ok; 1: one failed or was refused; 2: a bad SPEC (nothing
 started, nothing written); 130/143: interrupted (every phase stopped).
@@ -59,7 +63,17 @@ settings_check harness micro
 PHASE=$1
 shift
 case $PHASE in serve | net) ;; *) settings_refuse "PHASE '$PHASE': want serve or net" ;; esac
-plan_specs "$@"
+# SPEC... [-- COMMAND...]: the specs, then what runs each variant's phase
+specs=()
+while [ $# -gt 0 ] && [ "$1" != -- ]; do specs+=("$1"); shift; done
+PHASE_CMD=("$SHOOTOUT_ROOT/harness/phase-$PHASE.sh")
+if [ $# -gt 0 ]; then
+  shift
+  [ $# -gt 0 ] || settings_refuse "nothing after --: want the command that runs a variant's phase, e.g. make -C DIR phase-$PHASE"
+  PHASE_CMD=("$@")
+fi
+[ ${#specs[@]} -gt 0 ] || settings_refuse "usage: harness/rounds.sh serve|net SPEC... [-- COMMAND...] (-h for help)"
+plan_specs "${specs[@]}"
 
 # ---- the run: one round after another ------------------------------------
 
@@ -72,6 +86,8 @@ GROUP_ORDER=() TMP='' STOPPING=''
 # rounds_say TEXT : a progress line on stderr.
 rounds_say() {
   printf 'rounds: %s\n' "$*" >&2
+  # and to make demo's progress file (the playbook's ROUNDS_PROGRESS)
+  [ -z "${ROUNDS_PROGRESS:-}" ] || printf '%s\tround\t%s\n' "$HOST" "$*" >>"$ROUNDS_PROGRESS" 2>/dev/null || :
 }
 
 # rounds_start : the FIFOs (held read-write here, so that a line written
@@ -106,7 +122,7 @@ rounds_exec() {
   unset ROUNDS_STATS
   os_setsid env "${SPEC_ENV[@]:${SPEC_FROM[i]}:${SPEC_COUNT[i]}}" RUN_ID="$RUN_ID" \
     SHOOTOUT_ROOT="$SHOOTOUT_ROOT" ROUNDS_UP="$TMP/$i.up" ROUNDS_DOWN="$TMP/$i.down" ROUNDS_PID=$$ \
-    "$SHOOTOUT_ROOT/harness/phase-$PHASE.sh"
+    "${PHASE_CMD[@]}"
 }
 
 # rounds_receive I : variant I's next line: "ready NAME:METRIC..." sets
@@ -248,7 +264,9 @@ rounds_report() {
 # (neither a warning nor its start line), else its exit status.
 rounds_why() {
   local rc=${RCS[$1]} line
-  line=$(grep -v -e '^[[:space:]]*$' -e '^== harness/rounds.sh ' -e '^WARNING: ' -e "^$PHASE: start: " "${LOGS[$1]}" | tail -n 1)
+  # (make's own "make: *** ... Error 1" is no reason, where COMMAND is make)
+  line=$(grep -v -E -e '^[[:space:]]*$' -e '^== harness/rounds.sh ' -e '^WARNING: ' -e "^$PHASE: start: " \
+    -e '^g?make(\[[0-9]+\])?: ' "${LOGS[$1]}" | tail -n 1)
   if [ -z "$line" ]; then
     line="exit $rc"
     case $rc in 129 | 13[0-9] | 14[0-9] | 15[0-9]) line+=" (killed by SIG$(kill -l "$((rc - 128))"))" ;; esac

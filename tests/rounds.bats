@@ -247,7 +247,7 @@ EOF
   [[ $(rec v2 net-1 precision_halfwidth_pct) =~ ^2$'\t'[0-9]+(\.[0-9]+)?$ ]]
 }
 
-@test "rounds: a SPEC that is not right: one line, exit 2, nothing started, no run written" {
+@test "rounds: a SPEC (or a COMMAND after --) that is not right: one line, exit 2, nothing started, no run written" {
   spec a v1 "$F/tmpfs/t1"
   spec b v2 "$F/tmpfs/t2"
   printf 'TARGET=%s\nthis is no setting\n' "$F/tmpfs/t3" >"$T/words.spec"
@@ -272,6 +272,8 @@ EOF
     "net $T/own.spec|rounds.sh: $T/own.spec:12: ROUNDS_UP is harness/rounds.sh's own, not a SPEC's"
     "untar $T/a.spec|rounds.sh: PHASE 'untar': want serve or net"
     "serve|rounds.sh: usage: harness/rounds.sh serve|net SPEC... (-h for help)"
+    "serve $T/a.spec --|rounds.sh: nothing after --: want the command that runs a variant's phase, e.g. make -C DIR phase-serve"
+    "serve -- make|rounds.sh: usage: harness/rounds.sh serve|net SPEC... [-- COMMAND...] (-h for help)"
   )
   for c in "${cases[@]}"; do
     read -r -a args <<<"${c%%|*}"
