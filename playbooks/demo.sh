@@ -8,7 +8,8 @@
 #   DATASET=tiny             another dataset profile (default small)
 #   DEMO_SIZE=4G             size of each sparse loop image (and of tmpfs)
 #   TRIALS=N                 trials of the whole cycle per variant (default 2), the
-#                            variants' trials alternating in a shuffled order
+#                            variants' trials alternating in a shuffled order, their
+#                            serve and net figures in blocked rounds (harness/rounds.sh)
 #   DEMO_REPEAT=serve:3,net:3  runs of those phases within each cycle (default none)
 #   PROFILE=0                no kernel profile of the phases (default 1)
 #   BLKLAT=0                 no block-latency histograms (default 1)
@@ -126,7 +127,8 @@ SHOOTOUT_ROOT=$PWD settings_check demo
 stopping_rule_check
 # The demo's own caps on the stopping rule, unless given: six variants of two
 # trials, each with ten serve and net figures, on a 2-CPU machine in about
-# 20 minutes (the harness's 10 trials or 60 s a figure could take hours).
+# 20 minutes (the harness's 10 trials or 60 s a figure could take hours): 5
+# rounds of each figure, 10 s a figure and variant in each trial.
 PRECISION_MAX_TRIALS=${PRECISION_MAX_TRIALS:-5}
 PRECISION_MAX_S=${PRECISION_MAX_S:-10}
 
