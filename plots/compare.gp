@@ -14,7 +14,7 @@ set border 1 lc rgb "#404040"
 set xtics nomirror format "%+g%%"
 set xzeroaxis lt 1 lc rgb "#404040"
 set xlabel "change of the figure from base to new (%)"
-set title chart_title . "\ngreen: better, red: worse, grey: not significant (95%, corrected for the comparisons: compare.md), or fewer than 2 trials: cannot tell" font ",11"
+set title chart_title . "\ngreen: better, red: worse, grey: not significant (95%, corrected) or cannot tell" font ",11"
 unset key
 do for [ext in "png svg"] {
     load plotsdir . "/common.gp"
