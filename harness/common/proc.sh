@@ -38,19 +38,23 @@ proc_run() {
 # the background while the shell waits for it: a signal reaches the phase's
 # trap at once, and the trap stops it with proc_stop_all), its output
 # appended to OUT, its stderr into ERR, its exit status into TOOL_RC.  It
-# runs in a process group of its own, as what proc_start starts: a tool
-# that signals its whole group reaches only itself and its children, not
-# the phase and whatever started the phase without job control (a script,
-# make run by one, bats).  IOzone -t does: its SIGTERM handler signals the
-# children of its test by their slots, and until the first test has forked
-# them each slot holds pid 0, its whole process group.  It holds no lock
-# (lock_close_fds) and is noted for strays_reap.
+# runs in a process group of its own: a tool that signals its whole group
+# reaches only itself and its children, not the phase and whatever started
+# the phase without job control (a script, make run by one, bats).  IOzone
+# -t does: its SIGTERM handler signals the children of its test by their
+# slots, and until the first test has forked them each slot holds pid 0,
+# its whole process group.  The group is bash's job control (set -m, for
+# this one job), not os_setsid: no exec more before the tool (2 ms; on the
+# BSDs python3's start), which a timed tool (the sync after untar) would
+# count.  It holds no lock (lock_close_fds) and is noted for strays_reap.
 proc_tool() {
-  local out=$1 err=$2
+  local out=$1 err=$2 opts=$-
   shift 2
   TOOL_RC=0
-  { lock_close_fds; os_setsid "$@"; } >>"$out" 2>"$err" &
+  set -m
+  { lock_close_fds; exec "$@"; } </dev/null >>"$out" 2>"$err" &
   TOOL_PID=$!
+  [[ $opts == *m* ]] || set +m
   strays_note "-$TOOL_PID" "$*"
   wait "$TOOL_PID" || TOOL_RC=$?
   TOOL_PID=''
