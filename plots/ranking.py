@@ -58,8 +58,9 @@ def rank(variants, phase, metric):
     [Entry] of the filesystems in memory, "winner": the best's Entry when it
     is significantly ahead of every other, else None, "verdict": the card's
     words ("winner", "no winner", "cannot tell", "alone"), "mde": the
-    detectable effect in percent (inf: cannot tell), "rounds": the complete
-    rounds it is from (stats.blocked; 0: from the trials, unpaired),
+    detectable effect in percent (inf: cannot tell), "rounds": the rounds
+    it is from (stats.blocked: those with 2 of the variants or more; 0:
+    from the trials, unpaired),
     "disturbed": [(variant, note)], "comparisons", "demoted" (correct():
     0 and False for a phase ranked alone)} of one phase's metric, or None
     when no variant has a figure or the unit says no direction (a count, a
@@ -94,7 +95,7 @@ def rank(variants, phase, metric):
          "mde": math.inf, "rounds": 0, "comparisons": 0, "demoted": False}
     if len(entries) > 1:
         b = stats.blocked([e.by_round for e in entries]) if same_block(entries) else None
-        if b and b.rounds >= stats.TEST_MIN:
+        if b and math.isfinite(b.mde_pct):
             r["mde"], r["rounds"] = b.mde_pct, b.rounds
         else:
             r["mde"] = stats.mde_of_sets([e.vals for e in entries])

@@ -6,7 +6,8 @@ plots, the report, the exports, make compare and the harness's stopping rule
 all ask it.
 
 Runs with the Python standard library alone (hosts under test may lack
-scipy), scipy where there: the distributions are plots/tdist.py's.
+scipy), scipy where there: the distributions are plots/tdist.py's, the
+analysis of rounds plots/blocked.py's.
 
 The command line, for the harness's stopping rule (harness: repeat a figure
 until its interval is narrow enough):
@@ -17,17 +18,20 @@ estimate, in percent (inf below 2 values), and whether it is within PCT.
 and, for a blocked run (rounds: docs/results.md),
     stats.py blocked --target PCT [--conf 0.95] FILE
 of FILE's lines `variant<TAB>round<TAB>value` prints one line
-`rounds=R variants=V df=D halfwidth_pct=H mde_pct=M enough=yes|no` (Blocked:
-the complete rounds, the residual's degrees of freedom, the half-width of
-the interval of a difference between two variants and the smallest
-difference the rounds can detect, in percent, inf below 2 complete rounds;
-enough when H is within PCT).
+`rounds=R variants=V df=D halfwidth_pct=H mde_pct=M enough=yes|no` (Blocked,
+plots/blocked.py: the rounds in which 2 variants or more have a value, the
+residual's degrees of freedom, the half-width of the interval of a
+difference between two variants and the smallest difference the rounds can
+detect, in percent, those of the pair known least well; inf while some
+pair cannot be told (no residual degree of freedom, a variant not linked to
+the others by shared rounds); enough when H is within PCT).
 Bad input: one line on stderr (naming FILE:LINE for a bad line), exit 2.
 """
 import math
 import re
 import sys
 
+from blocked import Blocked, round_diffs
 from tdist import mann_whitney_p, mean_sd, order_interval, scipy_stats, shift_interval, t_pvalue, t_quantile, welch_df
 
 CONF = 0.95  # the confidence of every interval and test
@@ -342,60 +346,11 @@ def compare(a, b, conf=CONF, by_round=None):
     return Comparison(a, b, conf, by_round)
 
 
-def _round_logs(by_round):
-    """{round: the mean of the logs of its values} of {round: [values]},
-    for the rounds with values, all positive."""
-    return {r: math.fsum(math.log(x) for x in vs) / len(vs) for r, vs in by_round.items()
-            if vs and all(x > 0 for x in vs)}
-
-
-def round_diffs(a_by_round, b_by_round):
-    """The paired differences of a blocked run, B against A, in the rounds
-    both have, in round order: the mean log of B's trials in the round
-    minus the mean log of A's."""
-    la, lb = _round_logs(a_by_round), _round_logs(b_by_round)
-    return [lb[r] - la[r] for r in sorted(set(la) & set(lb))]
-
-
-class Blocked:
-    """What the rounds of a blocked run (a randomized block design: each
-    round every variant once or more, back to back) say about the
-    differences between its variants, from SETS [{round: [values]}], one a
-    variant: rounds (the complete ones: every set has a value in them),
-    variants, df ((V - 1)(R - 1)), halfwidth_pct (the half-width of the
-    interval at conf of the difference between two variants, percent) and
-    mde_pct (the smallest difference found with POWER, percent); both inf
-    below 2 complete rounds or 2 variants. Each cell (variant, round) is
-    the mean of its values' logs; the additive two-way model (variant +
-    round) takes the rounds' drift out, its residual is the noise within a
-    round, and the standard error of a difference of two variants' means
-    over R rounds is sqrt(2 / R) times the residual's deviation."""
-
-    def __init__(self, sets, conf=CONF, power=POWER):
-        cells = [_round_logs(s) for s in sets]
-        common = sorted(set.intersection(*(set(c) for c in cells))) if cells else []
-        v, r = len(cells), len(common)
-        self.rounds, self.variants, self.df, self.conf = r, v, (v - 1) * (r - 1) if v and r else 0, conf
-        self.halfwidth_pct = self.mde_pct = math.inf
-        if r < TEST_MIN or v < 2:
-            return
-        y = [[c[k] for k in common] for c in cells]
-        row = [math.fsum(x) / r for x in y]
-        col = [math.fsum(y[i][j] for i in range(v)) / v for j in range(r)]
-        grand = math.fsum(row) / v
-        ss = math.fsum((y[i][j] - row[i] - col[j] + grand) ** 2 for i in range(v) for j in range(r))
-        se = math.sqrt(2 / r * ss / self.df)
-        t = t_quantile(0.5 + conf / 2, self.df)
-        self.halfwidth_pct = math.expm1(t * se) * 100
-        self.mde_pct = math.expm1((t + t_quantile(power, self.df)) * se) * 100
-
-    def enough(self, target):
-        """Whether the interval of a difference is within TARGET percent."""
-        return self.halfwidth_pct <= target
-
-
 def blocked(sets, conf=CONF, power=POWER):
-    """The Blocked analysis of SETS [{round: [values]}] (see Blocked)."""
+    """The Blocked analysis of SETS [{round: [values]}], one a variant
+    (plots/blocked.py: the additive model of variant and round fitted over
+    every round where 2 variants or more have a value; the worst pair's
+    half-width and detectable effect)."""
     return Blocked(sets, conf, power)
 
 

@@ -87,6 +87,21 @@ net() {
   [ "$(rec "$d" serve-cold-1 status)" = 0 ]
 }
 
+@test "precision: a figure's trials are the last value of each with status 0, not disturbed; -r gives their rounds (rounds.sh's rule)" {
+  local f=$BATS_TEST_TMPDIR/records.tsv
+  # 1: a value corrected later; 2: failed; 3: disturbed; 4: in round 3; 5: no round; net-1 another figure
+  printf '%s\t%s\t%s\t%s\tx\n' phase trial metric value \
+    serve-warm-1 1 round 1 serve-warm-1 1 rps 100 serve-warm-1 1 rps 101 serve-warm-1 1 status 0 \
+    serve-warm-1 2 round 2 serve-warm-1 2 rps 50 serve-warm-1 2 status 1 \
+    serve-warm-1 3 round 2 serve-warm-1 3 rps 60 serve-warm-1 3 disturbed 1 serve-warm-1 3 status 0 \
+    serve-warm-1 4 round 3 serve-warm-1 4 rps 102 serve-warm-1 4 disturbed 0 serve-warm-1 4 status 0 \
+    serve-warm-1 5 rps 103 serve-warm-1 5 status 0 net-1 1 round 1 net-1 1 rps 7 net-1 1 status 0 >"$f"
+  run bash -c '. "$1/harness/common/precision.sh" && precision_values serve-warm-1 rps "$2" && echo -- &&
+    precision_values -r serve-warm-1 rps "$2"' _ "$ROOT" "$f"
+  [ "$status" -eq 0 ]
+  [ "$output" = "$(printf '101\n102\n103\n--\n1\t101\n3\t102')" ]
+}
+
 @test "precision: the stopping rule stops at the trial cap, at the time cap, and when precise; each trial has its own records" {
   need
   # never precise: PRECISION_MAX_TRIALS trials

@@ -2,7 +2,8 @@
 """Unit tests of plots/ranking.py's correction of a report's comparisons
 (run by tests/stats.bats): Benjamini-Hochberg's adjusted p values, an A/A
 report of many phases naming a false winner at 5% at most, a real 10%
-difference still found, one comparison unchanged. The p values need scipy
+difference still found, one comparison unchanged; in rounds, each pair
+paired over the rounds it shares. The p values need scipy
 (without it a comparison keeps its own verdict): run with it."""
 import os
 import random
@@ -128,6 +129,38 @@ class Correction(unittest.TestCase):
         for r in ranked.values():
             self.assertEqual(r["verdict"], "cannot tell")
             self.assertEqual(r["comparisons"], 0)
+
+
+class RoundsVariant(FakeVariant):
+    """A variant of a blocked run (one run and host, `round` records): its
+    trials of phase p by round."""
+
+    def __init__(self, name, by_round):
+        super().__init__(name, {("p", "rps"): [x for k in sorted(by_round) for x in by_round[k]]})
+        self.by_round = by_round
+
+    def values_by_round(self, phase, metric):
+        return self.by_round if (phase, metric) in self.figures else {}
+
+
+class Rounds(unittest.TestCase):
+    def test_a_pair_is_paired_over_the_rounds_it_shares(self):
+        # five rounds under a drift of +-15%, C's trial of round 2 disturbed (left
+        # out): A and B still pair over all five, C over its four, and the
+        # phase's detectable effect counts round 2 (the rounds' fit over every cell)
+        g = random.Random(5)
+        levels = [1000 * (1 + g.uniform(-0.15, 0.15)) for _k in range(5)]
+        by = {n: {k + 1: [g.gauss(lv * f, lv * f * 0.015)] for k, lv in enumerate(levels)}
+              for n, f in (("A", 1.1), ("B", 1.0), ("C", 0.9))}
+        del by["C"][2]
+        r = ranking.rank([RoundsVariant(n, by[n]) for n in "ABC"], "p", "rps")
+        self.assertEqual([e.v.name for e in r["entries"]], ["A", "B", "C"])
+        self.assertEqual({e.v.name: (e.cmp.rounds, e.cmp.test) for e in r["entries"][1:]},
+                         {"B": (5, "paired t-test over 5 rounds"), "C": (4, "paired t-test over 4 rounds")})
+        self.assertEqual(r["rounds"], 5)
+        self.assertEqual(r["mde"], stats.blocked([by[n] for n in "ABC"]).mde_pct)
+        self.assertLess(r["mde"], 5)
+        self.assertEqual(r["winner"].v.name, "A")
 
 
 if __name__ == "__main__":

@@ -78,7 +78,7 @@ print("scipy" in sys.modules)'
   [[ $stderr == *"usage: stats.py precision --target PCT"* ]]
 }
 
-@test "stats: blocked prints one line of the rounds, exit 0; inf below 2 complete rounds" {
+@test "stats: blocked prints one line of the rounds, exit 0; a round one variant missed counts; inf without a residual" {
   # three variants, three rounds (A twice in round 3: its cell is the mean of the logs)
   printf 'A\t1\t100\nB\t1\t102\nC\t1\t99\nA\t2\t115\nB\t2\t116\nC\t2\t113\nA\t3\t90\nB\t3\t91.5\nC\t3\t89\nA\t3\t91\n' \
     >"$BATS_TEST_TMPDIR/r.tsv"
@@ -93,8 +93,15 @@ print("scipy" in sys.modules)'
   run "$PY" -c 'import sys; sys.path.insert(0, "plots"); import stats
 stats.main(["blocked", "--target", "2", sys.argv[1]]); print("scipy" in sys.modules)' "$BATS_TEST_TMPDIR/r.tsv"
   [ "$output" = "$(printf 'rounds=3 variants=3 df=4 halfwidth_pct=0.69 mde_pct=0.92 enough=yes\nFalse')" ]
-  # one complete round (C missed round 2): no interval yet
-  printf 'A\t1\t100\nB\t1\t102\nC\t1\t99\nA\t2\t115\nB\t2\t116\n' >"$BATS_TEST_TMPDIR/one.tsv"
+  # C's trial of round 3 missing: the round still counts for A and B (before: the 2 complete rounds alone, df 2, 1.74%)
+  grep -v '^C.3.' "$BATS_TEST_TMPDIR/r.tsv" >"$BATS_TEST_TMPDIR/miss.tsv"
+  run "$PY" plots/stats.py blocked --target 2 "$BATS_TEST_TMPDIR/miss.tsv"
+  [ "$status" -eq 0 ]
+  [ "$output" = "rounds=3 variants=3 df=3 halfwidth_pct=1.06 mde_pct=1.38 enough=yes" ]
+  run "$PY" -S plots/stats.py blocked --target 2 "$BATS_TEST_TMPDIR/miss.tsv"
+  [ "$output" = "rounds=3 variants=3 df=3 halfwidth_pct=1.06 mde_pct=1.38 enough=yes" ]
+  # C only in round 2, alone: one round with 2 variants, and C tied to none: no interval yet
+  printf 'A\t1\t100\nB\t1\t102\nC\t2\t99\n' >"$BATS_TEST_TMPDIR/one.tsv"
   run "$PY" plots/stats.py blocked --target 50 "$BATS_TEST_TMPDIR/one.tsv"
   [ "$status" -eq 0 ]
   [ "$output" = "rounds=1 variants=3 df=0 halfwidth_pct=inf mde_pct=inf enough=no" ]
@@ -415,7 +422,7 @@ PY
 # drift_run RUN ARGS... : a synthetic blocked run (mkaa.py --rounds): three
 # ext4 variants A, B, C, 8 rounds; the machine's level drifts within +-15%
 # from round to round, the trials of a round differ by 1.5%; A's last trial
-# disturbed (left out: A has 7 rounds).
+# disturbed (left out: A has 7 rounds, B and C 8).
 drift_run() {
   local run=$1
   shift
@@ -437,13 +444,14 @@ card_mde() {
   run grep -c 'class="winner"' "$OUT/drift/index.html"
   [ "$output" -eq 0 ]
   grep -q 'No best overall: no variant is significantly ahead of every other.' "$OUT/drift/index.html"
-  # the phases run in rounds (serve, net): 7 rounds every variant has, paired, under 5%
+  # the phases run in rounds (serve, net): paired, under 5%, over the 8 rounds
+  # (A's disturbed round 8 still counts for B and C)
   for p in serve-cold-1 serve-warm-1 net-1; do
     read -r mde rounds < <(card_mde drift "$p")
     echo "$p: $mde $rounds"
-    [ "$rounds" = "(7 rounds, paired)" ]
+    [ "$rounds" = "(8 rounds, paired)" ]
     awk -v m="$mde" 'BEGIN { exit !(m < 5) }'
-    grep -q "^- \*\*[^*]*\*\* ([^)]*): no winner: .* this run can tell differences of $mde% or more (7 rounds, paired)" \
+    grep -q "^- \*\*[^*]*\*\* ([^)]*): no winner: .* this run can tell differences of $mde% or more (8 rounds, paired)" \
       "$OUT/drift/summary.md"
   done
   grep -q 'title="[0-9.]*% [a-z]* than [ABC], 95% CI [-+0-9.]*% to [-+0-9.]*%, paired t-test over 7 rounds p = ' \
@@ -481,7 +489,7 @@ md = open(sys.argv[1]).read()
 for title in ("serve, cold cache, 1 server process", "serve, warm cache, 1 server process",
               "network: one 11 KB file over and over, 1 server process"):
     line = next(l for l in md.splitlines() if l.startswith("- **%s**" % title))
-    assert "this run can tell differences of " in line and "% or more (7 rounds, paired)" in line, line
+    assert "this run can tell differences of " in line and "% or more (8 rounds, paired)" in line, line
     rel, lo, hi, tail = re.search(r"B [\d,]+ \(([-+][\d.]+)%, 95% CI ([-+][\d.]+)% to ([-+][\d.]+)%([^)]*)\)", line).groups()
     assert tail == "", line  # significant: no "not significant"
     assert float(lo) < -10 < float(hi) < 0, line

@@ -29,17 +29,28 @@ precision_metric() {
   esac
 }
 
-# precision_values NAME METRIC : METRIC of NAME, one a line, in trial
-# order: the trials of this run with status 0 and not disturbed.
+# precision_values [-r] NAME METRIC [RECORDS] : METRIC of NAME, one a line,
+# in trial order: the trials with status 0 and not disturbed, the last value
+# of each, in RECORDS (a records.tsv; default this run's).  The one rule of
+# a figure's trials: the stopping rule's here and in rounds
+# (harness/common/rounds-plan.sh).  -r: only the trials that record a round
+# (harness/rounds.sh), each as ROUND<TAB>VALUE.
 precision_values() {
-  awk -F '\t' -v n="$1" -v m="$2" '$1 == n {
+  local by_round=0
+  [ "$1" != -r ] || { by_round=1; shift; }
+  awk -F '\t' -v n="$1" -v m="$2" -v r="$by_round" '$1 == n {
       if ($3 == m) v[$2] = $4
       else if ($3 == "status") ok[$2] = ($4 == "0")
       else if ($3 == "disturbed" && $4 == "1") bad[$2] = 1
+      else if ($3 == "round") rd[$2] = $4
       if (!($2 in seen)) { seen[$2] = 1; order[++k] = $2 }
     }
-    END { for (i = 1; i <= k; i++) { t = order[i]; if (ok[t] && !bad[t] && t in v) print v[t] } }' \
-    "$(run_dir)/records.tsv"
+    END {
+      for (i = 1; i <= k; i++) {
+        t = order[i]
+        if (ok[t] && !bad[t] && t in v && (!r || t in rd)) print (r ? rd[t] "\t" : "") v[t]
+      }
+    }' "${3:-$(run_dir)/records.tsv}"
 }
 
 # precision_note NAME FIRST LAST : " (N trials, why it stopped)" for a

@@ -183,23 +183,17 @@ plan_note_round() {
 }
 
 # plan_values NAME I... : "variant<TAB>round<TAB>value" of NAME's trials
-# with a round, status 0 and not disturbed, in each variant I's records
-# (its own headline metric, from its ready line).
+# with a round in each variant I's records (its own headline metric, from
+# its ready line), by precision_values' rule (status 0, not disturbed).
 plan_values() {
-  local n=$1 i m f
+  local n=$1 i m f line
   shift
   for i in "$@"; do
     m=''
     for f in ${FIGS[i]}; do [ "${f%%:*}" != "$n" ] || m=${f#*:}; done
     [ -n "$m" ] || continue
-    awk -F '\t' -v n="$n" -v m="$m" -v v="${VARIANTS[i]}" '$1 == n {
-        if ($3 == m) val[$2] = $4
-        else if ($3 == "round") rd[$2] = $4
-        else if ($3 == "status") ok[$2] = ($4 == "0")
-        else if ($3 == "disturbed" && $4 == "1") bad[$2] = 1
-      }
-      END { for (t in rd) if (ok[t] && !bad[t] && t in val) print v "\t" rd[t] "\t" val[t] }' \
-      "$RESULTS/$RUN_ID/$HOST/${VARIANTS[i]}/records.tsv"
+    precision_values -r "$n" "$m" "$RESULTS/$RUN_ID/$HOST/${VARIANTS[i]}/records.tsv" |
+      while IFS= read -r line; do printf '%s\t%s\n' "${VARIANTS[i]}" "$line"; done
   done | sort -t "$(printf '\t')" -k2,2n -k1,1
 }
 
