@@ -237,14 +237,17 @@ EOF
   [ "$(rec v1 net-1 round | tail -n 1 | tr '\t' :)" = 3:3 ]
   [ "$(rec v1 net-1 precision_stop | tail -n 1 | tr '\t' :)" = 3:time_cap ]
   grep -q '^rounds: net-1 stops after round 3: another round would pass 0.002 s (PRECISION_MAX_S=0.001 x 2 variants x 1 figures)$' <<<"$stderr"
-  # the real statistics (plots/stats.py blocked), a target any two rounds meet
+  # the real statistics (plots/stats.py blocked), a target two rounds or a
+  # few meet (two rounds are 1 degree of freedom: under load, with these
+  # 0.1 s replays, v1 and v2 can differ by 50% from one round to the next,
+  # and the half-width of 2 rounds can pass even 100000%)
   [ -f "$ROOT/plots/stats.py" ] || skip "no plots/stats.py"
   unset ROUNDS_STATS
   rm -rf "$RESULTS"
   PRECISION=100000 PRECISION_MAX_TRIALS=10 PRECISION_MAX_S=600 NET_PROCS=1 rounds net "$T/a.spec" "$T/b.spec"
   [ "$status" -eq 0 ]
-  [ "$(rec v2 net-1 precision_stop | tr '\t' :)" = 2:precise ]
-  [[ $(rec v2 net-1 precision_halfwidth_pct) =~ ^2$'\t'[0-9]+(\.[0-9]+)?$ ]]
+  [[ $(rec v2 net-1 precision_stop | tr '\t' :) =~ ^([2-9]|10):precise$ ]]
+  [[ $(rec v2 net-1 precision_halfwidth_pct) =~ ^([2-9]|10)$'\t'[0-9]+(\.[0-9]+)?$ ]]
 }
 
 @test "rounds: a SPEC (or a COMMAND after --) that is not right: one line, exit 2, nothing started, no run written" {
