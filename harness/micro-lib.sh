@@ -92,18 +92,15 @@ micro_flush() {
 }
 
 run_into() {
-  local file=$1 name=$2 rc=0
+  local file=$1 name=$2
   shift 2
   printf '$ %s > %s\n' "$*" "$file" >>"$PHASE_LOG"
-  # in the background, as proc_run: a signal reaches the phase's trap at
-  # once, and the trap stops it (IOzone itself may run for hours)
-  { lock_close_fds; exec "$@"; } >"$file" 2>"$WORK/$name.err" &
-  TOOL_PID=$!
-  strays_note "$TOOL_PID" "$*"
-  wait "$TOOL_PID" || rc=$?
-  TOOL_PID=''
+  # interruptibly and in a process group of its own, as proc_run (IOzone
+  # itself may run for hours, and signals its group when stopped)
+  : >"$file" || harness_die "cannot write $file"
+  proc_tool "$file" "$WORK/$name.err" "$@"
   cat "$WORK/$name.err" >>"$PHASE_LOG"
-  [ "$rc" -eq 0 ] || harness_die "$name exited $rc: $(grep -v '^[[:space:]]*$' "$WORK/$name.err" | tail -n 1)"
+  [ "$TOOL_RC" -eq 0 ] || harness_die "$name exited $TOOL_RC: $(grep -v '^[[:space:]]*$' "$WORK/$name.err" | tail -n 1)"
 }
 
 mem_bytes() {

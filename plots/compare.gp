@@ -1,8 +1,9 @@
 # plots/compare.gp: the change of each headline metric from BASE to NEW in
-# percent, one horizontal bar each: green better, red worse, grey within the
-# noise of the trials (or noise unknown); the value stands right of the bar (of zero for a
-# decrease).  The generated instance sets plotsdir, base,
-# chart_title, width, height and the ranges, then loads this file.
+# percent, one horizontal bar each: green better, red worse, grey not
+# significant after the correction over compare.md's comparisons (or cannot
+# tell); the value stands right of the bar (of zero for a decrease).  The
+# generated instance sets plotsdir, base, chart_title, width, height and the
+# ranges, then loads this file.
 # Data columns: y change colour-index "label" "value label"
 set style fill solid 0.8 noborder
 set linetype 1 lc rgb "#1a9850"
@@ -13,7 +14,7 @@ set border 1 lc rgb "#404040"
 set xtics nomirror format "%+g%%"
 set xzeroaxis lt 1 lc rgb "#404040"
 set xlabel "change of the figure from base to new (%)"
-set title chart_title . "\ngreen: better, red: worse, grey: within the noise of the trials (Welch's t-test, 95%), or fewer than 3 trials: noise unknown" font ",11"
+set title chart_title . "\ngreen: better, red: worse, grey: not significant (95%, corrected) or cannot tell" font ",11"
 unset key
 do for [ext in "png svg"] {
     load plotsdir . "/common.gp"

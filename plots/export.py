@@ -2,10 +2,14 @@
 and results.json, one row per run, host, variant, phase and metric (every
 numeric metric of records.tsv: trials, median, min, max, spread, unit, which
 way is better, the time budget's verdict, notes, the estimate with its 95%
-interval and the detectable effect: plots/stats.py), and composite.xml, the
-Phoronix Test Suite's result file (its pts-core/openbenchmarking.org/schemas/
-result-file.xsd) with the timings and rates, so that PTS draws a run
-(result-file-to-text) and merge-results merges it with PTS results.
+interval and the detectable effect: plots/stats.py; for the figures the
+report ranks, the difference from the phase's best with its interval, test
+and verdict as the report decides them, and the detectable effect of the
+rounds where the report compared within them: plots/ranking.py), and
+composite.xml, the Phoronix Test Suite's result file (its
+pts-core/openbenchmarking.org/schemas/result-file.xsd) with the timings and
+rates, so that PTS draws a run (result-file-to-text) and merge-results
+merges it with PTS results.
 
 Standard library only: the end of every make shootout (harness/shootout.sh)
 and of the playbooks' run (the collect role) writes them too, where there may
@@ -19,14 +23,17 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 
+import charts
+import stats as statslib
 from budget import phase_verdict, prefix_of
 from resultslib import NOISE_MIN, NOT_FLUSHABLE, cold_phase, memory_fs, noise_label, spread, stats, trial_count
-from resultslib import disturbed_note, disturbed_trials
+from resultslib import Error, check_mergeable, disturbed_note, disturbed_trials
 from stats import direction, estimate, mde_pct, ranked_metric as figure
 
 COLUMNS = ["run", "host", "variant", "fs", "phase", "metric", "unit", "trials", "median", "min", "max",
            "spread_pct", "better", "verdict", "note", "estimate", "ci_low", "ci_high", "estimate_method", "mde_pct",
-           "disturbed"]
+           "disturbed", "mde_basis", "mde_rounds", "vs_best", "vs_best_pct", "vs_best_ci_low", "vs_best_ci_high",
+           "vs_best_test", "vs_best_verdict"]
 FILES = ("results.csv", "results.json", "composite.xml")
 # composite.xml's Result identifier: one test profile, "local/" as PTS names
 # profiles that are not on OpenBenchmarking.org; phase and metric are its
@@ -34,6 +41,12 @@ FILES = ("results.csv", "results.json", "composite.xml")
 PTS_PROFILE = "local/fs-shootout"
 PTS_CLIENT = "fs-shootout plots/export.py"
 BETTER = {1: "higher", -1: "lower", 0: ""}
+# composite.xml's Entry JSON keeps these too, after the first ones, where they have a value
+JSON_ADDED = ("mde_basis", "mde_rounds", "vs_best", "vs_best_pct", "vs_best_ci_low", "vs_best_ci_high", "vs_best_test",
+              "vs_best_verdict")
+# the vs_best_* fields of a figure the report does not rank
+UNRANKED = {"vs_best": "", "vs_best_pct": None, "vs_best_ci_low": None, "vs_best_ci_high": None, "vs_best_test": "",
+            "vs_best_verdict": ""}
 
 
 def clean(x):
@@ -81,10 +94,57 @@ def notes(v, phase, n, trials, troubles, metric=""):
     return "; ".join(x for x in out if x)
 
 
-def rows(runs):
+def ranked_entries(runs, ranked=None):
+    """{(run, host, variant, phase, metric): (ranking, Entry)} of the
+    figures the report ranks (charts.rankings: its headline timings and
+    rates, corrected together), RANKED when the report gives its own; runs
+    that do not merge into one report (check_mergeable) each ranked on
+    their own, as each would be reported."""
+    if ranked is not None:
+        rankings = list(ranked.values())
+    else:
+        try:
+            check_mergeable(runs)
+            groups = [runs]
+        except Error:
+            groups = [[r] for r in runs]
+        rankings = [r for g in groups for r in charts.rankings(g).values()]
+    out = {}
+    for r in rankings:
+        for e in r["entries"]:
+            out[(e.v.run, e.v.host, e.v.name, r["phase"], r["metric"])] = (r, e)
+    return out
+
+
+def versus(r, e):
+    """The vs_best_* fields of Entry E of ranking R (ranking.py): the
+    difference from the phase's best, its interval and test (paired within
+    the rounds where the report paired), the verdict after the correction
+    over the report's comparisons ("best" for the best, "alone" for a phase
+    of one variant; empty where a significant test has no p value to
+    correct: no scipy)."""
+    best = r["entries"][0].v
+    first = "best" if len(r["entries"]) > 1 else "alone"
+    out = dict(UNRANKED, vs_best="%s/%s/%s" % (best.run, best.host, best.name),
+               vs_best_verdict=first if e.cmp is None else "")
+    c = e.cmp
+    if c is None:
+        return out
+    out.update(vs_best_pct=clean(None if math.isnan(c.rel) else round(c.rel, 3)),
+               vs_best_ci_low=clean(None if c.lo is None else round(c.lo, 3)),
+               vs_best_ci_high=clean(None if c.hi is None else round(c.hi, 3)),
+               vs_best_test=c.test if c.verdict != statslib.CANNOT_TELL else "")
+    if e.corrected or c.verdict != statslib.SIGNIFICANT or c.p is not None:
+        out["vs_best_verdict"] = e.corrected or c.verdict
+    return out
+
+
+def rows(runs, ranked=None):
     """The rows of results.csv and results.json (dicts with COLUMNS); each
     step asks for one phase and metric, so the time grows with the records,
-    not with their square (tests/bench/report.bench.sh)."""
+    not with their square (tests/bench/report.bench.sh). RANKED: the
+    report's rankings (ranked_entries)."""
+    index = ranked_entries(runs, ranked)
     out = []
     for r in runs:
         for v in r.variants:
@@ -102,6 +162,11 @@ def rows(runs):
                     verdict = verdicts[key]
                 est = estimate(vals)
                 mde = mde_pct(est.cv, est.n, est.cv, est.n) if est.n else math.inf
+                ranked_phase, entry = index.get((v.run, v.host, v.name, p, m), (None, None))
+                rounds = ranked_phase["rounds"] if ranked_phase else 0
+                if rounds:  # the phase's detectable effect from its rounds, as the report's card
+                    mde = ranked_phase["mde"]
+                shown = math.isfinite(mde) and figure(m, u)
                 out.append({"run": r.name, "host": v.host, "variant": v.name, "fs": v.fs, "phase": p, "metric": m,
                             "unit": u, "trials": trials, "median": clean(med), "min": clean(lo), "max": clean(hi),
                             "spread_pct": clean(None if sp is None else round(sp, 3)),
@@ -109,8 +174,11 @@ def rows(runs):
                             "note": notes(v, p, n, trials, troubles, m), "estimate": clean(est.center),
                             "ci_low": clean(est.lo), "ci_high": clean(est.hi),
                             "estimate_method": est.method if est.n else "",
-                            "mde_pct": clean(round(mde, 3)) if math.isfinite(mde) and figure(m, u) else None,
-                            "disturbed": disturbed_trials(v, p, m)[0]})
+                            "mde_pct": clean(round(mde, 3)) if shown else None,
+                            "disturbed": disturbed_trials(v, p, m)[0],
+                            "mde_basis": ("rounds" if rounds else "trials") if shown else "",
+                            "mde_rounds": rounds if shown and rounds else None,
+                            **(versus(ranked_phase, entry) if entry else UNRANKED)})
     return out
 
 
@@ -192,7 +260,9 @@ def write_composite(runs, table, path):
     sub(g, "TestClient", PTS_CLIENT)
     sub(g, "Description", "Filesystem shootout: the mean over the valid trials of each figure (the median where "
         "they are skewed; RawString: every trial); in each entry's JSON the median, the 95% confidence interval, "
-        "the detectable effect and the time budget's verdict (what limited the phase).")
+        "the detectable effect and the time budget's verdict (what limited the phase). mde_basis: whether the "
+        "detectable effect is of the rounds or of the trials; for the figures the report ranks, the difference "
+        "from the phase's best (vs_best) with its interval, test and verdict.")
     ident, variants = {}, [(r, v) for r in runs for v in r.variants]
     for r, v in variants:
         ident[(r.name, v.host, v.name)] = ("%s / %s / %s" % (r.name, v.host, v.name) if multi
@@ -229,22 +299,23 @@ def write_composite(runs, table, path):
             sub(e, "RawString", ":".join(str(clean(val)) for val in by_variant[key].values(phase, metric)))
             extra = {"min-result": x["min"], "max-result": x["max"], "trials": x["trials"]}
             extra.update({k: x[k] for k in ("verdict", "note", "spread_pct", "median", "ci_low", "ci_high", "mde_pct")
-                          if x[k] not in ("", None)})
+                          + JSON_ADDED if x[k] not in ("", None)})
             sub(e, "JSON", json.dumps(extra, ensure_ascii=False))
     ET.indent(root)
     ET.ElementTree(root).write(path, encoding="UTF-8", xml_declaration=True)
 
 
-def write(runs, out):
+def write(runs, out, ranked=None):
     """results.csv, results.json and composite.xml of RUNS into OUT (made if
-    need be; other files there are left alone); returns their paths.  All
+    need be; other files there are left alone); returns their paths. RANKED:
+    the report's rankings (charts.rankings), made here when not given.  All
     three are written first under hidden names (.NAME.XXXXXXXX, what a killed
     export left of them removed), then renamed over the old ones in a row."""
     os.makedirs(out, exist_ok=True)
     for fn in os.listdir(out):
         if any(fn.startswith("." + f + ".") for f in FILES):
             os.unlink(os.path.join(out, fn))
-    table = rows(runs)
+    table = rows(runs, ranked)
     made = []
     try:
         for f, writer in zip(FILES, (write_csv, write_json, lambda t, p: write_composite(runs, t, p))):

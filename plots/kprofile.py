@@ -18,7 +18,7 @@ from collections import defaultdict
 
 import stats
 import tdist
-from resultslib import Error, brief, open_input, warn
+from resultslib import Error, brief, open_input, side_pairs, warn
 
 KERNEL = "_[k]"
 TOP = 15  # rows of each table
@@ -425,15 +425,11 @@ def compare_section(base, new, out):
     """profile.html of make compare (BASE against NEW, variants paired as
     compare.py pairs them), and the line of compare.html that links it."""
     bg, ng = groups_of(base.variants), groups_of(new.variants)
-    by_name = bool(getattr(base, "selector", None) or getattr(new, "selector", None))
-
-    def key(s):
-        return s.v.name if by_name else (s.v.host, s.v.name)
-
+    partner = {id(b): id(n) for b, n in side_pairs(base, new)}
     groups, pairs = {}, {}
     for phase in sorted(set(bg) & set(ng)):
-        nk = {key(s): s for s in ng[phase]}
-        pp = [(b, nk[key(b)]) for b in bg[phase] if key(b) in nk]
+        nk = {id(s.v): s for s in ng[phase]}
+        pp = [(b, nk[partner[id(b.v)]]) for b in bg[phase] if partner.get(id(b.v)) in nk]
         if pp:
             groups[phase] = [x for p in pp for x in p]
             pairs[phase] = pp

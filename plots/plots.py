@@ -4,7 +4,7 @@ It reads only results/ (the formats: docs/formats.md#records).
 
   plots.py plots   [--results DIR] [--out DIR] [RUN ...]
   plots.py report  [--results DIR] [--out DIR] [RUN ...]
-  plots.py compare [--results DIR] [--out DIR] BASE NEW   (RUN, or RUN:OS / RUN:HOST)
+  plots.py compare [--results DIR] [--out DIR] BASE NEW   (RUN, or RUN:OS / RUN:HOST / RUN:VARIANT)
   plots.py export  [--results DIR] [--out DIR] [RUN ...]  results.csv, results.json, composite.xml
   plots.py needs   [--results DIR] [RUN ...]  the harness/deps.sh groups beyond plots that
                                               their report or comparison draws with (profile)
@@ -85,7 +85,7 @@ def main(argv):
         ranked = charts.rankings(runs)  # one pass, corrected over the report's comparisons (ranking.rank_all)
         made = charts.Renderer(runs, tmp, ranked).render_all()
         report.write(runs, made, tmp, ranked)
-        export.write(runs, tmp)
+        export.write(runs, tmp, ranked)
     print("plots: report of %s in %s/index.html (%d charts), summary in %s/summary.md, results for other tools "
           "in %s/{%s}" % (", ".join(names), out, len(made), out, out, ",".join(export.FILES)))
     return 0

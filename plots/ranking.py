@@ -156,51 +156,82 @@ def bh_adjust(ps):
     return out
 
 
+def adjust(cmps, q=1 - stats.CONF):
+    """Benjamini-Hochberg over CMPS (stats.Comparison, None for no
+    comparison) at a false discovery rate of Q: [(adjusted p or None,
+    why a comparison significant on its own is not over them all, or "")]
+    in their order, and how many had a p value (were corrected over). A
+    comparison without a p value (no test, or no scipy) keeps its verdict.
+    The one decision of the report (correct()) and of make compare."""
+    tested = [i for i, c in enumerate(cmps) if c and c.p is not None]
+    out = [(None, "")] * len(cmps)
+    for i, p in zip(tested, bh_adjust([cmps[i].p for i in tested])):
+        demoted = cmps[i].verdict == stats.SIGNIFICANT and p > q
+        out[i] = (p, "not significant after correcting for %d comparisons" % len(tested) if demoted else "")
+    return out, len(tested)
+
+
 def correct(rankings, q=1 - stats.CONF):
     """Correct RANKINGS (a report's phases) for their many comparisons:
-    Benjamini-Hochberg over every comparison with a p value, at a false
-    discovery rate of Q (5%; under no difference at all, as in an A/A run,
-    the chance of any false winner in the report is then Q at most). A
+    Benjamini-Hochberg over every comparison with a p value (adjust()), at a
+    false discovery rate of Q (5%; under no difference at all, as in an A/A
+    run, the chance of any false winner in the report is then Q at most). A
     comparison significant on its own whose adjusted p is above Q becomes
     not significant (Entry.corrected says why), and each phase's winner
     is decided again. A comparison without a p value (no test, or no
     scipy) keeps its verdict; the intervals stay each comparison's own
     95% ones. Each ranking's "comparisons": how many were corrected over
     together; "demoted": whether the correction took its winner."""
-    tested = [e for r in rankings for e in r["entries"] if e.cmp and e.cmp.p is not None]
-    for e, p in zip(tested, bh_adjust([e.cmp.p for e in tested])):
-        e.p_adjusted = p
-        e.corrected = ""
-        if e.cmp.verdict == stats.SIGNIFICANT and p > q:
-            e.corrected = "not significant after correcting for %d comparisons" % len(tested)
+    entries = [e for r in rankings for e in r["entries"] if e.cmp]
+    adjusted, n = adjust([e.cmp for e in entries], q)
+    for e, (p, why) in zip(entries, adjusted):
+        e.p_adjusted, e.corrected = p, why
     for r in rankings:
         had = r["verdict"] == "winner"
-        r["comparisons"] = len(tested)
+        r["comparisons"] = n
         decide(r)
         r["demoted"] = had and r["verdict"] != "winner"
 
 
-def fdr_words(rankings):
-    """The report's one sentence on its correction ("" with fewer than 2
-    comparisons, where it changes nothing)."""
-    n = max([r.get("comparisons", 0) for r in rankings] or [0])
+def fdr_text(n, claim="Winners are named", where="this report"):
+    """The one sentence on a correction over N comparisons ("" below 2,
+    where it changes nothing)."""
     if n < 2:
         return ""
-    return ("Winners are named at a %.0f%% false discovery rate over the %d comparisons of this report "
+    return ("%s at a %.0f%% false discovery rate over the %d comparisons of %s "
             "(Benjamini-Hochberg); each interval is its comparison's own %.0f%% interval." % (
-                (1 - stats.CONF) * 100, n, stats.CONF * 100))
+                claim, (1 - stats.CONF) * 100, n, where, stats.CONF * 100))
+
+
+def fdr_words(rankings):
+    """The report's one sentence on its correction (fdr_text)."""
+    return fdr_text(max([r.get("comparisons", 0) for r in rankings] or [0]))
 
 
 def same_block(entries):
-    """Whether ENTRIES' rounds are the same blocks: one run, one host (the
+    """Whether ENTRIES' rounds are the same blocks (same_rounds)."""
+    return same_rounds([e.v for e in entries])
+
+
+def same_rounds(variants):
+    """Whether VARIANTS ran in the same rounds: one run, one host (the
     harness's rounds coordinator runs the variants of one host together)."""
-    return len({(e.v.run, e.v.host) for e in entries}) == 1
+    return len({(v.run, v.host) for v in variants}) == 1
 
 
 def paired(a, b):
     """(A's, B's) trials by round for stats.compare when the two entries ran
     in the same rounds, else None (an unpaired comparison)."""
     return (a.by_round, b.by_round) if same_block([a, b]) and a.by_round and b.by_round else None
+
+
+def paired_values(va, vb, phase, metric):
+    """(VA's, VB's) trials of PHASE's METRIC by round, for stats.compare,
+    when the two variants ran it in the same rounds, else None."""
+    if not same_rounds([va, vb]):
+        return None
+    a, b = va.values_by_round(phase, metric), vb.values_by_round(phase, metric)
+    return (a, b) if a and b else None
 
 
 # Rates a replay measures twice with --min-time (MIN_MEASURE_S): the first

@@ -425,8 +425,8 @@ def run_oses(run):
 
 def load_side(results, spec):
     """One side of make compare: RUN, or RUN:SEL with SEL an OS of that run
-    (os_key: debian12) or one of its hosts; the run with only the variants
-    selected, named RUN:SEL."""
+    (os_key: debian12), one of its hosts or one of its variants; the run
+    with only the variants selected, named RUN:SEL."""
     try:
         return load_run(results, spec)
     except Error:
@@ -434,12 +434,40 @@ def load_side(results, spec):
         if not sep or not name or not re.match(r"^[A-Za-z0-9._-]+$", sel):
             raise
     run = load_run(results, name)
-    picked = [v for v in run.variants if sel in (os_key(v.meta), v.host)]
+    picked = [v for v in run.variants if sel in (os_key(v.meta), v.host, v.name)]
     if not picked:
-        raise Error("run '%s' has no OS or host '%s' (OSes: %s; hosts: %s)" % (
-            name, sel, ", ".join(run_oses(run)) or "none", ", ".join(sorted({v.host for v in run.variants}))))
+        raise Error("run '%s' has no OS, host or variant '%s' (OSes: %s; hosts: %s; variants: %s)" % (
+            name, sel, ", ".join(run_oses(run)) or "none", ", ".join(sorted({v.host for v in run.variants})),
+            ", ".join(sorted({v.name for v in run.variants}))))
     run.name, run.variants, run.selector = "%s:%s" % (run.name, sel), picked, sel
     return run
+
+
+def side_pairs(base, new):
+    """[(base's variant, new's)] that make compare compares: by host and
+    variant name; by variant name where a side is selected (load_side); the
+    one variant of each side against the other's where both are one variant
+    of different names (RUN:VARIANT). Error when a selected side has one
+    variant name on two hosts."""
+    if not (getattr(base, "selector", None) or getattr(new, "selector", None)):
+        nv = {(v.host, v.name): v for v in new.variants}
+        return [(bv, nv[(bv.host, bv.name)]) for bv in base.variants if (bv.host, bv.name) in nv]
+    bn, nn = _by_name(base), _by_name(new)
+    if len(bn) == len(nn) == 1 and not set(bn) & set(nn):
+        return [(base.variants[0], new.variants[0])]
+    return [(bv, nn[n]) for n, bv in bn.items() if n in nn]
+
+
+def _by_name(run):
+    """{variant name: variant} of a selected side (one host per variant
+    name, else the side is ambiguous)."""
+    out = {}
+    for v in run.variants:
+        if v.name in out:
+            raise Error("%s has variant %s on hosts %s and %s: name one host (RUN:HOST)"
+                        % (run.name, v.name, out[v.name].host, v.host))
+        out[v.name] = v
+    return out
 
 
 # Runs merged into one report or comparison must have measured the same

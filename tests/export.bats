@@ -59,7 +59,7 @@ xpath() {
 @test "export: pandas reads results.csv with the columns, types and values of records.tsv" {
   require_pandas
   make --no-print-directory export RUN=example OUT="$OUT" >/dev/null
-  [ "$(head -1 "$OUT/results.csv")" = "run,host,variant,fs,phase,metric,unit,trials,median,min,max,spread_pct,better,verdict,note,estimate,ci_low,ci_high,estimate_method,mde_pct,disturbed" ]
+  [ "$(head -1 "$OUT/results.csv")" = "run,host,variant,fs,phase,metric,unit,trials,median,min,max,spread_pct,better,verdict,note,estimate,ci_low,ci_high,estimate_method,mde_pct,disturbed,mde_basis,mde_rounds,vs_best,vs_best_pct,vs_best_ci_low,vs_best_ci_high,vs_best_test,vs_best_verdict" ]
   run "$PY" -c 'import sys, pandas as pd; d = pd.read_csv(sys.argv[1]); print(len(d), d["median"].dtype, d["trials"].dtype)' "$OUT/results.csv"
   [ "$status" -eq 0 ]
   # one row per variant, phase and numeric metric of the six records.tsv
@@ -240,6 +240,68 @@ xpath() {
   # the run still reads as one host with one variant
   "$PY" plots/plots.py export --results "$T/results" --out "$T/again" "$r" >/dev/null
   cmp "$T/results/$r/results.csv" "$T/again/results.csv"
+}
+
+@test "export: a run in rounds carries the report's detectable effect of the rounds and each figure's paired difference from the best; without rounds, the trials'" {
+  require_cmd gnuplot xmllint
+  "$PY" -c 'import scipy' 2>/dev/null || skip "needs python3-scipy (make deps): the report's p values"
+  # A, B, C in 8 rounds of the serve and net phases under a drift of +-15%, B 10% slower, A's last trial disturbed
+  res=$BATS_TEST_TMPDIR/res
+  # and the same trials without their round records (mkaa.py draws the same values without --rounds): unblocked
+  for r in slow:--rounds plain:; do
+    "$PY" tests/fixtures/plots/mkaa.py "$res" "${r%%:*}" --trials 8 --cv 1.5 --drift 15 --disturb A=1 --faster B=-10 ${r#*:}
+  done
+  cmp <(grep -v $'\tround\t' "$res/slow/h1/B/records.tsv") "$res/plain/h1/B/records.tsv"
+  for r in slow plain; do
+    run make --no-print-directory report RESULTS="$res" RUN=$r OUT="$OUT/$r"
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+  done
+  "$PY" - "$OUT" "$res" <<'PY'
+import json, re, sys
+sys.path.insert(0, "plots")
+import resultslib, stats
+out, res = sys.argv[1:]
+for run in ("slow", "plain"):
+    rows = {(r["variant"], r["phase"], r["metric"]): r for r in json.load(open("%s/%s/results.json" % (out, run)))}
+    html = open("%s/%s/index.html" % (out, run)).read()
+    vs = {v.name: v for v in resultslib.Run(run, "%s/%s" % (res, run)).variants}
+    for phase, metric in (("serve-cold-1", "rps"), ("serve-warm-1", "rps"), ("net-1", "mbps"), ("untar", "wall_s")):
+        card = re.search(r'<div class="card" id="rank-%s">.*?</div>' % phase, html, re.S).group(0)
+        shown = re.search(r"this run can tell differences of ([0-9.]+)% or more( \((\d+) rounds, paired\))?", card)
+        for n in "ABC":
+            r = rows[(n, phase, metric)]
+            if run == "slow" and phase != "untar":
+                # the card's figure, from its rounds (8: A's disturbed round 8 still counts for B and C)
+                assert (r["mde_basis"], r["mde_rounds"], shown.group(3)) == ("rounds", 8, "8"), (r, shown.group(0))
+                assert "%.1f" % r["mde_pct"] == shown.group(1), (r, shown.group(0))
+            else:
+                # the trials' figure, as before rounds: this variant's trials alone
+                e = stats.estimate(vs[n].values(phase, metric))
+                assert (r["mde_basis"], r["mde_rounds"], shown.group(2)) == ("trials", None, None), r
+                assert r["mde_pct"] == round(stats.mde_pct(e.cv, e.n, e.cv, e.n), 3), r
+        # B, 10% slower: significant after the correction, against the best, with the card's interval
+        b = rows[("B", phase, metric)]
+        assert b["vs_best"] in ("%s/h1/A" % run, "%s/h1/C" % run), b
+        best = rows[(b["vs_best"].split("/")[-1], phase, metric)]
+        assert (best["vs_best"], best["vs_best_verdict"], best["vs_best_pct"]) == (b["vs_best"], "best", None), best
+        assert "%+.1f%% to %+.1f%%" % (b["vs_best_ci_low"], b["vs_best_ci_high"]) in card, (b, card)
+        if run == "slow" and phase != "untar":
+            # over the rounds both have: 7 against A (its round 8 disturbed), 8 against C
+            assert b["vs_best_test"] == "paired t-test over %d rounds" % (7 if b["vs_best"].endswith("A") else 8), b
+            assert b["vs_best_verdict"] == "significant", b
+            assert b["vs_best_ci_low"] < -10 < b["vs_best_ci_high"] < 0, b
+        else:  # unpaired (Mann-Whitney's where the drift skews a side's 8 trials)
+            assert b["vs_best_test"] in ("Welch's t-test", "Mann-Whitney U test"), b
+    # a figure the report does not rank: no comparison, no detectable effect
+    r = rows[("A", "untar", "disturbed")]
+    assert (r["mde_basis"], r["vs_best"], r["vs_best_pct"], r["vs_best_verdict"]) == ("", "", None, ""), r
+PY
+  # results.csv has them too; composite.xml's entries say which detectable effect
+  grep -Eq '^slow,h1,B,ext4,net-1,mbps,.*,rounds,8,slow/h1/[AC],-[0-9.]+,-[0-9.]+,-[0-9.]+,paired t-test over [78] rounds,significant$' \
+    "$OUT/slow/results.csv"
+  xmllint --noout --schema "$XSD" "$OUT/slow/composite.xml"
+  xpath "$OUT/slow/composite.xml" 'string(/PhoronixTestSuite/Result[Arguments="net-1 mbps"]/Data/Entry[Identifier="h1 / B"]/JSON)' |
+    jq -e '.mde_basis == "rounds" and .mde_rounds == 8 and (.vs_best_test | startswith("paired t-test over")) and .vs_best_verdict == "significant"'
 }
 
 @test "export: docs/formats.md lists every column of results.csv, in order" {

@@ -158,7 +158,8 @@ rows = list(csv.DictReader(open(sys.argv[1], encoding="utf-8")))
 assert rows, "no rows"
 for r in rows:
     for k, x in r.items():
-        if k not in ("median", "min", "max", "trials", "spread_pct", "estimate", "ci_low", "ci_high", "mde_pct", "disturbed"):
+        if k not in ("median", "min", "max", "trials", "spread_pct", "estimate", "ci_low", "ci_high", "mde_pct", "disturbed",
+                     "mde_rounds", "vs_best_pct", "vs_best_ci_low", "vs_best_ci_high"):
             assert not x.startswith(("=", "+", "-", "@", "\t", "\r")), (k, x)
 assert {r["host"] for r in rows} == {"'+h"}, rows
 assert "'=HYPERLINK(\"http:x\")" in {r["variant"] for r in rows}

@@ -147,6 +147,45 @@ the_run() {
   [ ! -e "$TMPFS/micro" ]
 }
 
+@test "a tool that signals its whole process group when stopped (IOzone -t) reaches only itself: the script that started the phase lives on and sees it end" {
+  require_cmd iozone setsid
+  mkdir -p "$RESULTS" "$T/bin"
+  # IOzone's SIGTERM handler signals each child's slot, and until the
+  # children of its first test are forked a slot holds pid 0: its whole
+  # process group.  Its window is a millisecond or so; this stand-in for
+  # iozone -t stays in it (the sweep before it is IOzone's own).
+  cat >"$T/bin/iozone" <<EOF
+#!/usr/bin/env bash
+case " \$* " in *" -t "*) ;; *) exec $(command -v iozone) "\$@" ;; esac
+trap 'trap "" TERM; kill -TERM 0; exit 143' TERM
+exec -a "$T/stand-in-child" sleep 120 &
+echo '	Iozone: Performance Test of File I/O'
+wait
+EOF
+  chmod +x "$T/bin/iozone"
+  # A script with no job control starts the phase in its own process group
+  # (its own session here, so that bats is not in it) and stops it.
+  # shellcheck disable=SC2016 # the script expands them
+  run setsid -w env PATH="$T/bin:$PATH" TARGET="$TMPFS" FLUSH=none RUN_ID=grp IOZONE_MIN=64k IOZONE_MAX=64k \
+    IOZONE_RECMIN=64k IOZONE_THREADS=2 bash -c '
+      . "$ROOT/harness/poll.sh"
+      "$ROOT/harness/phase-iozone.sh" 3>&- >"$1/out" 2>"$1/err" &
+      phase=$!
+      poll_until 60 test -s "$2" || { echo "no $2"; exit 3; }
+      kill -TERM "$phase"
+      rc=0
+      wait "$phase" || rc=$?
+      echo "the phase exited $rc"' script "$T" "$RESULTS/grp/$HOST/$VARIANT/raw/iozone-1/tput.out"
+  [ "$status" -eq 0 ] || { echo "the script exited $status: $output"; cat "$T/err"; false; }
+  [ "$output" = "the phase exited 143" ]
+  d=$RESULTS/grp/$HOST/$VARIANT
+  grep -q "^iozone	1	.*	interrupted by SIGTERM$" "$d/failures.tsv"
+  # the stand-in and its child (the phase waited for them)
+  run pgrep -f -- "$TMPFS/micro/iozone|$T/stand-in-child"
+  [ "$status" -eq 1 ]
+  [ ! -e "$TMPFS/micro" ]
+}
+
 @test "IOzone -e (emulated): a 64 KB write on tmpfs is timed in microseconds with its fsync, not floored at size / 1 ms" {
   run env TARGET="$TMPFS" FLUSH=none RUN_ID=e IOZONE_ENGINE=emulated IOZONE_MIN=64k IOZONE_MAX=64k IOZONE_RECMIN=64k \
     IOZONE_FLUSH=1 "$ROOT/harness/phase-iozone.sh"

@@ -238,8 +238,8 @@ cmp_side() {
   grep -q '^| h1 | ext4 | clear | wall_s | .* | -10.0% | -12.1% to -7.8% | significant, better | 3.2% |$' "$OUT/compare.md"
   grep -q '^| h1 | ext4 | one | wall_s | .* | -50.0% | - | cannot tell: 1 trial | - |$' "$OUT/compare.md"
   grep -q '^| h1 | ext4 | two | wall_s | .* | -49.8% | -53.1% to -46.2% | significant, better | 8.1% |$' "$OUT/compare.md"
-  # compare.tsv: the interval, the detectable effect and the test after the p
-  [ "$(head -1 "$OUT/compare.tsv" | cut -f14-)" = "$(printf 'change_pct\tverdict\tp\tci_low_pct\tci_high_pct\tmde_pct\ttest')" ]
+  # compare.tsv: the interval, the detectable effect and the test after the p, then the p corrected over the page
+  [ "$(head -1 "$OUT/compare.tsv" | cut -f14-)" = "$(printf 'change_pct\tverdict\tp\tci_low_pct\tci_high_pct\tmde_pct\ttest\tp_adjusted')" ]
   [ "$(awk -F '\t' '$3 == "clear" { print $17, $18, $19, $20 }' "$OUT/compare.tsv")" = "-12.14 -7.81 3.22 Welch's t-test" ]
   [ "$(awk -F '\t' '$3 == "one" { print $17 "|" $19 }' "$OUT/compare.tsv")" = "|inf" ]
   # the p of the test in compare.tsv, none without one

@@ -84,9 +84,9 @@ label_of() {
   rm -rf "plots/out/compare-$RUN-debian12-1-vs-$RUN-debian13"
 }
 
-@test "compare: an OS the run does not have is one line naming the OSes it has" {
+@test "compare: an OS the run does not have is one line naming the OSes, hosts and variants it has" {
   run python3 plots/plots.py compare --results "$FIX" --out "$OUT" "$RUN:freebsd14" "$RUN:debian13"
   [ "$status" -ne 0 ]
   [ "${#lines[@]}" -eq 1 ]
-  [ "$output" = "plots: run '$RUN' has no OS or host 'freebsd14' (OSes: debian12, debian13; hosts: debian12-1, debian13-1)" ]
+  [ "$output" = "plots: run '$RUN' has no OS, host or variant 'freebsd14' (OSes: debian12, debian13; hosts: debian12-1, debian13-1; variants: ext4)" ]
 }

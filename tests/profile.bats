@@ -292,6 +292,12 @@ profile.report_section([resultslib.load_run('$RESULTS', 'r')], '$T/out2')"
   grep -q "array line_titles = \\['r / h / a cold', 'r2 / h / a cold'\\]" "$T/cmp/latency-serve-1-httpd_open_ns.gp"
   grep -q 'r2 / h / a against r / h / a' "$T/cmp/profile.html"
   [ "$(grep -c "no kernel function's share changed" "$T/cmp/profile.html")" = 4 ]
+  # one variant against another of one run (RUN:VARIANT): their profiles paired as compare pairs them
+  run make -C "$ROOT" -s compare RESULTS="$RESULTS" BASE=r:a NEW=r:b OUT="$T/cmp3"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  grep -q 'r / h / b against r / h / a' "$T/cmp3/profile.html"
+  grep -q '^| h | a vs b | ' "$T/cmp3/compare.md"
   # host against host of one run (the two OSes of a lab run): paired by variant name
   mv "$RESULTS/r2/h" "$RESULTS/r/h2"
   run make -C "$ROOT" -s compare RESULTS="$RESULTS" BASE=r:h NEW=r:h2 OUT="$T/cmp2"

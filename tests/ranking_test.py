@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Unit tests of plots/ranking.py's correction of a report's comparisons
-(run by tests/stats.bats): Benjamini-Hochberg's adjusted p values, an A/A
+(run by tests/stats.bats): Benjamini-Hochberg's adjusted p values (and
+make compare's use of them, ranking.adjust), an A/A
 report of many phases naming a false winner at 5% at most, a real 10%
 difference still found, one comparison unchanged; in rounds, each pair
 paired over the rounds it shares. The p values need scipy
@@ -67,6 +68,20 @@ class Adjust(unittest.TestCase):
         self.assertEqual(ranking.bh_adjust([0.3]), [0.3])
         self.assertEqual(ranking.bh_adjust([]), [])
         self.assertLessEqual(max(ranking.bh_adjust([0.9, 0.95, 0.99])), 1.0)
+
+    def test_adjust_demotes_a_significant_comparison_above_q_and_counts_those_with_a_p(self):
+        # (make compare's decision: the report's, over a list of comparisons)
+        class Cmp:
+            def __init__(self, p, verdict):
+                self.p, self.verdict = p, verdict
+
+        cmps = [Cmp(0.001, stats.SIGNIFICANT), Cmp(0.04, stats.SIGNIFICANT), None, Cmp(None, stats.CANNOT_TELL),
+                Cmp(0.5, stats.NOT_SIGNIFICANT), Cmp(0.3, stats.NOT_SIGNIFICANT)]
+        out, n = ranking.adjust(cmps)
+        self.assertEqual(n, 4)
+        self.assertEqual([round(p, 6) if p is not None else None for p, _w in out], [0.004, 0.08, None, None, 0.5, 0.4])
+        self.assertEqual([w for _p, w in out], ["", "not significant after correcting for 4 comparisons", "", "", "", ""])
+        self.assertEqual(ranking.adjust([]), ([], 0))
 
 
 @unittest.skipUnless(HAVE_SCIPY, "needs scipy's p values (python3-scipy, make deps)")

@@ -1,7 +1,7 @@
 # shellcheck shell=bash disable=SC2034
-# harness/common/proc.sh: the tools and children of a phase: run in the
-# foreground (interruptibly), or started and stopped in process groups of
-# their own.
+# harness/common/proc.sh: the tools and children of a phase, each in a
+# process group of its own: run in the foreground (interruptibly), or
+# started and stopped.
 
 # The groups proc_start started and not yet stopped; the foreground tool.
 GROUPS_RUNNING=() TOOL_PID=''
@@ -15,29 +15,49 @@ proc_need() {
   done
 }
 
-# proc_run NAME CMD... : run CMD in the foreground but interruptibly (a signal
-# reaches our trap at once and the trap stops it); its output goes to the
-# phase log; a non-zero exit fails the phase with its last error line, except
-# the exit statuses listed in TOOL_OK (sets TOOL_RC).  It holds no lock
-# (lock_close_fds) and is noted for strays_reap.
+# proc_run NAME CMD... : run CMD in the foreground, interruptibly
+# (proc_tool); its output goes to the phase log; a non-zero exit fails the
+# phase with its last error line, except the exit statuses listed in TOOL_OK
+# (sets TOOL_RC).
 proc_run() {
-  local name=$1 rc=0 err
+  local name=$1 err
   shift
   err=$WORK/$name.err
   printf '$ %s\n' "$*" >>"$PHASE_LOG"
-  { lock_close_fds; exec "$@"; } >>"$PHASE_LOG" 2>"$err" &
-  TOOL_PID=$!
-  strays_note "$TOOL_PID" "$*"
-  wait "$TOOL_PID" || rc=$?
-  TOOL_PID=''
+  proc_tool "$PHASE_LOG" "$err" "$@"
   cat "$err" >>"$PHASE_LOG"
-  TOOL_RC=$rc
   proof_note_cpu "$name" "$@"
-  case " ${TOOL_OK:-} " in *" $rc "*) return 0 ;; esac
-  if [ "$rc" -ne 0 ]; then
+  case " ${TOOL_OK:-} " in *" $TOOL_RC "*) return 0 ;; esac
+  if [ "$TOOL_RC" -ne 0 ]; then
     sed 's/^/  /' "$err" | tail -n 5 >&2
-    harness_die "$name exited $rc: $(grep -v '^[[:space:]]*$' "$err" | tail -n 1)"
+    harness_die "$name exited $TOOL_RC: $(grep -v '^[[:space:]]*$' "$err" | tail -n 1)"
   fi
+}
+
+# proc_tool OUT ERR CMD... : run CMD in the foreground but interruptibly (in
+# the background while the shell waits for it: a signal reaches the phase's
+# trap at once, and the trap stops it with proc_stop_all), its output
+# appended to OUT, its stderr into ERR, its exit status into TOOL_RC.  It
+# runs in a process group of its own: a tool that signals its whole group
+# reaches only itself and its children, not the phase and whatever started
+# the phase without job control (a script, make run by one, bats).  IOzone
+# -t does: its SIGTERM handler signals the children of its test by their
+# slots, and until the first test has forked them each slot holds pid 0,
+# its whole process group.  The group is bash's job control (set -m, for
+# this one job), not os_setsid: no exec more before the tool (2 ms; on the
+# BSDs python3's start), which a timed tool (the sync after untar) would
+# count.  It holds no lock (lock_close_fds) and is noted for strays_reap.
+proc_tool() {
+  local out=$1 err=$2 opts=$-
+  shift 2
+  TOOL_RC=0
+  set -m
+  { lock_close_fds; exec "$@"; } </dev/null >>"$out" 2>"$err" &
+  TOOL_PID=$!
+  [[ $opts == *m* ]] || set +m
+  strays_note "-$TOOL_PID" "$*"
+  wait "$TOOL_PID" || TOOL_RC=$?
+  TOOL_PID=''
 }
 
 # proc_start VAR CMD... : start CMD in a new session (its own process group,
@@ -84,12 +104,11 @@ proc_stop() {
   GROUPS_RUNNING=("${keep[@]}")
 }
 
-# proc_stop_all : every group we started and the foreground tool.
+# proc_stop_all : the foreground tool's group and every group we started.
 proc_stop_all() {
   local g
   if [ -n "$TOOL_PID" ]; then
-    kill -TERM "$TOOL_PID" 2>/dev/null || true
-    proc_await_gone "$TOOL_PID" || harness_say "$TOOL_PID did not end even after SIGKILL"
+    proc_stop "$TOOL_PID"
     TOOL_PID=''
   fi
   for g in "${GROUPS_RUNNING[@]}"; do proc_stop "$g"; done
