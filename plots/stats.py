@@ -69,8 +69,10 @@ def direction(unit):
 
 def ranked_metric(metric, unit):
     """A timing or a rate a reader ranks and compares (direction()): not the
-    CPU seconds user_s and sys_s nor the time budget's parts (budget_*)."""
-    return bool(direction(unit)) and metric not in ("user_s", "sys_s") and "budget_" not in metric
+    CPU seconds user_s and sys_s, nor the time budget's parts (budget_*),
+    nor steady_s, the length of a steady window (MIN_MEASURE_S asked for it:
+    a shorter one is no faster system)."""
+    return bool(direction(unit)) and metric not in ("user_s", "sys_s", "steady_s") and "budget_" not in metric
 
 
 def have_scipy():

@@ -95,3 +95,20 @@ PY
   [ "$(tsv_rows 'r["variant"] == "B" and r["verdict"] == "significant, worse"' | wc -l)" -eq 6 ]
   [ -z "$(tsv_rows 'r["variant"] != "B" and r["verdict"].startswith("significant")')" ]
 }
+
+@test "compare: the steady window's length (steady_s, MIN_MEASURE_S's) is no figure: two runs of 2 s and 1 s windows are not 'better'" {
+  for s in 3:base 4:new; do
+    "$PY" tests/fixtures/plots/mkaa.py "$RES" "${s#*:}" --variants A,B --trials 5 --seed "${s%%:*}"
+  done
+  local f t
+  for f in "$RES"/base/*/*/records.tsv "$RES"/new/*/*/records.tsv; do
+    for t in 1 2 3 4 5; do
+      case $f in */base/*) printf 'serve-warm-1\t%s\tsteady_s\t2.001\ts\n' "$t" ;; *) printf 'serve-warm-1\t%s\tsteady_s\t1.0%s\ts\n' "$t" "$t" ;; esac
+    done >>"$f"
+  done
+  compare_runs base new
+  [ -n "$(tsv_rows 'r["metric"] == "rps"')" ]
+  [ -z "$(tsv_rows 'r["metric"] == "steady_s"')" ]
+  run grep -c steady_s "$OUT/compare.md"
+  [ "$output" -eq 0 ]
+}
