@@ -50,8 +50,8 @@ small,.small,.sub,.out{color:#555;font-size:85%}.flag{color:#a00000;font-weight:
 .card{border:1px solid #d0d0d0;border-radius:4px;padding:.4em .5em;min-width:0}
 .card .sub{margin:.1em 0 .3em}.card table{width:100%;margin:0;font-size:88%}
 .card td{border:0;border-top:1px solid #eee;padding:1px 4px}
-td.v{background-image:linear-gradient(#cfe2f3,#cfe2f3);background-repeat:no-repeat;overflow-wrap:anywhere}
-tr.best td{font-weight:bold}td.mark{color:#444}td.noise{color:#888;font-style:italic}
+td.v{background-image:linear-gradient(#cfe2f3,#cfe2f3);background-repeat:no-repeat;overflow-wrap:anywhere;min-width:3.5em}
+tr.best td{font-weight:bold}td.mark{color:#444;white-space:normal}td.noise{color:#888;font-style:italic}
 tr.winner td{font-weight:bold}.out{margin:.2em 0 0}
 table.same td{overflow-wrap:anywhere}
 details summary{cursor:pointer}td details summary{list-style:none;text-decoration:underline dotted}

@@ -76,18 +76,31 @@ fits() {
   [ "$(stat -c %s "$OUT/first-screen.png")" -gt 50000 ]
 }
 
-@test "report view: a run of several trials (intervals under the marks, the overall table's 'vs first') fits at 1400 and 400 px" {
+@test "report view: a run of several trials (intervals under the marks, the overall table's 'vs first') fits at 1400, 1280 and 400 px, its variants' names whole" {
   # tests/fixtures/plots/mkaa.py: three variants, one 10% faster, a memory reference, disturbed trials
   python3 tests/fixtures/plots/mkaa.py "$BATS_TEST_TMPDIR/res" fast --trials 7 --memory mem --disturb A=2 --faster B=10
   OUT=$BATS_TEST_TMPDIR/fast
   make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=fast OUT="$OUT" >/dev/null
   check_copy
-  for w in 1400 400; do
+  for w in 1400 1280 400; do
     V=$(view "$w")
     echo "$V"
     [ "$(field scrollWidth "$V")" -le "$w" ]
     [ "$(field overflow "$V")" -eq 0 ]
     [ "$(field spill "$V")" -le 0 ]
     [ "$(field cards "$V")" -eq 6 ]
+    [ "$(field broken "$V")" -eq 0 ]
+  done
+  # the demo's names, five figures of five digits with their intervals: at
+  # 1280 px (three columns of cards) the names once broke letter by letter
+  python3 tests/fixtures/plots/mkaa.py "$BATS_TEST_TMPDIR/res" names --trials 5 --variants ext4,ext2,ext3,xfs,btrfs
+  OUT=$BATS_TEST_TMPDIR/names
+  make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=names OUT="$OUT" >/dev/null
+  check_copy
+  for w in 1400 1280; do
+    V=$(view "$w")
+    echo "$V"
+    [ "$(field overflow "$V")" -eq 0 ]
+    [ "$(field broken "$V")" -eq 0 ]
   done
 }
