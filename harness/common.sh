@@ -23,6 +23,7 @@
 #   common/precision.sh  precision_*  a figure's trials until it is precise
 #   common/turns.sh      turn_*       turns under harness/rounds.sh (inert
 #                        without ROUNDS_UP/ROUNDS_DOWN)
+#   common/slices.sh     slice_*      a trial in slices under harness/rounds.sh
 #   profile.sh           profile_*    the kernel profile of each record name
 # lib.sh gives record*, run_id, run_dir, harness_die, harness_say, harness_calc.
 #
@@ -73,6 +74,8 @@
 . "$SHOOTOUT_ROOT/harness/common/precision.sh"
 # shellcheck source=SCRIPTDIR/common/turns.sh
 . "$SHOOTOUT_ROOT/harness/common/turns.sh"
+# shellcheck source=SCRIPTDIR/common/slices.sh
+. "$SHOOTOUT_ROOT/harness/common/slices.sh"
 # shellcheck source=SCRIPTDIR/profile.sh
 . "$SHOOTOUT_ROOT/harness/profile.sh"
 

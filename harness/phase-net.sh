@@ -10,7 +10,8 @@
 # "status skipped" and the reason as "skip_reason TEXT text".  The file
 # lives in TARGET/data/.net while the phase runs.  Under harness/rounds.sh
 # (ROUNDS_UP set) each figure is a group of turns with the other variants,
-# one trial a turn (docs/harness.md#rounds).
+# one trial a turn, or a trial in ROUNDS_SLICES slices, each slice a turn
+# (docs/harness.md#rounds).
 set -eu
 SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -61,10 +62,20 @@ fi
 # processes, BIND and CONNECT: a fresh server and a replay; its rate
 # appended to rates.
 net_trial() {
+  net_serve
+  replay_run "$CUR_PHASE" "$connect:$HTTPD_PORT" "${net_args[@]}"
+  net_figures
+}
+
+# net_serve : the trial's server; net_figures : after its replay, the
+# server stopped and the trial's records.
+net_serve() {
   blklat_switch "$CUR_PHASE"
   serve_httpd "$netdir" "$p" "$bind"
   harness_say "replay /file.jpg $NET_COUNT times over IPv$ip, $NET_CONC connections, $NET_KEEPALIVE per connection, httpd -N $p (trial $CUR_TRIAL)"
-  replay_run "$CUR_PHASE" "$connect:$HTTPD_PORT" -c "$NET_CONC" -k "$NET_KEEPALIVE" -U /file.jpg -n "$NET_COUNT" "${more[@]}"
+  net_args=(-c "$NET_CONC" -k "$NET_KEEPALIVE" -U /file.jpg -n "$NET_COUNT" "${more[@]}")
+}
+net_figures() {
   proc_stop "$HTTPD_GROUP"
   record_stats "$CUR_PHASE" "$CUR_TRIAL" "$WORK/$CUR_PHASE.stats"
   replay_verdict "$CUR_PHASE"
@@ -101,12 +112,24 @@ for p in $NET_PROCS; do
     name=$CUR_PHASE
     rates=()
     if turn_active; then
+      # a trial a turn, or in slices (harness/common/slices.sh)
+      sliced=()
+      ! turn_sliced || sliced=(-s)
       t=$base
-      while precision_next_trial "$name" "$t" && turn_ready "$name"; do
-        turn_record "$name" "$t"
-        net_trial
+      precision_next_trial "$name" "$t"
+      while turn_ready "${sliced[@]}" "$name"; do
+        [ "$TURN_SLICE" != 1 ] || turn_record "$name" "$t"
+        if [ "$TURN_SLICES" = 1 ]; then
+          net_trial
+        else
+          [ "$TURN_SLICE" != 1 ] || net_serve
+          slice_turn "$name" "$connect:$HTTPD_PORT" "${net_args[@]}" || continue
+          net_figures
+        fi
         t=$((t + 1))
+        precision_next_trial "$name" "$t"
       done
+      [ -z "$SLICE_PID" ] || harness_die "the rounds coordinator ended $name in the middle of a trial in slices"
       [ "$t" -gt "$base" ] || harness_die "the rounds coordinator ended $name before its first turn"
       # back to the last trial that ran (the next one was only waited for)
       t=$((t - 1))

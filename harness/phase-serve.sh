@@ -25,7 +25,11 @@
 # REPLAY_MAX_FAILED (0) fails the phase, its figures recorded (replay_verdict).
 # Under harness/rounds.sh (ROUNDS_UP set) each mode's cold and warm figures
 # are one group of turns with the other variants: a cold trial, then a warm
-# one, each turn (serve_rounds, docs/harness.md#rounds).
+# one, each turn (serve_rounds, docs/harness.md#rounds).  With slices
+# (turn_sliced: ROUNDS_SLICES above 1 and a steady window) each mode's cold
+# figure is a group, a cold trial a turn; then, the cache warmed again
+# (serve_prime), each warm figure is a group whose trials are taken in
+# slices, a slice a turn (serve_rounds_warm, docs/harness.md#slices).
 set -eu
 # Before common.sh gives SERVE_PROCS its default: set alone (the setting
 # from before SERVE_MODES), it names the modes, without fork.
@@ -81,14 +85,26 @@ warm_args=()
 # figures recorded as CUR_PHASE's trial CUR_TRIAL; its rate appended to
 # RATES (the end line's median).
 serve_once() {
-  local kind=$1 p=$2 c=$3 rps more=()
+  serve_start "$@"
+  replay_run "$CUR_PHASE" "$CONNECT_ADDR:$HTTPD_PORT" "${serve_args[@]}"
+  serve_figures "$3"
+}
+
+# serve_start KIND P CONC : the server of a trial, and its replay's
+# arguments (serve_args); serve_figures CONC : after the replay, its
+# records, and the server stopped.
+serve_start() {
+  local kind=$1 p=$2 c=$3 more=()
   [ "$kind" = cold ] || more=("${warm_args[@]}")
   blklat_switch "$CUR_PHASE"
   serve_httpd "$DATA" "$p" "$BIND_ADDR"
   harness_say "replay $SAMPLER_TOTAL requests, $c connections, $REPLAY_KEEPALIVE per connection ($kind, trial $CUR_TRIAL)"
-  replay_run "$CUR_PHASE" "$CONNECT_ADDR:$HTTPD_PORT" -c "$c" -k "$REPLAY_KEEPALIVE" "${REPLAY_ARGS[@]}" "${more[@]}"
+  serve_args=(-c "$c" -k "$REPLAY_KEEPALIVE" "${REPLAY_ARGS[@]}" "${more[@]}")
+}
+serve_figures() {
+  local rps
   record_stats "$CUR_PHASE" "$CUR_TRIAL" "$WORK/$CUR_PHASE.stats"
-  record "$CUR_PHASE" "$CUR_TRIAL" conc "$c" count
+  record "$CUR_PHASE" "$CUR_TRIAL" conc "$1" count
   replay_verdict "$CUR_PHASE"
   record "$CUR_PHASE" "$CUR_TRIAL" status 0 exit
   rps=$(stat_value "$WORK/$CUR_PHASE.stats" "$(precision_metric "$CUR_PHASE")")
@@ -137,6 +153,74 @@ serve_rounds() {
   phase_figure "warm-$p$3 ${rps%%.*} req/s$(precision_note "$warm" "$base" $((t - 1)))"
 }
 
+# serve_rounds_cold P CONC SUFFIX / serve_rounds_warm P CONC SUFFIX : in
+# slices (turn_sliced), the cold figure of mode P is a group of its own, a
+# cold trial a turn; after every mode's cold group, the warm figure's, each
+# trial in slices: the other variants' flushes have emptied the cache since
+# this variant's cold turns, so serve_prime warms it again first.
+serve_rounds_cold() {
+  local p=$1 c=$2 cold=serve-cold-$1$3 t=$base rps rates=()
+  precision_next_trial "$cold" "$t"
+  while turn_ready "$cold"; do
+    turn_record "$cold" "$t"
+    RATES=()
+    serve_trial cold "$p" "$c"
+    rates+=("${RATES[@]}")
+    t=$((t + 1))
+    precision_next_trial "$cold" "$t"
+  done
+  serve_rounds_end "$cold" "$t" "cold-$p$3" "${rates[@]}"
+}
+serve_rounds_warm() {
+  local p=$1 c=$2 warm=serve-warm-$1$3 t=$base rates=()
+  FORK_CONC=$c
+  precision_next_trial "$warm" "$t"
+  while turn_ready -s "$warm"; do
+    [ "$TURN_SLICE" != 1 ] || turn_record "$warm" "$t"
+    RATES=()
+    if [ "$TURN_SLICES" = 1 ]; then
+      serve_once warm "$p" "$c"
+    else
+      [ "$TURN_SLICE" != 1 ] || serve_start warm "$p" "$c"
+      slice_turn "$warm" "$CONNECT_ADDR:$HTTPD_PORT" "${serve_args[@]}" || continue
+      serve_figures "$c"
+    fi
+    rates+=("${RATES[@]}")
+    t=$((t + 1))
+    precision_next_trial "$warm" "$t"
+  done
+  serve_rounds_end "$warm" "$t" "warm-$p$3" "${rates[@]}"
+}
+
+# serve_rounds_end NAME NEXT LABEL RATE... : the group of NAME is done after
+# its trial NEXT - 1: its precision records and its figure.
+serve_rounds_end() {
+  local name=$1 t=$2 label=$3 rps
+  shift 3
+  [ -z "$SLICE_PID" ] || harness_die "the rounds coordinator ended $name in the middle of a trial in slices"
+  [ "$t" -gt "$base" ] || harness_die "the rounds coordinator ended $name before its first turn"
+  CUR_TRIAL=$((t - 1))
+  phase_move "$name"
+  turn_end "$name" "$CUR_TRIAL" 0
+  rps=$(printf '%s\n' "$@" | precision_median)
+  phase_figure "$label ${rps%%.*} req/s$(precision_note "$name" "$base" "$CUR_TRIAL")"
+}
+
+# serve_prime : the dataset read once through a server (httpd -N 1, one pass
+# of the request list, no figure), so that the warm trials in slices start
+# on a warm cache; its output in the log of the first warm figure's trial.
+serve_prime() {
+  blklat_pause
+  harness_say "warming the cache for the warm trials in slices: one pass of the request list, no figure"
+  serve_httpd "$DATA" 1 "$BIND_ADDR"
+  TOOL_OK=1 proc_run replay "${CLIENT_BIND[@]}" "$HARNESS_BIN/replay" -c "$maxconc" -k "$REPLAY_KEEPALIVE" \
+    "${REPLAY_ARGS[@]}" "$CONNECT_ADDR:$HTTPD_PORT"
+  proc_stop "$HTTPD_GROUP"
+}
+
+sliced=''
+! turn_sliced || sliced=1
+warm_todo=()
 for p in $SERVE_MODES; do
   for c in "${concs[@]}"; do
     sfx=$(serve_suffix "$c")
@@ -151,6 +235,11 @@ for p in $SERVE_MODES; do
       continue
     fi
     FORK_CONC=$c
+    if [ -n "$sliced" ]; then
+      serve_rounds_cold "$p" "$c" "$sfx"
+      warm_todo+=("$p:$c")
+      continue
+    fi
     if turn_active; then
       serve_rounds "$p" "$c" "$sfx"
       continue
@@ -172,5 +261,13 @@ for p in $SERVE_MODES; do
     done
   done
 done
+if [ ${#warm_todo[@]} -gt 0 ]; then
+  CUR_TRIAL=$base
+  phase_move "serve-warm-${warm_todo[0]%%:*}$(serve_suffix "${warm_todo[0]#*:}")"
+  serve_prime
+  for pc in "${warm_todo[@]}"; do
+    serve_rounds_warm "${pc%%:*}" "${pc#*:}" "$(serve_suffix "${pc#*:}")"
+  done
+fi
 CUR_TRIAL=$base
 phase_finish

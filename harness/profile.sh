@@ -90,6 +90,19 @@ profile_switch() {
   [ "$ack" = ack ] || printf 'profile: the sampler did not answer "%s" in 10 s\n' "$1" >>"$PHASE_LOG"
 }
 
+# profile_pause / profile_resume : between the slices of a trial
+# (harness/common/slices.sh, only where the sampler can be switched: a
+# window of the same record name and trial ends, and another begins).
+profile_pause() {
+  [ -n "$PROFILE_GROUP" ] && [ "$PROFILE_SLICED" = 1 ] || return 0
+  profile_stop
+}
+profile_resume() {
+  [ -n "$PROFILE_GROUP" ] && [ "$PROFILE_SLICED" = 1 ] || return 0
+  profile_switch enable
+  PROFILE_T0=$EPOCHREALTIME
+}
+
 # profile_started RAW PID : the sampler has started, or has died.
 profile_started() {
   os_profile_started "$1" || ! kill -0 "$2" 2>/dev/null
@@ -145,7 +158,7 @@ profile_save() {
 # stops, and each window profile_stop noted is folded into
 # profiles/NAME-TRIAL.folded, as profile_save does for a part's own sampler.
 profile_end() {
-  local g=$PROFILE_GROUP dir cpus all key t0 t1 out
+  local g=$PROFILE_GROUP dir cpus all key span out
   [ "$PROFILE_SLICED" = 1 ] && [ -n "$g" ] || return 0
   PROFILE_GROUP=''
   kill -INT "$g" 2>/dev/null || true
@@ -162,13 +175,15 @@ profile_end() {
     done <"$WORK/profile-windows.tsv"
     return 0
   fi
-  while IFS=$'\t' read -r key t0 t1; do
+  # a trial in slices has a window per slice: one profile of their sum
+  while IFS=$'\t' read -r key span; do
     out=$dir/$key.folded
     awk -F '\t' -v k="$key" '$1 == k { print $2 }' "$all" >"$out.tmp"
     [ -s "$out.tmp" ] || printf 'profile: no sample taken in %s s: %s is all idle\n' \
-      "$(harness_calc "$t1 - $t0")" "profiles/$key.folded" >>"$PHASE_LOG"
-    profile_fill_idle "$t0" "$t1" "$PROFILE_HZ" "$cpus" <"$out.tmp" >"$out" && rm -f "$out.tmp"
-  done <"$WORK/profile-windows.tsv"
+      "$span" "profiles/$key.folded" >>"$PHASE_LOG"
+    profile_fill_idle 0 "$span" "$PROFILE_HZ" "$cpus" <"$out.tmp" >"$out" && rm -f "$out.tmp"
+  done < <(awk -F '\t' '!($1 in d) { k[++n] = $1 } { d[$1] += $3 - $2 } END { for (i = 1; i <= n; i++) printf "%s\t%.6f\n", k[i], d[k[i]] }' \
+    "$WORK/profile-windows.tsv")
   rm -f "$all" "$PROFILE_RAW"
 }
 

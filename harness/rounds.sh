@@ -12,7 +12,10 @@
 # stops when plots/stats.py blocked says every figure of it is precise (2
 # rounds at least), when it has PRECISION_MAX_TRIALS rounds in the run, or
 # when another round would take its time in this call past PRECISION_MAX_S
-# x the variants x the group's figures.  A variant whose phase ends early is out; the others go
+# x the variants x the group's figures.  A group its phases call sliceable
+# (a steady window: warm serve, net) takes each round in ROUNDS_SLICES
+# slices (default 8; 1: whole trials), a turn per variant and slice, the
+# order shuffled for each slice (docs/harness.md#slices).  A variant whose phase ends early is out; the others go
 # on.  Round numbers continue across calls (a second cycle).
 # Prints a progress line per turn and one when a group stops on stderr, one
 # line per variant on stdout at the end ("VARIANT<TAB>ok|failed|refused|
@@ -44,11 +47,15 @@ usage: harness/rounds.sh PHASE SPEC... [-- COMMAND...]
            (default harness/phase-PHASE.sh; the playbooks give their
            make -C CHECKOUT phase-PHASE, as for every other phase)
 Every SPEC names its own VARIANT and TARGET; RESULTS, RUN_ID, HOST and
-PRECISION, PRECISION_MAX_TRIALS, PRECISION_MAX_S are the same in all (one
-run, one stopping rule).  ROUNDS_SEED (default: the run id) seeds the
+PRECISION, PRECISION_MAX_TRIALS, PRECISION_MAX_S, ROUNDS_SLICES and
+MIN_MEASURE_S are the same in all (one run, one stopping rule).
+ROUNDS_SLICES (default 8; 1 to 64): the warm serve and net trials are taken
+in that many slices of their steady window, the variants' slices in turn.
+ROUNDS_SEED (default: the run id) seeds the
 shuffles; the order of each round goes to RESULTS/RUN/HOST/rounds.tsv.
 Each variant's phase output ends in RESULTS/RUN/HOST/VARIANT/logs/rounds-PHASE.log.
-stderr: "rounds: GROUP round R: VARIANT (K of N)" per turn, a line when a
+stderr: "rounds: GROUP round R: VARIANT (K of N)" per turn (a round in
+slices: one line, "GROUP round R: N slices of each of V variants"), a line when a
 group stops and why (also appended to the file ROUNDS_PROGRESS, when set,
 as "HOST<TAB>round<TAB>TEXT" lines: make demo's progress); stdout at the end, one line per variant:
 VARIANT<TAB>ok|failed|refused|interrupted<TAB>its phase's last line.
@@ -80,7 +87,7 @@ plan_specs "${specs[@]}"
 # The variants (from 0, in SPEC order): their phase's pid, log, exit status
 # (empty while it runs), the group it waits for (empty: none), its figures
 # ("NAME:METRIC ...") and the FIFO fds.
-PIDS=() LOGS=() RCS=() PENDING=() FIGS=() UP_FD=() DOWN_FD=()
+PIDS=() LOGS=() RCS=() PENDING=() FIGS=() SLICEABLE=() UP_FD=() DOWN_FD=()
 GROUP_ORDER=() TMP='' STOPPING=''
 
 # rounds_say TEXT : a progress line on stderr.
@@ -125,8 +132,8 @@ rounds_exec() {
     "${PHASE_CMD[@]}"
 }
 
-# rounds_receive I : variant I's next line: "ready NAME:METRIC..." sets
-# PENDING and FIGS; status 1 when its phase has ended instead (RCS).  Looks
+# rounds_receive I : variant I's next line: "ready NAME:METRIC...
+# [sliceable]" sets PENDING, FIGS and SLICEABLE; status 1 when its phase has ended instead (RCS).  Looks
 # four times a second whether the phase is still there.
 rounds_receive() {
   local i=$1 line='' part='' rc words w
@@ -146,6 +153,12 @@ rounds_receive() {
   done
   line=$part
   read -r -a words <<<"$line"
+  # a last word "sliceable": the group's trials can be taken in slices
+  SLICEABLE[i]=''
+  if [ ${#words[@]} -ge 3 ] && [ "${words[-1]}" = sliceable ]; then
+    SLICEABLE[i]=1
+    unset 'words[-1]'
+  fi
   if [ "${words[0]:-}" = ready ] && [ ${#words[@]} -ge 2 ]; then
     for w in "${words[@]:1}"; do
       [[ $w =~ ^[A-Za-z0-9][A-Za-z0-9._+-]*:[a-z0-9_.]+$ ]] || words=()
@@ -188,21 +201,21 @@ rounds_group() {
   t0=$EPOCHREALTIME
   while :; do
     [ -z "$STOPPING" ] || rounds_interrupted
-    mapfile -t order < <(plan_shuffle "$ROUNDS_SEED-$HOST-$g-$r" "${members[@]}")
-    [ ${#order[@]} -eq ${#members[@]} ] || harness_die "cannot shuffle the variants of $g round $r (python3?)"
-    plan_note_round "$g" "$r" "${order[@]}"
-    tr0=$EPOCHREALTIME pos=0 n=${#order[@]}
-    for i in "${order[@]}"; do
-      pos=$((pos + 1))
-      rounds_say "$g round $r: ${VARIANTS[i]} ($pos of $n)"
-      rounds_send "$i" "go $r"
-      if ! rounds_receive "$i"; then
-        rounds_say "${VARIANTS[i]} is out: its phase ended in round $r of $g (exit ${RCS[i]}; see ${VARIANTS[i]}'s logs/rounds-$PHASE.log)"
-      elif [ "${PENDING[i]}" != "$g" ]; then
-        rounds_say "${VARIANTS[i]} left $g in round $r for ${PENDING[i]}"
-      fi
-    done
-    members=()
+    tr0=$EPOCHREALTIME
+    if rounds_sliceable "${members[@]}"; then
+      rounds_sliced "$g" "$r" "${members[@]}"
+    else
+      mapfile -t order < <(plan_shuffle "$ROUNDS_SEED-$HOST-$g-$r" "${members[@]}")
+      [ ${#order[@]} -eq ${#members[@]} ] || harness_die "cannot shuffle the variants of $g round $r (python3?)"
+      plan_note_round "$g" "$r" 0 "${order[@]}"
+      pos=0 n=${#order[@]}
+      for i in "${order[@]}"; do
+        pos=$((pos + 1))
+        rounds_say "$g round $r: ${VARIANTS[i]} ($pos of $n)"
+        rounds_turn "$i" "$g" "$r" "go $r"
+      done
+    fi
+    order=("${members[@]}") members=()
     for i in "${order[@]}"; do [ "${PENDING[i]}" != "$g" ] || members+=("$i"); done
     if [ ${#members[@]} -eq 0 ]; then
       rounds_say "$g stops after round $r: no variant left"
@@ -219,6 +232,49 @@ rounds_group() {
       return 0
     fi
     r=$((r + 1))
+  done
+}
+
+# rounds_turn I GROUP R LINE : variant I's turn: LINE sent, its next ready
+# line (or its end) received and said.
+rounds_turn() {
+  local i=$1 g=$2 r=$3
+  rounds_send "$i" "$4"
+  if ! rounds_receive "$i"; then
+    rounds_say "${VARIANTS[i]} is out: its phase ended in round $r of $g (exit ${RCS[i]}; see ${VARIANTS[i]}'s logs/rounds-$PHASE.log)"
+  elif [ "${PENDING[i]}" != "$g" ]; then
+    rounds_say "${VARIANTS[i]} left $g in round $r for ${PENDING[i]}"
+  fi
+}
+
+# rounds_sliceable I... : the round is taken in slices: ROUNDS_SLICES above
+# 1, and every variant I said its group is sliceable.
+rounds_sliceable() {
+  local i
+  [ "$ROUNDS_SLICES" -gt 1 ] || return 1
+  for i in "$@"; do [ -n "${SLICEABLE[i]}" ] || return 1; done
+}
+
+# rounds_sliced GROUP R I... : round R in slices: ROUNDS_SLICES times a
+# turn of each variant still in the group, "slice R K N", in an order
+# shuffled for each slice K (seed ROUNDS_SEED-HOST-GROUP-R-K).  A variant
+# that leaves in the middle misses the round's later slices.
+rounds_sliced() {
+  local g=$1 r=$2 k i order=() members
+  shift 2
+  members=("$@")
+  rounds_say "$g round $r: $ROUNDS_SLICES slices of each of ${#members[@]} variants, in turn"
+  for ((k = 1; k <= ROUNDS_SLICES; k++)); do
+    [ -z "$STOPPING" ] || rounds_interrupted
+    mapfile -t order < <(plan_shuffle "$ROUNDS_SEED-$HOST-$g-$r-$k" "${members[@]}")
+    [ ${#order[@]} -eq ${#members[@]} ] || harness_die "cannot shuffle the variants of $g round $r slice $k (python3?)"
+    plan_note_round "$g" "$r" "$k" "${order[@]}"
+    members=()
+    for i in "${order[@]}"; do
+      rounds_turn "$i" "$g" "$r" "slice $r $k $ROUNDS_SLICES"
+      [ "${PENDING[i]}" != "$g" ] || members+=("$i")
+    done
+    [ ${#members[@]} -gt 0 ] || break
   done
 }
 

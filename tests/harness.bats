@@ -254,6 +254,30 @@ has_16mb() {
   [ "$output" = "$(printf 'untar\t1\tbudget_wall_s\t1.250\ts')" ]
 }
 
+@test "budget: a part paused while the other variants take their slices counts its running time only (budget_shift)" {
+  # running 100.0-100.5 and 103.0-103.5 (2 CPUs, 100 ticks/s); paused
+  # between, while another variant took 4.4 s of CPU outside the phase
+  start='100.000000|1000 2000 30 40 500 0 2|700|5000 9000|50'
+  pause='100.500000|1040 2040 32 40 520 1 2|710|5050 9100|110'
+  resume='103.000000|1300 2400 40 40 520 1 2|720|5050 9100|111'
+  end='103.500000|1340 2440 42 40 540 2 2|730|5100 9200|189'
+  run bash -c '. "$1/harness/common/budget.sh"; budget_shift "$2" "$3" "$4"' sh "$ROOT" "$start" "$pause" "$resume"
+  [ "$status" -eq 0 ]
+  [ "$output" = '102.500000|1260 2360 38 40 500 0 2|710|5000 9000|51' ]
+  run bash -c '. "$1/harness/common/budget.sh"; budget_records serve-warm-1 2 "" 100 "$2" "$3" 5' sh "$ROOT" "$output" "$end"
+  [ "$status" -eq 0 ]
+  rec() { awk -F '\t' -v m="$1" '$3 == m { print $4 }' <<<"$output"; }
+  # 1 s of running time, its own CPU only: not disturbed
+  [ "$(rec budget_wall_s)" = 1.000 ]
+  [ "$(rec budget_user_s)" = 0.80 ]
+  [ "$(rec budget_outside_cpu_s)" = 0.02 ]
+  [ "$(rec disturbed)" = 0 ]
+  # without the shift the other variant's slices are this trial's: disturbed
+  run bash -c '. "$1/harness/common/budget.sh"; budget_records serve-warm-1 2 "" 100 "$2" "$3" 5' sh "$ROOT" "$start" "$end"
+  [ "$(rec budget_wall_s)" = 3.500 ]
+  [ "$(rec disturbed)" = 1 ]
+}
+
 @test "sampler: a loop device's writes, dirty pages and CPU in the series" {
   loop_ext4 64M
   [ "$("$ROOT/harness/sampler.sh" --device "$MNT")" = "$(basename "$LOOP")" ]

@@ -250,6 +250,73 @@ EOF
   [[ $(rec v2 net-1 precision_halfwidth_pct) =~ ^([2-9]|10)$'\t'[0-9]+(\.[0-9]+)?$ ]]
 }
 
+# slice_orders GROUP ROUND SLICES : each slice's order in rounds.tsv, one
+# line a slice ("K v2 v1"); want_orders SEED-PREFIX SLICES VARIANT... : the
+# orders random.Random(PREFIX-K).shuffle gives.
+slice_orders() {
+  awk -F '\t' -v g="$1" -v r="$2" '$1 == g && $2 == r { k = $5; sub(/.*-/, "", k); o[k] = o[k] " " $4; n[k]++; p[k] = p[k] " " $3 }
+    END { for (k = 1; k <= '"$3"'; k++) print k o[k] }' "$(the_run)/rounds.tsv"
+}
+want_orders() {
+  python3 -c 'import random, sys
+for k in range(1, int(sys.argv[2]) + 1):
+    v = sorted(sys.argv[3:]); random.Random("%s-%d" % (sys.argv[1], k)).shuffle(v); print(k, " ".join(v))' "$@"
+}
+
+@test "rounds: slices: each warm serve and net trial taken in ROUNDS_SLICES slices, the variants in turn, a shuffled order each slice; cold trials whole" {
+  spec a v1 "$F/tmpfs/t1"
+  spec b v2 "$F/tmpfs/t2"
+  MIN_MEASURE_S=0.4 ROUNDS_SLICES=4 PRECISION=50 PRECISION_MAX_TRIALS=2 PRECISION_MAX_S=600 ROUNDS_SEED=s2 \
+    rounds net "$T/a.spec" "$T/b.spec"
+  [ "$status" -eq 0 ]
+  d=$(the_run)
+  for v in v1 v2; do
+    [ "$(rec "$v" net-1 round | tr '\t\n' ': ')" = "1:1 2:2 " ]
+    [ "$(rec "$v" net-1 status | tr '\t\n' ': ')" = "1:0 2:0 " ]
+    # one replay a trial, its steady window in 4 slices, the pauses in no figure
+    [ "$(rec "$v" net-1 steady_slices | tr '\t\n' ': ')" = "1:4 2:4 " ]
+    rec "$v" net-1 steady_s | awk -F '\t' '{ if ($2 < 0.4 || $2 > 1.2) { print "steady_s " $2; bad = 1 } } END { exit bad }'
+    grep -q -- '--slices 4 --gate-in ' "$d/$v/logs/net-1-1.log"
+  done
+  grep -qx 'rounds: net-1 round 1: 4 slices of each of 2 variants, in turn' <<<"$stderr"
+  grep -qx 'rounds: net-1 stops after round 2: 2 rounds in the run (PRECISION_MAX_TRIALS=2)' <<<"$stderr"
+  # rounds.tsv: each slice every variant once, positions on through the round
+  for r in 1 2; do
+    [ "$(slice_orders net-1 "$r" 4)" = "$(want_orders "s2-testhost-net-1-$r" 4 v1 v2)" ]
+    [ "$(awk -F '\t' -v r="$r" '$1 == "net-1" && $2 == r { printf "%s ", $3 }' "$d/rounds.tsv")" = "1 2 3 4 5 6 7 8 " ]
+  done
+  # serve: the cold figure whole, a turn each; then, the cache warmed
+  # again, the warm one in slices
+  rm -rf "$RESULTS"
+  MIN_MEASURE_S=0.4 ROUNDS_SLICES=4 PRECISION=50 PRECISION_MAX_TRIALS=2 PRECISION_MAX_S=600 ROUNDS_SEED=s2 \
+    rounds serve "$T/a.spec" "$T/b.spec"
+  [ "$status" -eq 0 ]
+  d=$(the_run)
+  [[ $(sed -n 1p <<<"$output") == "v1"$'\t'"ok"$'\t'"serve: done in "*"cold-1 "*" req/s (2 trials, trial cap), warm-1 "*" req/s (2 trials, trial cap)" ]]
+  for v in v1 v2; do
+    [ "$(rec "$v" serve-cold-1 round | tr '\t\n' ': ')" = "1:1 2:2 " ]
+    [ -z "$(rec "$v" serve-cold-1 steady_slices)" ]
+    [ "$(rec "$v" serve-warm-1 round | tr '\t\n' ': ')" = "1:1 2:2 " ]
+    [ "$(rec "$v" serve-warm-1 steady_slices | tr '\t\n' ': ')" = "1:4 2:4 " ]
+    [ "$(rec "$v" serve-warm-1 status | tr '\t\n' ': ')" = "1:0 2:0 " ]
+    [ "$(rec "$v" serve-warm-1 failed | tr '\t\n' ': ')" = "1:0 2:0 " ]
+    grep -q 'warming the cache for the warm trials in slices' "$d/$v/logs/serve-warm-1-1.log"
+  done
+  [ "$(awk -F '\t' '$1 == "serve-cold-1" && $2 == 1' "$d/rounds.tsv" | wc -l)" -eq 2 ]
+  [ "$(slice_orders serve-warm-1 2 4)" = "$(want_orders s2-testhost-serve-warm-1-2 4 v1 v2)" ]
+  grep -qx 'rounds: serve-cold-1 round 1: v[12] (1 of 2)' <<<"$stderr"
+  grep -qx 'rounds: serve-warm-1 round 2: 4 slices of each of 2 variants, in turn' <<<"$stderr"
+  # slices too short, or too many: refused, nothing started
+  rm -rf "$RESULTS"
+  MIN_MEASURE_S=0.2 ROUNDS_SLICES=4 rounds net "$T/a.spec" "$T/b.spec"
+  [ "$status" -eq 2 ]
+  [ "$stderr" = "rounds.sh: ROUNDS_SLICES=4 cuts MIN_MEASURE_S=0.2 into slices under 0.1 s: want fewer slices or a longer window" ]
+  ROUNDS_SLICES=65 rounds net "$T/a.spec" "$T/b.spec"
+  [ "$status" -eq 2 ]
+  [ "$stderr" = "rounds.sh: ROUNDS_SLICES=65: want 1 (a whole trial a turn) to 64 slices" ]
+  [ ! -e "$RESULTS" ]
+}
+
 @test "rounds: a SPEC (or a COMMAND after --) that is not right: one line, exit 2, nothing started, no run written" {
   spec a v1 "$F/tmpfs/t1"
   spec b v2 "$F/tmpfs/t2"
@@ -403,7 +470,7 @@ EOF
   wait "$pid" || rc=$?
   cat "$T/phase.log"
   [ "$rc" -eq 1 ]
-  grep -qx "net-1: the rounds coordinator said 'go x': want 'go ROUND' or 'next WHY \[HALFWIDTH...\]'" "$T/phase.log"
+  grep -qx "net-1: the rounds coordinator said 'go x': want 'go ROUND', 'slice ROUND K N' or 'next WHY \[HALFWIDTH...\]'" "$T/phase.log"
   # a coordinator that is gone: the phase does not wait for ever (it looks every 5 s)
   sleep 0 &
   gone=$!

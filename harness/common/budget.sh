@@ -19,7 +19,7 @@
 # budget_part sync, between a tool and the sync after it, ends the main part
 # and begins the sync's (its records prefixed sync_).
 
-BUDGET_NAME='' BUDGET_PREFIX='' BUDGET_START='' BUDGET_DISK='' BUDGET_HZ=''
+BUDGET_NAME='' BUDGET_PREFIX='' BUDGET_START='' BUDGET_DISK='' BUDGET_HZ='' BUDGET_PAUSED=''
 
 # budget_snap : "EPOCH|USER SYS IRQ IOWAIT IDLE STEAL CPUS|KTICKS|IO_MS QUEUE_MS|TREE_TICKS"
 # now; a part the system does not count is empty, a CPU state it does not
@@ -53,12 +53,50 @@ budget_part() {
   budget_begin "$name" "$1"
 }
 
-# budget_end : the current part ends: its records.
+# budget_end : the current part ends (paused: where it paused): its records.
 budget_end() {
+  local end=$BUDGET_PAUSED
   [ -n "$BUDGET_START" ] || return 0
+  [ -n "$end" ] || end=$(budget_snap)
   record_lines < <(budget_records "$BUDGET_NAME" "$CUR_TRIAL" "$BUDGET_PREFIX" "$BUDGET_HZ" "$BUDGET_START" \
-    "$(budget_snap)" "${DISTURBED_PCT:-5}")
-  BUDGET_START=''
+    "$end" "${DISTURBED_PCT:-5}")
+  BUDGET_START='' BUDGET_PAUSED=''
+}
+
+# budget_pause / budget_resume : the current part stops counting (a trial
+# in slices while the other variants take theirs, harness/common/slices.sh)
+# and goes on: its records are of its running time only, as if the pause
+# had not been (a busy machine meanwhile is the others' measuring, not a
+# disturbance of this trial).
+budget_pause() {
+  [ -n "$BUDGET_START" ] && [ -z "$BUDGET_PAUSED" ] || return 0
+  BUDGET_PAUSED=$(budget_snap)
+}
+budget_resume() {
+  [ -n "$BUDGET_START" ] && [ -n "$BUDGET_PAUSED" ] || return 0
+  BUDGET_START=$(budget_shift "$BUDGET_START" "$BUDGET_PAUSED" "$(budget_snap)")
+  BUDGET_PAUSED=''
+}
+
+# budget_shift START PAUSE RESUME : the budget_snap START moved on by what
+# passed from PAUSE to RESUME, field by field (the CPU count kept; a field
+# the system does not count, "-" or empty, kept as START has it).
+budget_shift() {
+  awk -v a="$1" -v p="$2" -v q="$3" 'BEGIN {
+    na = split(a, A, "|"); split(p, P, "|"); split(q, Q, "|")
+    for (i = 1; i <= na; i++) {
+      n = split(A[i], x, " "); split(P[i], y, " "); split(Q[i], z, " ")
+      f = ""
+      for (j = 1; j <= n; j++) {
+        v = x[j]
+        if (!(i == 2 && j == 7) && v != "-" && y[j] != "" && y[j] != "-" && z[j] != "" && z[j] != "-")
+          v = sprintf(i == 1 ? "%.6f" : "%.0f", x[j] + z[j] - y[j])
+        f = f (j > 1 ? " " : "") v
+      }
+      printf "%s%s", (i > 1 ? "|" : ""), f
+    }
+    print ""
+  }'
 }
 
 # budget_records NAME TRIAL PREFIX HZ START END DISTURBED_PCT : the records

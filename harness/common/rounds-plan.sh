@@ -109,6 +109,14 @@ plan_specs() {
   PRECISION=$(plan_same PRECISION "$PRECISION")
   PRECISION_MAX_TRIALS=$(plan_same PRECISION_MAX_TRIALS "$PRECISION_MAX_TRIALS")
   PRECISION_MAX_S=$(plan_same PRECISION_MAX_S "$PRECISION_MAX_S")
+  # slices: the phases decide on them from these, the coordinator cuts them
+  ROUNDS_SLICES=$(plan_same ROUNDS_SLICES "$ROUNDS_SLICES")
+  MIN_MEASURE_S=$(plan_same MIN_MEASURE_S "$MIN_MEASURE_S")
+  export ROUNDS_SLICES MIN_MEASURE_S
+  { [ "$ROUNDS_SLICES" -ge 1 ] && [ "$ROUNDS_SLICES" -le 64 ]; } ||
+    plan_refuse "ROUNDS_SLICES=$ROUNDS_SLICES: want 1 (a whole trial a turn) to 64 slices"
+  awk -v s="$MIN_MEASURE_S" -v n="$ROUNDS_SLICES" 'BEGIN { exit !(n == 1 || s == 0 || s / n >= 0.1) }' ||
+    plan_refuse "ROUNDS_SLICES=$ROUNDS_SLICES cuts MIN_MEASURE_S=$MIN_MEASURE_S into slices under 0.1 s: want fewer slices or a longer window"
 }
 
 # plan_make_run : RUN_ID is the run (the current one, or a new one made
@@ -167,17 +175,24 @@ print("\n".join(v))' "$seed" "${names[@]}" | while IFS= read -r name; do
   done
 }
 
-# plan_note_round GROUP ROUND I... : the round's order appended to
+# plan_note_round GROUP ROUND SLICE I... : the round's order appended to
 # RUN/HOST/rounds.tsv (header first): group round position variant seed.
+# SLICE 0: a round of one turn each; K: slice K of a round in slices, whose
+# positions go on from the slices before, its seed GROUP-ROUND-K.
 plan_note_round() {
-  local g=$1 r=$2 f lines='' pos=0 i
-  shift 2
+  local g=$1 r=$2 k=$3 f lines='' pos=0 i seed
+  shift 3
   f=$RESULTS/$RUN_ID/$HOST/rounds.tsv
   mkdir -p "${f%/*}"
   [ -s "$f" ] || printf 'group\tround\tposition\tvariant\tseed\n' >"$f"
+  seed=$ROUNDS_SEED-$HOST-$g-$r
+  if [ "$k" != 0 ]; then
+    seed+=-$k
+    pos=$(awk -F '\t' -v g="$g" -v r="$r" '$1 == g && $2 == r { n++ } END { print n + 0 }' "$f")
+  fi
   for i in "$@"; do
     pos=$((pos + 1))
-    lines+=${lines:+$'\n'}$(printf '%s\t%s\t%s\t%s\t%s' "$g" "$r" "$pos" "${VARIANTS[i]}" "$ROUNDS_SEED-$HOST-$g-$r")
+    lines+=${lines:+$'\n'}$(printf '%s\t%s\t%s\t%s\t%s' "$g" "$r" "$pos" "${VARIANTS[i]}" "$seed")
   done
   lib_append "$f" "$lines" || harness_die "$LIB_ERR"
 }
