@@ -538,7 +538,10 @@ paused 2" ]
   [ "$line" = "paused 2" ]
   [ -z "$(ss -Htn state established "( dport = :$PORT )")" ]
   sleep 2
-  echo go >&"$gin"
+  # a line may arrive in parts
+  printf g >&"$gin"
+  sleep 0.2
+  printf 'o\n' >&"$gin"
   wait "$pid" || rc=$?
   t1=$(date +%s.%N)
   exec {gin}>&- {gout}>&-
