@@ -35,7 +35,7 @@ static void url_of(const struct run *r, size_t idx, const char **p, size_t *len)
 
 /* In the steady part the list goes round until the window closes: work
  * without end until then. */
-static size_t work_left(const struct run *r) {
+size_t work_left(const struct run *r) {
   if (r->steady) return r->win < 2 ? SIZE_MAX / 2 : r->rq_n - r->rq_head;
   return (r->rq_n - r->rq_head) + (r->total - r->next);
 }
@@ -480,13 +480,15 @@ int run_setup(struct run *r) {
   hist_init(&r->hist);
   hist_init(&r->steady_hist);
   r->passes = 1;
+  r->slice = 1;
   return 0;
 }
 
-/* Whether the run goes on.  The first pass ends when every one of its
- * requests has ended; with min_time the steady part begins then (the
- * first pass's figures are taken), and goes on until its window has closed
- * and every request in flight has ended. */
+/* Whether the run goes on (1; 0: over; -1: the gate failed).  The first
+ * pass ends when every one of its requests has ended; with min_time the
+ * steady part begins then (the first pass's figures are taken), and goes
+ * on until the last slice's window has closed and every request in flight
+ * has ended (slice.c). */
 static int run_more(struct run *r, double now) {
   if (!r->steady) {
     if (r->finished < r->total) return 1;
@@ -499,26 +501,15 @@ static int run_more(struct run *r, double now) {
     r->next = 0;
     return 1;
   }
-  if (r->win == 0 && now - r->t_steady >= STEADY_RAMP * r->min_time) {
-    r->win = 1;
-    r->t_win0 = now;
-    r->win_done0 = r->finished;
-    r->win_bytes0 = r->bytes;
-  }
-  if (r->win == 1 && now - r->t_win0 >= r->min_time) {
-    r->win = 2;
-    r->t_win1 = now;
-    r->win_done1 = r->finished;
-    r->win_bytes1 = r->bytes;
-  }
-  return r->win < 2 || work_left(r) > 0 || r->open > 0;
+  return slice_more(r, now);
 }
 
 int run_loop(struct run *r) {
   double last_check = now_mono();
   int64 fd;
+  int more;
   ioq_start();
-  while (run_more(r, now_mono())) {
+  while ((more = run_more(r, now_mono())) > 0) {
     /* open connections while there is work no connection has taken */
     while (r->nfree > 0 && work_left(r) > r->connecting) {
       int rc = conn_start(r);
@@ -558,7 +549,7 @@ int run_loop(struct run *r) {
     }
     if (series_due(&r->series, now)) report_series(r, now, 0);
   }
-  return 0;
+  return more < 0 ? -2 : 0;
 }
 
 void run_free(struct run *r) {

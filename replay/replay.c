@@ -18,7 +18,8 @@
 static const char usage_text[] =
     "usage: replay [-c CONC] [-k PER_CONN] [-P DEPTH] [-r RETRIES] [-t SECS] [-T SECS]\n"
         "              [-M manifest.tsv] [-u URLFILE [-n COUNT] | -U PATH -n COUNT]\n"
-        "              [--min-time SECS] [--stats FILE] [--series FILE]\n"
+        "              [--min-time SECS [--slices N [--gate-in FILE --gate-out FILE]]]\n"
+        "              [--stats FILE] [--series FILE]\n"
         "              HOST:PORT | http://HOST[:PORT]/\n"
         "  -c CONC       connections in parallel (default 100)\n"
         "  -k PER_CONN   requests per keep-alive connection (default 10; 1 = no keep-alive)\n"
@@ -42,6 +43,19 @@ static const char usage_text[] =
         "                those in flight end.  The steady_* figures are of the\n"
         "                requests that ended inside the window; wall_s, rps, mbps\n"
         "                and lat_* stay those of the first pass (as without it)\n"
+        "  --slices N    take the steady window as N slices of SECS/N (1-1000,\n"
+        "                default 1): after each, no new request is sent, those in\n"
+        "                flight end and the connections close; then they open\n"
+        "                again, the list goes on where it stopped, and the next\n"
+        "                slice opens SECS/N/10 later.  steady_s is the slices'\n"
+        "                lengths added up, the steady_* figures those of the\n"
+        "                requests that ended inside a slice\n"
+        "  --gate-in FILE, --gate-out FILE\n"
+        "                with --slices N>1, both: after slice K of N (K<N) has\n"
+        "                ended, write the line 'paused K' to the gate-out file and\n"
+        "                wait for one line from the gate-in file: 'go' begins the\n"
+        "                next slice; anything else, end of file or an error exits\n"
+        "                2 (no --stats).  Paused time is in no figure\n"
         "  --stats FILE  write the figures as metric<TAB>value<TAB>unit lines\n"
         "                (- : on standard output, after the summary)\n"
         "  --series FILE write per-second requests, bytes and errors\n"
@@ -60,7 +74,7 @@ static const char usage_text[] =
 static const struct tool replay_tool = {"replay", usage_text, NULL};
 
 struct opts {
-  const char *urlfile, *path, *manifest, *stats, *series, *target;
+  const char *urlfile, *path, *manifest, *stats, *series, *target, *gate_in, *gate_out;
   uint64_t count;
   int have_count;
 };
@@ -87,7 +101,8 @@ static void parse_args(int argc, char **argv, struct run *r, struct opts *o) {
   static const struct option longopts[] = {
       {"stats", required_argument, 0, 'S'}, {"series", required_argument, 0, 'E'},
       {"request-timeout", required_argument, 0, 'T'}, {"min-time", required_argument, 0, 'm'},
-      USAGE_LONGOPTS};
+      {"slices", required_argument, 0, 'L'}, {"gate-in", required_argument, 0, 'I'},
+      {"gate-out", required_argument, 0, 'O'}, USAGE_LONGOPTS};
   int ch;
   char e[PRINTABLE_SIZE(200)];
   r->conc = 100;
@@ -96,6 +111,7 @@ static void parse_args(int argc, char **argv, struct run *r, struct opts *o) {
   r->retries = 3;
   r->timeout = 30;
   r->deadline = 120;
+  r->slices = 1;
   while ((ch = usage_getopt(&replay_tool, argc, argv, "c:k:P:r:t:T:M:u:U:n:", longopts)) != -1) {
     switch (ch) {
     case 'c': r->conc = num("-c", optarg, 1, 100000); break;
@@ -116,12 +132,18 @@ static void parse_args(int argc, char **argv, struct run *r, struct opts *o) {
     case 'S': o->stats = optarg; break;
     case 'E': o->series = optarg; break;
     case 'm': r->min_time = seconds("--min-time", optarg); break;
+    case 'L': r->slices = num("--slices", optarg, 1, 1000); break;
+    case 'I': o->gate_in = optarg; break;
+    case 'O': o->gate_out = optarg; break;
     default: break; /* usage_getopt answered the rest */
     }
   }
   if (optind != argc - 1)
     die(2, optind >= argc ? "missing HOST:PORT" : "too many arguments", " (replay -h lists the options)");
   o->target = argv[optind];
+  if (r->slices > 1 && r->min_time <= 0) die(2, "--slices needs --min-time SECS (the window it slices)");
+  if (!!o->gate_in != !!o->gate_out) die(2, "--gate-in and --gate-out go together (give both or neither)");
+  if (o->gate_in && r->slices < 2) die(2, "--gate-in/--gate-out need --slices N with N at least 2");
   if (!!o->urlfile == !!o->path) die(2, "give either -u URLFILE or -U PATH -n COUNT (replay -h lists the options)");
   if (o->path && !o->have_count) die(2, "-U PATH needs -n COUNT");
   if (o->path && !url_path_ok(o->path, strlen(o->path)))
@@ -192,6 +214,8 @@ int main(int argc, char **argv) {
       die(2, ESC(e1, o.manifest), ": ", ESC(e2, err));
     r->mf = &mf;
   }
+  r->gate.in = r->gate.out = -1;
+  if (o.gate_in && gate_open(&r->gate, o.gate_in, o.gate_out) != 0) exit(2);
   if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) diesys(1, "signal");
   if (run_setup(r) != 0) die(1, "out of memory");
   r->t_start = now_mono();
@@ -204,9 +228,10 @@ int main(int argc, char **argv) {
     r->first_done = r->finished;
     r->first_bytes = r->bytes;
   }
-  if (rc != 0) {
+  gate_close(&r->gate);
+  if (rc != 0) { /* nothing served, or the gate failed: no figures */
     run_free(r);
-    return 1;
+    return rc == -2 ? 2 : 1;
   }
   report_series(r, r->t_end, 1);
   if (series_close(&r->series) != 0) diesys(1, "cannot write ", ESC(e1, o.series));

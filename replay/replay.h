@@ -12,6 +12,7 @@
 #include "http_response.h"
 #include "ioq.h"
 #include "manifest.h"
+#include "slice.h"
 #include "urllist.h"
 
 /* One request on its way: which list entry, how often it was tried before,
@@ -77,12 +78,15 @@ struct run {
   size_t total;        /* requests in one pass over the list */
   const struct manifest *mf;
   double min_time;     /* --min-time: seconds of steady window after the first pass (0: one pass) */
+  unsigned slices;     /* --slices: the window taken as this many slices of min_time/slices */
+  struct gate gate;    /* --gate-in/--gate-out: the pause after each slice but the last */
 
   /* work */
   size_t next;         /* next list entry of this pass never handed out */
   unsigned passes;     /* passes over the list begun */
   int steady;          /* --min-time: the first pass is over, the list goes round */
-  int win;             /* steady window: 0 before it, 1 open, 2 closed (no new work) */
+  int win;             /* the slice's window: 0 before it, 1 open, 2 closed (no new work) */
+  unsigned slice;      /* slices begun (1 in the first) */
   struct retry_item *rq;
   size_t rq_head, rq_n, rq_cap;
   size_t finished;     /* requests that ended, well or not */
@@ -106,9 +110,10 @@ struct run {
   /* the first pass's end (t_end without --min-time) and its counts */
   double t_first;
   uint64_t first_done, first_bytes;
-  /* --min-time: the steady window and what completed inside it */
-  double t_steady, t_win0, t_win1;
-  uint64_t win_done0, win_bytes0, win_done1, win_bytes1;
+  /* --min-time: the steady window (the slices' windows) and what completed
+   * inside it; t_steady: the second pass began, or the slice's restart */
+  double t_steady, t_win0, steady_s;
+  uint64_t win_done0, win_bytes0, steady_done, steady_bytes;
   struct histogram steady_hist;
 
   /* per-second series */
@@ -120,15 +125,20 @@ struct run {
 uint64_t now_ns(void);
 
 /* Connection engine (conn.c).  run_loop() drives every request of
- * the run to an end and returns 0, or -1 when the very first connection
- * attempts fail (the error is printed; nothing was served).  With
- * min_time, the first pass ends (every one of its requests finished)
- * before the list goes round again; the steady window opens STEADY_RAMP of
- * min_time later, closes min_time after that, and then no new request is
- * handed out: those in flight (and their retries) still end. */
+ * the run to an end and returns 0, -1 when the very first connection
+ * attempts fail (the error is printed; nothing was served), or -2 when the
+ * gate failed (printed; slice.c).  With min_time, the first pass ends
+ * (every one of its requests finished) before the list goes round again;
+ * each slice's window opens STEADY_RAMP of its length (min_time/slices)
+ * after the second pass began (or the slice's restart), closes that length
+ * later, and then no new request is handed out: those in flight (and their
+ * retries) still end, and the connections close (slice.c). */
 #define STEADY_RAMP 0.1
 int run_setup(struct run *r);
 int run_loop(struct run *r);
+/* Requests that may still be handed out (without end in the steady part
+ * until the slice's window closes). */
+size_t work_left(const struct run *r);
 void run_free(struct run *r);
 
 /* Report (report.c).  report_failure() describes the first failure

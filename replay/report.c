@@ -39,9 +39,9 @@ static double wall(const struct run *r) {
   return w > 0 ? w : 1e-9;
 }
 
-/* The steady window's length (0: no window). */
+/* The steady window's length, its slices' added up (0: no window). */
 static double window(const struct run *r) {
-  return r->win == 2 && r->t_win1 > r->t_win0 ? r->t_win1 - r->t_win0 : 0;
+  return r->steady && r->win == 2 && r->steady_s > 0 ? r->steady_s : 0;
 }
 
 static double ms(uint64_t ns) {
@@ -66,11 +66,12 @@ void report_summary(const struct run *r) {
          ms(hist_percentile(h, 50)), ms(hist_percentile(h, 90)), ms(hist_percentile(h, 99)),
          ms(hist_percentile(h, 100)));
   double sw = window(r);
+  char sl[32] = "";
+  if (r->slices > 1) snprintf(sl, sizeof sl, ", %u slices", r->slices);
   if (sw > 0)
-    printf("steady    %llu requests in %.3f s, %.1f req/s, %.2f MB/s, p50 %.3f p99 %.3f ms (%u passes)\n",
-           (unsigned long long)(r->win_done1 - r->win_done0), sw, (double)(r->win_done1 - r->win_done0) / sw,
-           (double)(r->win_bytes1 - r->win_bytes0) / sw / 1e6, ms(hist_percentile(&r->steady_hist, 50)),
-           ms(hist_percentile(&r->steady_hist, 99)), r->passes);
+    printf("steady    %llu requests in %.3f s, %.1f req/s, %.2f MB/s, p50 %.3f p99 %.3f ms (%u passes%s)\n",
+           (unsigned long long)r->steady_done, sw, (double)r->steady_done / sw, (double)r->steady_bytes / sw / 1e6,
+           ms(hist_percentile(&r->steady_hist, 50)), ms(hist_percentile(&r->steady_hist, 99)), r->passes, sl);
   for (int k = 0; k < F_KINDS; k++)
     if (r->fail_kind[k]) printf("failed    %llu %s\n", (unsigned long long)r->fail_kind[k], kind_name[k]);
   for (int s = 0; s < 600; s++)
@@ -113,9 +114,11 @@ int report_stats(const struct run *r, const char *path) {
   if (sw > 0) {
     const struct histogram *sh = &r->steady_hist;
     stats_f(&s, "steady_s", sw, "s");
-    stats_u64(&s, "steady_requests", r->win_done1 - r->win_done0, "count");
-    stats_f(&s, "steady_rps", (double)(r->win_done1 - r->win_done0) / sw, "req/s");
-    stats_f(&s, "steady_mbps", (double)(r->win_bytes1 - r->win_bytes0) / sw / 1e6, "MB/s");
+    /* only with slices: a record more in every warm trial would say nothing */
+    if (r->slices > 1) stats_u64(&s, "steady_slices", r->slices, "count");
+    stats_u64(&s, "steady_requests", r->steady_done, "count");
+    stats_f(&s, "steady_rps", (double)r->steady_done / sw, "req/s");
+    stats_f(&s, "steady_mbps", (double)r->steady_bytes / sw / 1e6, "MB/s");
     stats_f(&s, "steady_lat_p50_ms", ms(hist_percentile(sh, 50)), "ms");
     stats_f(&s, "steady_lat_p99_ms", ms(hist_percentile(sh, 99)), "ms");
   }

@@ -165,6 +165,36 @@ no_control_bytes() {
   done
 }
 
+@test "replay under ASan+UBSan: --slices with a gate of hostile lines is one line and exit 2, go/go ends well" {
+  printf 'hello\n' >"$T/a.txt"
+  PORT=$(free_port)
+  "$ASAN_BIN/httpd" -r "$T" -i 127.0.0.1 -p "$PORT" -q >"$T/hout" 2>"$T/herr" </dev/null 3>&- &
+  PID=$!
+  wait_for_port "$PORT"
+  local gate
+  for gate in 'stop\n' '' 'go\n\x1b\xff\x00' "$(head -c 100 /dev/zero | tr '\0' g)\\n" 'go\ngo\n'; do
+    printf '%b' "$gate" >"$T/gate-in"
+    : >"$T/gate-out"
+    san replay -c 2 -k 3 -U /a.txt -n 5 --min-time 0.2 --slices 3 --gate-in "$T/gate-in" --gate-out "$T/gate-out" \
+      --stats "$T/s.tsv" "127.0.0.1:$PORT"
+    if [ "$gate" = 'go\ngo\n' ]; then
+      no_sanitizer_report
+      [ "$status" -eq 0 ] || { echo "gate '$gate': exit $status" >&2; cat "$T/out" "$T/err" >&2; return 1; }
+      [ "$(cat "$T/gate-out")" = "paused 1
+paused 2" ]
+      grep -q '^steady_slices	3	count$' "$T/s.tsv"
+    else
+      one_line_error replay 2
+      grep -q '^replay: gate: ' "$T/err"
+      no_control_bytes "$T/err"
+      [ ! -e "$T/s.tsv" ]
+    fi
+  done
+  kill -TERM "$PID"
+  wait_for_exit "$PID" 10
+  no_sanitizer_report "$T/herr"
+}
+
 @test "httpd under ASan+UBSan: malformed requests get 4xx and leave no report" {
   mkdir -p "$T/www/sub"
   printf 'hello\n' >"$T/www/a.txt"

@@ -108,6 +108,21 @@ metric() { # metric NAME FILE
   awk -F'\t' -v m="$1" '$1 == m { print $2 }' "$2"
 }
 
+# approx A B : A and B agree to 0.1% (a rate and its count over its seconds).
+approx() {
+  awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.001 * (b < 0 ? -b : b) + 1e-9) }'
+}
+
+# slices_gate_files IN-TEXT : replay --slices 3 with a gate of two regular
+# files, the gate-in one holding IN-TEXT; its gate-out file is $T/gate-out.
+slices_gate_files() {
+  printf '%b' "$1" >"$T/gate-in"
+  : >"$T/gate-out"
+  run timeout 60 "$BIN/replay" -c 2 -u "$T/requests.txt" --min-time 0.3 --slices 3 \
+    --gate-in "$T/gate-in" --gate-out "$T/gate-out" --stats "$T/s.tsv" "127.0.0.1:$PORT"
+  echo "$output"
+}
+
 @test "replay: -h, --version, usage errors exit 2" {
   run "$BIN/replay" -h
   [ "$status" -eq 0 ]
@@ -441,4 +456,124 @@ site_on_httpd() {
   echo "$output"
   [ "$status" -eq 0 ]
   [ "$(metric bytes "$T/s.tsv")" -eq "$(cat "$T/total")" ]
+}
+
+@test "replay: --slices 4 takes the steady window as 4 slices, figures over their union" {
+  site_on_httpd
+  run timeout 60 "$BIN/replay" -c 4 -k 10 -u "$T/requests.txt" -M "$T/manifest.tsv" --min-time 0.8 --slices 4 \
+    --stats "$T/s.tsv" "127.0.0.1:$PORT"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$(metric steady_slices "$T/s.tsv")" -eq 4 ]
+  # each slice closes at least 0.2 s after it opened, as replay measures it
+  awk -F'\t' '$1 == "steady_s" { exit !($2 >= 0.8 && $2 < 3) }' "$T/s.tsv"
+  [ "$(metric steady_requests "$T/s.tsv")" -gt 0 ]
+  approx "$(metric steady_rps "$T/s.tsv")" \
+    "$(awk -F'\t' '$1 == "steady_requests" { n = $2 } $1 == "steady_s" { s = $2 } END { print n / s }' "$T/s.tsv")"
+  [ "$(metric failed "$T/s.tsv")" -eq 0 ]
+  [ "$(metric first_requests "$T/s.tsv")" -eq 400 ]
+  [ "$(metric requests "$T/s.tsv")" -ge $((400 + $(metric steady_requests "$T/s.tsv"))) ]
+  [[ "$output" == *"steady    "*" passes, 4 slices)"* ]]
+}
+
+@test "replay: --slices 1 writes the same --stats lines and summary as no --slices" {
+  site_on_httpd
+  run timeout 60 "$BIN/replay" -c 4 -u "$T/requests.txt" --min-time 0.2 --stats "$T/none.tsv" "127.0.0.1:$PORT"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *" passes)"* ]]
+  run timeout 60 "$BIN/replay" -c 4 -u "$T/requests.txt" --min-time 0.2 --slices 1 --stats "$T/one.tsv" "127.0.0.1:$PORT"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ "$output" != *slices* ]]
+  diff <(cut -f1,3 "$T/none.tsv") <(cut -f1,3 "$T/one.tsv")
+  [ "$(grep -c '^steady_slices' "$T/one.tsv" || true)" = 0 ]
+}
+
+@test "replay: a gate line other than 'go', or its end, exits 2 with one line and no figures" {
+  site_on_httpd
+  slices_gate_files 'stop\n'
+  [ "$status" -eq 2 ]
+  [ "$(cat "$T/gate-out")" = "paused 1" ]
+  [ ! -e "$T/s.tsv" ]
+  [ "$(grep -c '^replay: ' <<<"$output")" -eq 1 ]
+  [[ "$output" == *"replay: gate: read 'stop' from $T/gate-in after slice 1 of 3, expected 'go'"* ]]
+  # 'go' once, then the end of the file
+  slices_gate_files 'go\n'
+  [ "$status" -eq 2 ]
+  [ "$(cat "$T/gate-out")" = "paused 1
+paused 2" ]
+  [ ! -e "$T/s.tsv" ]
+  [[ "$output" == *"replay: gate: end of file on $T/gate-in after slice 2 of 3 (expected the line 'go')"* ]]
+  # a line without its newline; control bytes are shown escaped
+  slices_gate_files 'go\n\x1bx'
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"after slice 2 of 3, after '\\x1bx' without a newline"* ]]
+  # both 'go': the run ends as without a gate
+  slices_gate_files 'go\ngo\n'
+  [ "$status" -eq 0 ]
+  [ "$(metric steady_slices "$T/s.tsv")" -eq 3 ]
+}
+
+@test "replay: the gate pauses between slices with no connection open; paused time is in no figure" {
+  require_cmd ss
+  site_on_httpd
+  local gin gout line pid t0 t1 rc=0
+  mkfifo "$T/gate-in" "$T/gate-out"
+  # held read-write as the harness does: neither open blocks
+  exec {gin}<>"$T/gate-in" {gout}<>"$T/gate-out"
+  t0=$(date +%s.%N)
+  timeout 60 "$BIN/replay" -c 4 -k 10 -u "$T/requests.txt" --min-time 0.6 --slices 3 --gate-in "$T/gate-in" \
+    --gate-out "$T/gate-out" --stats "$T/s.tsv" "127.0.0.1:$PORT" >"$T/out" 2>"$T/err" 3>&- &
+  pid=$!
+  PIDS+=("$pid")
+  read -r -t 20 line <&"$gout"
+  [ "$line" = "paused 1" ]
+  # paused: not a connection to the server, and none while it waits
+  [ -z "$(ss -Htn state established "( dport = :$PORT )")" ]
+  sleep 2
+  [ -z "$(ss -Htn state established "( dport = :$PORT )")" ]
+  kill -0 "$pid"
+  echo go >&"$gin"
+  read -r -t 20 line <&"$gout"
+  [ "$line" = "paused 2" ]
+  [ -z "$(ss -Htn state established "( dport = :$PORT )")" ]
+  sleep 2
+  # a line may arrive in parts
+  printf g >&"$gin"
+  sleep 0.2
+  printf 'o\n' >&"$gin"
+  wait "$pid" || rc=$?
+  t1=$(date +%s.%N)
+  exec {gin}>&- {gout}>&-
+  cat "$T/out" "$T/err"
+  [ "$rc" -eq 0 ]
+  [ "$(metric steady_slices "$T/s.tsv")" -eq 3 ]
+  [ "$(metric failed "$T/s.tsv")" -eq 0 ]
+  # the run took the two pauses (4 s and more); its window is the slices'
+  # 0.6 s (with a pause in it, 2.6 s at least)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a > 4) }'
+  awk -F'\t' '$1 == "steady_s" { exit !($2 >= 0.6 && $2 < 2.5) }' "$T/s.tsv"
+  approx "$(metric steady_rps "$T/s.tsv")" \
+    "$(awk -F'\t' '$1 == "steady_requests" { n = $2 } $1 == "steady_s" { s = $2 } END { print n / s }' "$T/s.tsv")"
+  grep -q ' passes, 3 slices)$' "$T/out"
+}
+
+@test "replay: --slices and the gate options refuse a wrong use with one line" {
+  local args
+  while IFS='|' read -r args want; do
+    # shellcheck disable=SC2086
+    run "$BIN/replay" $args -U / -n 1 127.0.0.1:1
+    echo "$args: $output"
+    [ "$status" -eq 2 ]
+    [ "${#lines[@]}" -eq 1 ]
+    [[ "$output" == *"$want"* ]]
+  done <<'EOF2'
+--min-time 1 --slices 0|bad value for --slices: 0
+--min-time 1 --slices 1001|bad value for --slices: 1001
+--slices 2|--slices needs --min-time SECS
+--min-time 1 --slices 2 --gate-in /dev/null|--gate-in and --gate-out go together
+--min-time 1 --slices 2 --gate-out /dev/null|--gate-in and --gate-out go together
+--min-time 1 --gate-in /dev/null --gate-out /dev/null|need --slices N with N at least 2
+--min-time 1 --slices 2 --gate-in /nonexistent/in --gate-out /dev/null|cannot open --gate-in /nonexistent/in
+EOF2
 }
