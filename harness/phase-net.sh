@@ -10,7 +10,7 @@
 # "status skipped" and the reason as "skip_reason TEXT text".  The file
 # lives in TARGET/data/.net while the phase runs.  Under harness/rounds.sh
 # (ROUNDS_UP set) each figure is a group of turns with the other variants,
-# one trial a turn, or a trial in ROUNDS_SLICES slices, each slice a turn
+# one trial a turn, or a trial in STEADY_SLICES slices, each slice a turn
 # (docs/harness.md#rounds).
 set -eu
 SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}

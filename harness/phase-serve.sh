@@ -26,7 +26,7 @@
 # Under harness/rounds.sh (ROUNDS_UP set) each mode's cold and warm figures
 # are one group of turns with the other variants: a cold trial, then a warm
 # one, each turn (serve_rounds, docs/harness.md#rounds).  With slices
-# (turn_sliced: ROUNDS_SLICES above 1 and a steady window) each mode's cold
+# (turn_sliced: STEADY_SLICES above 1 and a steady window) each mode's cold
 # figure is a group, a cold trial a turn; then, the cache warmed again
 # (serve_prime), each warm figure is a group whose trials are taken in
 # slices, a slice a turn (serve_rounds_warm, docs/harness.md#slices).
@@ -211,10 +211,12 @@ serve_rounds_end() {
 # on a warm cache; its output in the log of the first warm figure's trial.
 serve_prime() {
   blklat_pause
+  printf '# warming the cache for the warm trials in slices: one pass of the request list, no figure\n' >>"$PHASE_LOG"
   harness_say "warming the cache for the warm trials in slices: one pass of the request list, no figure"
   serve_httpd "$DATA" 1 "$BIND_ADDR"
+  replay_local "${REPLAY_ARGS[@]}"
   TOOL_OK=1 proc_run replay "${CLIENT_BIND[@]}" "$HARNESS_BIN/replay" -c "$maxconc" -k "$REPLAY_KEEPALIVE" \
-    "${REPLAY_ARGS[@]}" "$CONNECT_ADDR:$HTTPD_PORT"
+    "${REPLAY_LOCAL[@]}" "$CONNECT_ADDR:$HTTPD_PORT"
   proc_stop "$HTTPD_GROUP"
 }
 

@@ -13,7 +13,7 @@
 # rounds at least), when it has PRECISION_MAX_TRIALS rounds in the run, or
 # when another round would take its time in this call past PRECISION_MAX_S
 # x the variants x the group's figures.  A group its phases call sliceable
-# (a steady window: warm serve, net) takes each round in ROUNDS_SLICES
+# (a steady window: warm serve, net) takes each round in STEADY_SLICES
 # slices (default 8; 1: whole trials), a turn per variant and slice, the
 # order shuffled for each slice (docs/harness.md#slices).  A variant whose phase ends early is out; the others go
 # on.  Round numbers continue across calls (a second cycle).
@@ -47,9 +47,9 @@ usage: harness/rounds.sh PHASE SPEC... [-- COMMAND...]
            (default harness/phase-PHASE.sh; the playbooks give their
            make -C CHECKOUT phase-PHASE, as for every other phase)
 Every SPEC names its own VARIANT and TARGET; RESULTS, RUN_ID, HOST and
-PRECISION, PRECISION_MAX_TRIALS, PRECISION_MAX_S, ROUNDS_SLICES and
+PRECISION, PRECISION_MAX_TRIALS, PRECISION_MAX_S, STEADY_SLICES and
 MIN_MEASURE_S are the same in all (one run, one stopping rule).
-ROUNDS_SLICES (default 8; 1 to 64): the warm serve and net trials are taken
+STEADY_SLICES (default 8; 1 to 64): the warm serve and net trials are taken
 in that many slices of their steady window, the variants' slices in turn.
 ROUNDS_SEED (default: the run id) seeds the
 shuffles; the order of each round goes to RESULTS/RUN/HOST/rounds.tsv.
@@ -247,15 +247,15 @@ rounds_turn() {
   fi
 }
 
-# rounds_sliceable I... : the round is taken in slices: ROUNDS_SLICES above
+# rounds_sliceable I... : the round is taken in slices: STEADY_SLICES above
 # 1, and every variant I said its group is sliceable.
 rounds_sliceable() {
   local i
-  [ "$ROUNDS_SLICES" -gt 1 ] || return 1
+  [ "$STEADY_SLICES" -gt 1 ] || return 1
   for i in "$@"; do [ -n "${SLICEABLE[i]}" ] || return 1; done
 }
 
-# rounds_sliced GROUP R I... : round R in slices: ROUNDS_SLICES times a
+# rounds_sliced GROUP R I... : round R in slices: STEADY_SLICES times a
 # turn of each variant still in the group, "slice R K N", in an order
 # shuffled for each slice K (seed ROUNDS_SEED-HOST-GROUP-R-K).  A variant
 # that leaves in the middle misses the round's later slices.
@@ -263,15 +263,15 @@ rounds_sliced() {
   local g=$1 r=$2 k i order=() members
   shift 2
   members=("$@")
-  rounds_say "$g round $r: $ROUNDS_SLICES slices of each of ${#members[@]} variants, in turn"
-  for ((k = 1; k <= ROUNDS_SLICES; k++)); do
+  rounds_say "$g round $r: $STEADY_SLICES slices of each of ${#members[@]} variants, in turn"
+  for ((k = 1; k <= STEADY_SLICES; k++)); do
     [ -z "$STOPPING" ] || rounds_interrupted
     mapfile -t order < <(plan_shuffle "$ROUNDS_SEED-$HOST-$g-$r-$k" "${members[@]}")
     [ ${#order[@]} -eq ${#members[@]} ] || harness_die "cannot shuffle the variants of $g round $r slice $k (python3?)"
     plan_note_round "$g" "$r" "$k" "${order[@]}"
     members=()
     for i in "${order[@]}"; do
-      rounds_turn "$i" "$g" "$r" "slice $r $k $ROUNDS_SLICES"
+      rounds_turn "$i" "$g" "$r" "slice $r $k $STEADY_SLICES"
       [ "${PENDING[i]}" != "$g" ] || members+=("$i")
     done
     [ ${#members[@]} -gt 0 ] || break

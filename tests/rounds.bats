@@ -263,10 +263,10 @@ for k in range(1, int(sys.argv[2]) + 1):
     v = sorted(sys.argv[3:]); random.Random("%s-%d" % (sys.argv[1], k)).shuffle(v); print(k, " ".join(v))' "$@"
 }
 
-@test "rounds: slices: each warm serve and net trial taken in ROUNDS_SLICES slices, the variants in turn, a shuffled order each slice; cold trials whole" {
+@test "rounds: slices: each warm serve and net trial taken in STEADY_SLICES slices, the variants in turn, a shuffled order each slice; cold trials whole" {
   spec a v1 "$F/tmpfs/t1"
   spec b v2 "$F/tmpfs/t2"
-  MIN_MEASURE_S=0.4 ROUNDS_SLICES=4 PRECISION=50 PRECISION_MAX_TRIALS=2 PRECISION_MAX_S=600 ROUNDS_SEED=s2 \
+  MIN_MEASURE_S=0.4 STEADY_SLICES=4 PRECISION=50 PRECISION_MAX_TRIALS=2 PRECISION_MAX_S=600 ROUNDS_SEED=s2 \
     rounds net "$T/a.spec" "$T/b.spec"
   [ "$status" -eq 0 ]
   d=$(the_run)
@@ -288,7 +288,7 @@ for k in range(1, int(sys.argv[2]) + 1):
   # serve: the cold figure whole, a turn each; then, the cache warmed
   # again, the warm one in slices
   rm -rf "$RESULTS"
-  MIN_MEASURE_S=0.4 ROUNDS_SLICES=4 PRECISION=50 PRECISION_MAX_TRIALS=2 PRECISION_MAX_S=600 ROUNDS_SEED=s2 \
+  MIN_MEASURE_S=0.4 STEADY_SLICES=4 PRECISION=50 PRECISION_MAX_TRIALS=2 PRECISION_MAX_S=600 ROUNDS_SEED=s2 \
     rounds serve "$T/a.spec" "$T/b.spec"
   [ "$status" -eq 0 ]
   d=$(the_run)
@@ -308,12 +308,12 @@ for k in range(1, int(sys.argv[2]) + 1):
   grep -qx 'rounds: serve-warm-1 round 2: 4 slices of each of 2 variants, in turn' <<<"$stderr"
   # slices too short, or too many: refused, nothing started
   rm -rf "$RESULTS"
-  MIN_MEASURE_S=0.2 ROUNDS_SLICES=4 rounds net "$T/a.spec" "$T/b.spec"
+  MIN_MEASURE_S=0.2 STEADY_SLICES=4 rounds net "$T/a.spec" "$T/b.spec"
   [ "$status" -eq 2 ]
-  [ "$stderr" = "rounds.sh: ROUNDS_SLICES=4 cuts MIN_MEASURE_S=0.2 into slices under 0.1 s: want fewer slices or a longer window" ]
-  ROUNDS_SLICES=65 rounds net "$T/a.spec" "$T/b.spec"
+  [ "$stderr" = "rounds.sh: STEADY_SLICES=4 cuts MIN_MEASURE_S=0.2 into slices under 0.1 s: want fewer slices or a longer window" ]
+  STEADY_SLICES=65 rounds net "$T/a.spec" "$T/b.spec"
   [ "$status" -eq 2 ]
-  [ "$stderr" = "rounds.sh: ROUNDS_SLICES=65: want 1 (a whole trial a turn) to 64 slices" ]
+  [ "$stderr" = "rounds.sh: STEADY_SLICES=65: want 1 (a whole trial a turn) to 64 slices" ]
   [ ! -e "$RESULTS" ]
 }
 

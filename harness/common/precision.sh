@@ -161,7 +161,7 @@ precision_settings() {
   local name def
   while IFS=$'\t' read -r name def; do
     [ -n "${!name:-}" ] || printf -v "$name" '%s' "$def"
-  done < <(awk -F '\t' '$1 ~ /^(PRECISION|PRECISION_MAX_TRIALS|PRECISION_MAX_S|MIN_MEASURE_S|ROUNDS_SLICES)$/ { print $1 "\t" $2 }' \
+  done < <(awk -F '\t' '$1 ~ /^(PRECISION|PRECISION_MAX_TRIALS|PRECISION_MAX_S|MIN_MEASURE_S|STEADY_SLICES)$/ { print $1 "\t" $2 }' \
     "$SHOOTOUT_ROOT/harness/settings.tsv")
 }
 

@@ -2,8 +2,9 @@
 # harness/common/replay.sh: bin/replay here or on REPLAY_FROM over ssh, and
 # its arguments.
 
-# The ssh command line to REPLAY_FROM (SSH, split into words).
-REPLAY_SSH=()
+# The ssh command line to REPLAY_FROM (SSH, split into words); replay_local's
+# arguments.
+REPLAY_SSH=() REPLAY_LOCAL=()
 
 # replay_run NAME HOST:PORT REPLAY-ARGS... : bin/replay with --stats and
 # --series into WORK/NAME.{stats,series}, here or on REPLAY_FROM over ssh
@@ -13,9 +14,8 @@ REPLAY_SSH=()
 replay_run() {
   local name=$1 addr=$2 a args=() rargs=() rdir
   shift 2
-  for a in "$@"; do
-    case $a in @*) args+=("${a#@}") ;; *) args+=("$a") ;; esac
-  done
+  replay_local "$@"
+  args=("${REPLAY_LOCAL[@]}")
   if [ -z "$REPLAY_FROM" ]; then
     sampler_start "$name" -s "$WORK/$name.series" -d ${SAMPLER_TOTAL:+-R "$SAMPLER_TOTAL"}
     serve_cpus
@@ -53,6 +53,17 @@ replay_run() {
     harness_die "cannot fetch the replay figures from $REPLAY_FROM:$rdir"
   "${REPLAY_SSH[@]}" "$REPLAY_FROM" "cat $rdir/$name.series" >"$WORK/$name.series" 2>/dev/null || true
   replay_check "$name"
+}
+
+# replay_local REPLAY-ARGS... : the arguments of a replay on this host
+# into REPLAY_LOCAL: a file named @FILE (copied first to a remote client) is
+# FILE.
+replay_local() {
+  local a
+  REPLAY_LOCAL=()
+  for a in "$@"; do
+    case $a in @*) REPLAY_LOCAL+=("${a#@}") ;; *) REPLAY_LOCAL+=("$a") ;; esac
+  done
 }
 
 # replay_check NAME : replay exits 1 when some requests failed; its figures

@@ -110,13 +110,13 @@ plan_specs() {
   PRECISION_MAX_TRIALS=$(plan_same PRECISION_MAX_TRIALS "$PRECISION_MAX_TRIALS")
   PRECISION_MAX_S=$(plan_same PRECISION_MAX_S "$PRECISION_MAX_S")
   # slices: the phases decide on them from these, the coordinator cuts them
-  ROUNDS_SLICES=$(plan_same ROUNDS_SLICES "$ROUNDS_SLICES")
+  STEADY_SLICES=$(plan_same STEADY_SLICES "$STEADY_SLICES")
   MIN_MEASURE_S=$(plan_same MIN_MEASURE_S "$MIN_MEASURE_S")
-  export ROUNDS_SLICES MIN_MEASURE_S
-  { [ "$ROUNDS_SLICES" -ge 1 ] && [ "$ROUNDS_SLICES" -le 64 ]; } ||
-    plan_refuse "ROUNDS_SLICES=$ROUNDS_SLICES: want 1 (a whole trial a turn) to 64 slices"
-  awk -v s="$MIN_MEASURE_S" -v n="$ROUNDS_SLICES" 'BEGIN { exit !(n == 1 || s == 0 || s / n >= 0.1) }' ||
-    plan_refuse "ROUNDS_SLICES=$ROUNDS_SLICES cuts MIN_MEASURE_S=$MIN_MEASURE_S into slices under 0.1 s: want fewer slices or a longer window"
+  export STEADY_SLICES MIN_MEASURE_S
+  { [ "$STEADY_SLICES" -ge 1 ] && [ "$STEADY_SLICES" -le 64 ]; } ||
+    plan_refuse "STEADY_SLICES=$STEADY_SLICES: want 1 (a whole trial a turn) to 64 slices"
+  awk -v s="$MIN_MEASURE_S" -v n="$STEADY_SLICES" 'BEGIN { exit !(n == 1 || s == 0 || s / n >= 0.1) }' ||
+    plan_refuse "STEADY_SLICES=$STEADY_SLICES cuts MIN_MEASURE_S=$MIN_MEASURE_S into slices under 0.1 s: want fewer slices or a longer window"
 }
 
 # plan_make_run : RUN_ID is the run (the current one, or a new one made

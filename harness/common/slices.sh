@@ -43,7 +43,8 @@ slice_start() {
   rm -f "$WORK/gate.in" "$WORK/gate.out"
   mkfifo "$WORK/gate.in" "$WORK/gate.out" || harness_die "cannot make the replay's gate in $WORK"
   exec {SLICE_IN_FD}<>"$WORK/gate.in" {SLICE_OUT_FD}<>"$WORK/gate.out"
-  SLICE_ARGS=("$@" --slices "$TURN_SLICES" --gate-in "$WORK/gate.in" --gate-out "$WORK/gate.out"
+  replay_local "$@"
+  SLICE_ARGS=("${REPLAY_LOCAL[@]}" --slices "$TURN_SLICES" --gate-in "$WORK/gate.in" --gate-out "$WORK/gate.out"
     --stats "$WORK/$name.stats" --series "$WORK/$name.series" "$addr")
   sampler_start "$name" -s "$WORK/$name.series" -d ${SAMPLER_TOTAL:+-R "$SAMPLER_TOTAL"}
   serve_cpus

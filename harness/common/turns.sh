@@ -13,7 +13,7 @@
 # slices (turn_sliced), and reads one line from ROUNDS_DOWN:
 #   go R                  run one trial of each figure of the group, each
 #                         recording "round R"
-#   slice R K N           (a sliceable group, ROUNDS_SLICES=N above 1) run
+#   slice R K N           (a sliceable group, STEADY_SLICES=N above 1) run
 #                         slice K of N of round R's trial: slice 1 starts
 #                         the trial and its first steady slice, slice N
 #                         ends it (turn_slice_*, harness/common/slices.sh)
@@ -37,11 +37,11 @@ turn_active() {
 
 # turn_sliced : this phase's one-figure groups of a steady window (warm
 # serve, net) take their trials in slices: under harness/rounds.sh with
-# ROUNDS_SLICES above 1 and a steady window (MIN_MEASURE_S), the replay on
+# STEADY_SLICES above 1 and a steady window (MIN_MEASURE_S), the replay on
 # this host (REPLAY_FROM: over ssh, no gate), and a profile, if any, that
 # can be switched off between slices (os_profile_control).
 turn_sliced() {
-  turn_active && [ "$ROUNDS_SLICES" -gt 1 ] 2>/dev/null && [ -z "$REPLAY_FROM" ] || return 1
+  turn_active && [ "$STEADY_SLICES" -gt 1 ] 2>/dev/null && [ -z "$REPLAY_FROM" ] || return 1
   awk -v s="$MIN_MEASURE_S" 'BEGIN { exit !(s > 0) }' || return 1
   [ "${PROFILE:-0}" != 1 ] || { os_profile_slices && os_profile_control; } 2>/dev/null
 }
