@@ -260,21 +260,25 @@ rounds_sliceable() {
 # shuffled for each slice K (seed ROUNDS_SEED-HOST-GROUP-R-K).  A variant
 # that leaves in the middle misses the round's later slices.
 rounds_sliced() {
-  local g=$1 r=$2 k i order=() members
+  local g=$1 r=$2 k i orders=() order=() inside=' '
   shift 2
-  members=("$@")
-  rounds_say "$g round $r: $STEADY_SLICES slices of each of ${#members[@]} variants, in turn"
+  for i in "$@"; do inside+="$i "; done
+  rounds_say "$g round $r: $STEADY_SLICES slices of each of $# variants, in turn"
+  mapfile -t orders < <(plan_shuffle_slices "$ROUNDS_SEED-$HOST-$g-$r" "$STEADY_SLICES" "$@")
+  [ ${#orders[@]} -eq "$STEADY_SLICES" ] || harness_die "cannot shuffle the variants of $g round $r (python3?)"
   for ((k = 1; k <= STEADY_SLICES; k++)); do
     [ -z "$STOPPING" ] || rounds_interrupted
-    mapfile -t order < <(plan_shuffle "$ROUNDS_SEED-$HOST-$g-$r-$k" "${members[@]}")
-    [ ${#order[@]} -eq ${#members[@]} ] || harness_die "cannot shuffle the variants of $g round $r slice $k (python3?)"
+    # the slice's order, less a variant that left the group in this round
+    order=()
+    for i in ${orders[k - 1]}; do
+      case $inside in *" $i "*) order+=("$i") ;; esac
+    done
+    [ ${#order[@]} -gt 0 ] || break
     plan_note_round "$g" "$r" "$k" "${order[@]}"
-    members=()
     for i in "${order[@]}"; do
       rounds_turn "$i" "$g" "$r" "slice $r $k $STEADY_SLICES"
-      [ "${PENDING[i]}" != "$g" ] || members+=("$i")
+      [ "${PENDING[i]}" = "$g" ] || inside=${inside/ $i / }
     done
-    [ ${#members[@]} -gt 0 ] || break
   done
 }
 

@@ -175,6 +175,23 @@ print("\n".join(v))' "$seed" "${names[@]}" | while IFS= read -r name; do
   done
 }
 
+# plan_shuffle_slices SEED K I... : the orders of K slices of a round, one
+# line each ("I I ..."), slice k's by plan_shuffle's rule with the seed
+# SEED-k: one python3 for the round (a slice is a fraction of a second; a
+# python3 start is 30-100 ms).
+plan_shuffle_slices() {
+  local seed=$1 k=$2 i names=()
+  shift 2
+  for i in "$@"; do names+=("$i:${VARIANTS[i]}"); done
+  python3 -c 'import random, sys
+seed, k = sys.argv[1], int(sys.argv[2])
+by_name = dict(reversed(a.split(":", 1)) for a in sys.argv[3:])
+for s in range(1, k + 1):
+    v = sorted(by_name)
+    random.Random("%s-%d" % (seed, s)).shuffle(v)
+    print(" ".join(by_name[n] for n in v))' "$seed" "$k" "${names[@]}"
+}
+
 # plan_note_round GROUP ROUND SLICE I... : the round's order appended to
 # RUN/HOST/rounds.tsv (header first): group round position variant seed.
 # SLICE 0: a round of one turn each; K: slice K of a round in slices, whose
