@@ -408,7 +408,7 @@ for k in range(1, int(sys.argv[2]) + 1):
   for v in v1 v2; do grep -q 'interrupted by SIGTERM' "$(the_run)/$v/failures.tsv"; done
 }
 
-@test "rounds: PROFILE=1: one perf per variant, switched on only in its own windows (perf --control), each profile of its own turns" {
+@test "rounds: PROFILE=1: one perf per variant, switched on only in its own windows (perf --control), each profile of its own turns, in slices too" {
   (. "$ROOT/harness/os.sh" && os_profile_check >/dev/null && os_profile_control) ||
     skip "perf cannot sample here, or has no --control"
   spec a v1 "$F/tmpfs/t1" PROFILE=1
@@ -442,6 +442,27 @@ EOF
   [ "${#files[@]}" -eq 2 ]
   for w in "$T"/windows-*; do
     [ "$(wc -l <"$w")" -eq 6 ]
+    awk '/[0-9]+\.[0-9]+: *$/ { t = $NF; sub(/:$/, "", t); print t }' "$T/script-${w##*/windows-}" >"$w.times"
+    [ -s "$w.times" ]
+    awk -F '\t' 'NR == FNR { a[NR] = $2; b[NR] = $3; k = NR; next }
+      { ok = 0; for (i = 1; i <= k; i++) if ($1 >= a[i] - 0.05 && $1 <= b[i] + 0.05) ok = 1; if (!ok) bad++ }
+      END { if (bad) print bad " of " FNR " samples outside the windows"; exit bad > 0 }' "$w" "$w.times"
+  done
+  # in slices: a window a slice, the sampler off between them; one profile
+  # a trial, of its slices
+  rm -rf "$RESULTS" "$T"/windows-* "$T"/script-*
+  PATH="$T/fake:$PATH" MIN_MEASURE_S=0.4 STEADY_SLICES=2 PRECISION=50 PRECISION_MAX_TRIALS=2 PRECISION_MAX_S=600 NET_PROCS=1 \
+    rounds net "$T/a.spec" "$T/b.spec"
+  [ "$status" -eq 0 ]
+  for v in v1 v2; do
+    for t in 1 2; do [ -s "$(the_run)/$v/profiles/net-1-$t.folded" ]; done
+    [ "$(rec "$v" net-1 steady_slices | tr '\t\n' ': ')" = "1:2 2:2 " ]
+  done
+  files=("$T"/windows-*)
+  [ "${#files[@]}" -eq 2 ]
+  for w in "$T"/windows-*; do
+    # net-1 and net-1-v6 (where the host has IPv6): 2 trials of 2 slices each
+    [ "$(awk -F '\t' '$1 == "net-1-1" || $1 == "net-1-2"' "$w" | wc -l)" -eq 4 ]
     awk '/[0-9]+\.[0-9]+: *$/ { t = $NF; sub(/:$/, "", t); print t }' "$T/script-${w##*/windows-}" >"$w.times"
     [ -s "$w.times" ]
     awk -F '\t' 'NR == FNR { a[NR] = $2; b[NR] = $3; k = NR; next }
