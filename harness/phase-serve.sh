@@ -29,7 +29,7 @@
 # (turn_sliced: STEADY_SLICES above 1 and a steady window) each mode's cold
 # figure is a group, a cold trial a turn; then, the cache warmed again
 # (serve_prime), each warm figure is a group whose trials are taken in
-# slices, a slice a turn (serve_rounds_warm, docs/harness.md#slices).
+# slices, a slice a turn (serve_rounds_alone, docs/harness.md#slices).
 set -eu
 # Before common.sh gives SERVE_PROCS its default: set alone (the setting
 # from before SERVE_MODES), it names the modes, without fork.
@@ -153,43 +153,31 @@ serve_rounds() {
   phase_figure "warm-$p$3 ${rps%%.*} req/s$(precision_note "$warm" "$base" $((t - 1)))"
 }
 
-# serve_rounds_cold P CONC SUFFIX / serve_rounds_warm P CONC SUFFIX : in
-# slices (turn_sliced), the cold figure of mode P is a group of its own, a
-# cold trial a turn; after every mode's cold group, the warm figure's, each
-# trial in slices: the other variants' flushes have emptied the cache since
-# this variant's cold turns, so serve_prime warms it again first.
-serve_rounds_cold() {
-  local p=$1 c=$2 cold=serve-cold-$1$3 t=$base rps rates=()
-  precision_next_trial "$cold" "$t"
-  while turn_ready "$cold"; do
-    turn_record "$cold" "$t"
-    RATES=()
-    serve_trial cold "$p" "$c"
-    rates+=("${RATES[@]}")
-    t=$((t + 1))
-    precision_next_trial "$cold" "$t"
-  done
-  serve_rounds_end "$cold" "$t" "cold-$p$3" "${rates[@]}"
-}
-serve_rounds_warm() {
-  local p=$1 c=$2 warm=serve-warm-$1$3 t=$base rates=()
+# serve_rounds_alone KIND P CONC SUFFIX : in slices (turn_sliced), the
+# KIND (cold or warm) figure of mode P is a group of its own: a cold trial a
+# turn; after every mode's cold group, the warm figure's, each trial in
+# slices (the other variants' flushes have emptied the cache since this
+# variant's cold turns: serve_prime warms it again first).
+serve_rounds_alone() {
+  local kind=$1 p=$2 c=$3 name=serve-$1-$2$4 t=$base rates=() sliceable=()
+  [ "$kind" = cold ] || sliceable=(-s)
   FORK_CONC=$c
-  precision_next_trial "$warm" "$t"
-  while turn_ready -s "$warm"; do
-    [ "$TURN_SLICE" != 1 ] || turn_record "$warm" "$t"
+  precision_next_trial "$name" "$t"
+  while turn_ready "${sliceable[@]}" "$name"; do
+    [ "$TURN_SLICE" != 1 ] || turn_record "$name" "$t"
     RATES=()
     if [ "$TURN_SLICES" = 1 ]; then
-      serve_once warm "$p" "$c"
+      serve_trial "$kind" "$p" "$c"
     else
-      [ "$TURN_SLICE" != 1 ] || serve_start warm "$p" "$c"
-      slice_turn "$warm" "$CONNECT_ADDR:$HTTPD_PORT" "${serve_args[@]}" || continue
+      [ "$TURN_SLICE" != 1 ] || serve_start "$kind" "$p" "$c"
+      slice_turn "$name" "$CONNECT_ADDR:$HTTPD_PORT" "${serve_args[@]}" || continue
       serve_figures "$c"
     fi
     rates+=("${RATES[@]}")
     t=$((t + 1))
-    precision_next_trial "$warm" "$t"
+    precision_next_trial "$name" "$t"
   done
-  serve_rounds_end "$warm" "$t" "warm-$p$3" "${rates[@]}"
+  serve_rounds_end "$name" "$t" "$kind-$p$4" "${rates[@]}"
 }
 
 # serve_rounds_end NAME NEXT LABEL RATE... : the group of NAME is done after
@@ -238,7 +226,7 @@ for p in $SERVE_MODES; do
     fi
     FORK_CONC=$c
     if [ -n "$sliced" ]; then
-      serve_rounds_cold "$p" "$c" "$sfx"
+      serve_rounds_alone cold "$p" "$c" "$sfx"
       warm_todo+=("$p:$c")
       continue
     fi
@@ -268,7 +256,7 @@ if [ ${#warm_todo[@]} -gt 0 ]; then
   phase_move "serve-warm-${warm_todo[0]%%:*}$(serve_suffix "${warm_todo[0]#*:}")"
   serve_prime
   for pc in "${warm_todo[@]}"; do
-    serve_rounds_warm "${pc%%:*}" "${pc#*:}" "$(serve_suffix "${pc#*:}")"
+    serve_rounds_alone warm "${pc%%:*}" "${pc#*:}" "$(serve_suffix "${pc#*:}")"
   done
 fi
 CUR_TRIAL=$base

@@ -408,6 +408,17 @@ for k in range(1, int(sys.argv[2]) + 1):
   for v in v1 v2; do grep -q 'interrupted by SIGTERM' "$(the_run)/$v/failures.tsv"; done
 }
 
+# samples_inside WINDOWS : every sample of the perf script kept beside the
+# phase's WINDOWS file ($T/script-*) lies in one of its windows (50 ms either
+# side: the switch's answer).
+samples_inside() {
+  awk '/[0-9]+\.[0-9]+: *$/ { t = $NF; sub(/:$/, "", t); print t }' "$T/script-${1##*/windows-}" >"$1.times"
+  [ -s "$1.times" ]
+  awk -F '\t' 'NR == FNR { a[NR] = $2; b[NR] = $3; k = NR; next }
+    { ok = 0; for (i = 1; i <= k; i++) if ($1 >= a[i] - 0.05 && $1 <= b[i] + 0.05) ok = 1; if (!ok) bad++ }
+    END { if (bad) print bad " of " FNR " samples outside the windows"; exit bad > 0 }' "$1" "$1.times"
+}
+
 @test "rounds: PROFILE=1: one perf per variant, switched on only in its own windows (perf --control), each profile of its own turns, in slices too" {
   (. "$ROOT/harness/os.sh" && os_profile_check >/dev/null && os_profile_control) ||
     skip "perf cannot sample here, or has no --control"
@@ -442,11 +453,7 @@ EOF
   [ "${#files[@]}" -eq 2 ]
   for w in "$T"/windows-*; do
     [ "$(wc -l <"$w")" -eq 6 ]
-    awk '/[0-9]+\.[0-9]+: *$/ { t = $NF; sub(/:$/, "", t); print t }' "$T/script-${w##*/windows-}" >"$w.times"
-    [ -s "$w.times" ]
-    awk -F '\t' 'NR == FNR { a[NR] = $2; b[NR] = $3; k = NR; next }
-      { ok = 0; for (i = 1; i <= k; i++) if ($1 >= a[i] - 0.05 && $1 <= b[i] + 0.05) ok = 1; if (!ok) bad++ }
-      END { if (bad) print bad " of " FNR " samples outside the windows"; exit bad > 0 }' "$w" "$w.times"
+    samples_inside "$w"
   done
   # in slices: a window a slice, the sampler off between them; one profile
   # a trial, of its slices
@@ -463,11 +470,7 @@ EOF
   for w in "$T"/windows-*; do
     # net-1 and net-1-v6 (where the host has IPv6): 2 trials of 2 slices each
     [ "$(awk -F '\t' '$1 == "net-1-1" || $1 == "net-1-2"' "$w" | wc -l)" -eq 4 ]
-    awk '/[0-9]+\.[0-9]+: *$/ { t = $NF; sub(/:$/, "", t); print t }' "$T/script-${w##*/windows-}" >"$w.times"
-    [ -s "$w.times" ]
-    awk -F '\t' 'NR == FNR { a[NR] = $2; b[NR] = $3; k = NR; next }
-      { ok = 0; for (i = 1; i <= k; i++) if ($1 >= a[i] - 0.05 && $1 <= b[i] + 0.05) ok = 1; if (!ok) bad++ }
-      END { if (bad) print bad " of " FNR " samples outside the windows"; exit bad > 0 }' "$w" "$w.times"
+    samples_inside "$w"
   done
 }
 
