@@ -206,6 +206,9 @@ serve_prime() {
   TOOL_OK=1 proc_run replay "${CLIENT_BIND[@]}" "$HARNESS_BIN/replay" -c "$maxconc" -k "$REPLAY_KEEPALIVE" \
     "${REPLAY_LOCAL[@]}" "$CONNECT_ADDR:$HTTPD_PORT"
   proc_stop "$HTTPD_GROUP"
+  # no figure: its server's CPU and histograms are no trial's (proof_record_cpu, blklat_end)
+  { awk -F '\t' -v f="$HTTPD_STATS" '$3 != f' "$WORK/tool-cpu.tsv" >"$WORK/tool-cpu.tsv.new" &&
+    mv -f "$WORK/tool-cpu.tsv.new" "$WORK/tool-cpu.tsv"; } || harness_die "cannot write $WORK/tool-cpu.tsv"
 }
 
 sliced=''

@@ -301,6 +301,9 @@ for k in range(1, int(sys.argv[2]) + 1):
     [ "$(rec "$v" serve-warm-1 status | tr '\t\n' ': ')" = "1:0 2:0 " ]
     [ "$(rec "$v" serve-warm-1 failed | tr '\t\n' ': ')" = "1:0 2:0 " ]
     grep -q 'warming the cache for the warm trials in slices' "$d/$v/logs/serve-warm-1-1.log"
+    # the prime is no trial's: its server's requests are not in trial 1's histograms
+    [ "$(awk -F '\t' '$1 == "httpd_ttfb_ns" { s += $4 } END { print s + 0 }' "$d/$v/latency/serve-warm-1-1.tsv")" = \
+      "$(rec "$v" serve-warm-1 requests | awk -F '\t' '$1 == 1 { print $2 }')" ]
   done
   [ "$(awk -F '\t' '$1 == "serve-cold-1" && $2 == 1' "$d/rounds.tsv" | wc -l)" -eq 2 ]
   [ "$(slice_orders serve-warm-1 2 4)" = "$(want_orders s2-testhost-serve-warm-1-2 4 v1 v2)" ]
