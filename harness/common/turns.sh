@@ -16,7 +16,7 @@
 #   slice R K N           (a sliceable group, STEADY_SLICES=N above 1) run
 #                         slice K of N of round R's trial: slice 1 starts
 #                         the trial and its first steady slice, slice N
-#                         ends it (turn_slice_*, harness/common/slices.sh)
+#                         ends it (slice_turn, harness/common/slices.sh)
 #   next WHY [HW...]      the group is done: WHY (precise, trial_cap,
 #                         time_cap, single) and the half-width of each figure
 #                         of the group, in the order of the ready line ("-":
