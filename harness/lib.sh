@@ -176,8 +176,11 @@ series_file() {
 # The status and error records go in one write, before failures.tsv: a
 # report reads the failure from them (phase_on_exit frees the room,
 # lib_reserve, first).  Status 1 with LIB_ERR when a write failed.
+# Every control character of MESSAGE becomes a space: a tab or newline
+# would split the record, and so would a carriage return for a reader of
+# text lines (ssh ends its own messages, "Broken pipe", with CR LF).
 record_failure() {
-  _m=$(printf '%s' "$3" | tr '\t\n' '  ')
+  _m=$(printf '%s' "$3" | LC_ALL=C tr '\001-\037\177' ' ')
   _f=$(run_dir) || return 1
   lib_append "$_f/records.tsv" "$(printf '%s\t%s\tstatus\t1\texit\n%s\t%s\terror\t%s\ttext' "$1" "$2" "$1" "$2" "$_m")" ||
     return 1

@@ -135,6 +135,22 @@ the_run() {
   grep -q "$(printf '^untar\t2\t.*\tdltar exited 1: connection refused$')" "$d/failures.tsv"
 }
 
+@test "lib: record_failure keeps a message with CR LF and control characters one record" {
+  export RUN_ID=r1
+  # as ssh ends its own messages: a report reading text lines took the CR
+  # for a line break, and skipped the error as two broken lines
+  lib record_failure net-4 1 $'replay: connect: timed out\r\nclient_loop: send disconnect: Broken pipe\r\n\x1b[0m\tend'
+  d=$RESULTS/r1/testhost/v1
+  [ "$(records_of "$d" net-4 status)" = 1 ]
+  ! grep -q $'\r' "$d/records.tsv" "$d/failures.tsv"
+  # every line, as Python reads text (universal newlines), has the 5 fields
+  python3 -c 'import sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+assert all(len(l.split("\t")) == 5 for l in lines), lines
+err = [l.split("\t")[3] for l in lines if l.split("\t")[2] == "error"]
+assert err == ["replay: connect: timed out  client_loop: send disconnect: Broken pipe   [0m end"], err' "$d/records.tsv"
+}
+
 # ---- meta.json ---------------------------------------------------------------
 
 @test "meta.json is valid JSON with every key, strings escaped" {
