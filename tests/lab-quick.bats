@@ -560,7 +560,7 @@ PY
   LAB_STATE=$T/state LAB_RUN_ID=$run run --separate-stderr "$LABSH" kernels
   [ "$status" -eq 0 ]
   [ "$(jq -r .replay_client "$r/debian12-1/ext4/meta.json")" = lab-client ]
-  [ "$(jq -r .replay_link "$r/debian12-1/ext4/meta.json")" = "virtio-net, a qemu socket netdev (TCP on this machine's loopback) from the server guest to the client guest, 10.9.0.2 to 10.9.0.1" ]
+  [ "$(jq -r .replay_link "$r/debian12-1/ext4/meta.json")" = "virtio-net, a qemu socket netdev (UDP on this machine's loopback) from the server guest to the client guest, 10.9.0.2 to 10.9.0.1" ]
   [ "$(jq -r '.replay_client + " " + .replay_link' "$r/debian12-2/ext4/meta.json")" = "debian12-2 loopback" ]
   [ "$(jq -r .kernel_name "$r/debian12-2/ext4/meta.json")" = image ]
   [ ! -e "$r/lab-client" ]

@@ -18,9 +18,14 @@
 # loopback port; the guest reaches nothing (neither this machine nor beyond).
 # LAB_CLIENT=guest: a client guest lab-client (the first image) boots first,
 # with a point-to-point link to each guest: a virtio NIC a side joined by a
-# qemu socket netdev on a loopback port (the client listens, the guest
-# connects), so the replay client runs off the server guest as the method's
-# did, and the link carries nothing but lab traffic.  STATE/link.tsv, one
+# qemu socket netdev over UDP on two loopback ports (each side's qemu sends
+# its frames to the other's port), so the replay client runs off the server
+# guest as the method's did, and the link carries nothing but lab traffic.
+# UDP, not a TCP connection between the two qemu processes: over TCP a side
+# that stopped reading held the other's transmit queue, and the whole link,
+# for good (a client guest's virtio TX queue timed out after 418 s, its
+# replay's SYNs never sent, twice in CI runs under load); over UDP a frame
+# the other side has no room for is dropped, and the guests' TCP resends it.  STATE/link.tsv, one
 # line a NIC: guest  MAC  address  peer address (the client is 10.9.0.1 on
 # each of its NICs, guest j 10.9.0.(1+j)); lab.sh gives the guests those
 # addresses.  LAB_CLIENT=loopback: no client guest.
@@ -206,6 +211,27 @@ os_of() {
   echo "$b"
 }
 
+# free_udp_ports N : N distinct UDP ports nobody has bound on 127.0.0.1, on
+# one line: random ones from 20000 to 31999 (below the ephemeral range, as
+# free_port's), each held until all are found.
+free_udp_ports() {
+  python3 -c 'import random, socket, sys
+held = []
+for _ in range(50 * int(sys.argv[1])):
+    if len(held) == int(sys.argv[1]):
+        break
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.bind(("127.0.0.1", random.randint(20000, 31999)))
+    except OSError:
+        s.close()
+        continue
+    held.append(s)
+if len(held) < int(sys.argv[1]):
+    sys.exit(1)
+print(" ".join(str(s.getsockname()[1]) for s in held))' "$1"
+}
+
 up() {
   local n=$1 state=$2 image os acc i name port pid why ok=0 t0
   shift 2
@@ -223,15 +249,16 @@ up() {
   : >"$state/boot.tsv"
   : >"$state/link.tsv"
   t0=$(date +%s)
-  local j=0 links=() client=() lp
+  local j=0 ports=() client=() cp gp
   if [ "$LAB_CLIENT" = guest ]; then
-    # the client first: it listens on one loopback port per guest
+    # two UDP ports a link: the client's side, then the guest's
+    read -r -a ports < <(free_udp_ports $((2 * n * $#))) || lab_die "no free UDP ports on 127.0.0.1 for the links"
+    # the client first: one NIC per guest
     for image in "$@"; do
       for i in $(seq 1 "$n"); do
+        cp=${ports[$((2 * j))]} gp=${ports[$((2 * j + 1))]}
         j=$((j + 1))
-        lp=$(free_port)
-        links+=("$lp")
-        client+=(-netdev "socket,id=l$j,listen=127.0.0.1:$lp" -device "virtio-net-pci,netdev=l$j,mac=52:54:00:0a:00:$(printf %02x "$j")")
+        client+=(-netdev "socket,id=l$j,udp=127.0.0.1:$gp,localaddr=127.0.0.1:$cp" -device "virtio-net-pci,netdev=l$j,mac=52:54:00:0a:00:$(printf %02x "$j")")
         printf 'lab-client\t52:54:00:0a:00:%02x\t10.9.0.1\t10.9.0.%d\n' "$j" "$((1 + j))" >>"$state/link.tsv"
       done
     done
@@ -247,7 +274,8 @@ up() {
       port=$(free_port)
       client=()
       if [ "$LAB_CLIENT" = guest ]; then
-        client=(-netdev "socket,id=l0,connect=127.0.0.1:${links[$j]}" -device "virtio-net-pci,netdev=l0,mac=52:54:00:0b:00:$(printf %02x "$((j + 1))")")
+        cp=${ports[$((2 * j))]} gp=${ports[$((2 * j + 1))]}
+        client=(-netdev "socket,id=l0,udp=127.0.0.1:$cp,localaddr=127.0.0.1:$gp" -device "virtio-net-pci,netdev=l0,mac=52:54:00:0b:00:$(printf %02x "$((j + 1))")")
         j=$((j + 1))
         printf '%s\t52:54:00:0b:00:%02x\t10.9.0.%d\t10.9.0.1\n' "$name" "$j" "$((1 + j))" >>"$state/link.tsv"
       fi

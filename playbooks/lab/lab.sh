@@ -357,7 +357,7 @@ kernel_meta() {
     link=$(awk -F '\t' -v g="$name" '$1 == g { print $3 " to " $4; exit }' "$LAB_STATE/link.tsv" 2>/dev/null || true)
     if [ -n "$link" ]; then
       client=lab-client
-      link="virtio-net, a qemu socket netdev (TCP on this machine's loopback) from the server guest to the client guest, $link"
+      link="virtio-net, a qemu socket netdev (UDP on this machine's loopback) from the server guest to the client guest, $link"
     else
       client=$name link=loopback
     fi
