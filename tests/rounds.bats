@@ -250,6 +250,19 @@ EOF
   [[ $(rec v2 net-1 precision_halfwidth_pct) =~ ^([2-9]|10)$'\t'[0-9]+(\.[0-9]+)?$ ]]
 }
 
+# tools_cpu_own VARIANT NAME : each trial's replay CPU in the proof is its
+# own replay's (every trial had the last one's: one --stats file a figure),
+# and the one server process's share, over the trial's time (first pass and
+# steady window), is about a core at most (over the first pass alone it
+# was 4-11 cores).
+tools_cpu_own() {
+  [ "$(rec "$1" "$2" sys_s | wc -l)" -eq 2 ]
+  join -t $'\t' <(rec "$1" "$2" sys_s) <(rec "$1" "$2" budget_sys_s_replay) |
+    awk -F '\t' '{ if (sprintf("%.3f", $2) != $3) { print "trial " $1 ": replay sys_s " $2 ", budget_sys_s_replay " $3; bad = 1 } } END { exit bad }'
+  [ "$(rec "$1" "$2" cpu_share_httpd | wc -l)" -eq 2 ]
+  rec "$1" "$2" cpu_share_httpd | awk -F '\t' '{ if ($2 > 1.5) { print "trial " $1 ": cpu_share_httpd " $2; bad = 1 } } END { exit bad }'
+}
+
 # slice_orders GROUP ROUND SLICES : each slice's order in rounds.tsv, one
 # line a slice ("K v2 v1"); want_orders SEED-PREFIX SLICES VARIANT... : the
 # orders random.Random(PREFIX-K).shuffle gives.
@@ -277,6 +290,7 @@ for k in range(1, int(sys.argv[2]) + 1):
     [ "$(rec "$v" net-1 steady_slices | tr '\t\n' ': ')" = "1:4 2:4 " ]
     rec "$v" net-1 steady_s | awk -F '\t' '{ if ($2 < 0.4 || $2 > 1.2) { print "steady_s " $2; bad = 1 } } END { exit bad }'
     grep -q -- '--slices 4 --gate-in ' "$d/$v/logs/net-1-1.log"
+    tools_cpu_own "$v" net-1
   done
   grep -qx 'rounds: net-1 round 1: 4 slices of each of 2 variants, in turn' <<<"$stderr"
   grep -qx 'rounds: net-1 stops after round 2: 2 rounds in the run (PRECISION_MAX_TRIALS=2)' <<<"$stderr"
@@ -304,6 +318,7 @@ for k in range(1, int(sys.argv[2]) + 1):
     # the prime is no trial's: its server's requests are not in trial 1's histograms
     [ "$(awk -F '\t' '$1 == "httpd_ttfb_ns" { s += $4 } END { print s + 0 }' "$d/$v/latency/serve-warm-1-1.tsv")" = \
       "$(rec "$v" serve-warm-1 requests | awk -F '\t' '$1 == 1 { print $2 }')" ]
+    tools_cpu_own "$v" serve-warm-1
   done
   [ "$(awk -F '\t' '$1 == "serve-cold-1" && $2 == 1' "$d/rounds.tsv" | wc -l)" -eq 2 ]
   [ "$(slice_orders serve-warm-1 2 4)" = "$(want_orders s2-testhost-serve-warm-1-2 4 v1 v2)" ]

@@ -6,13 +6,17 @@
 # its CPU figures there: noted for CUR_PHASE in WORK/tool-cpu.tsv ("phase
 # tool stats-file trial": the trial CUR_TRIAL, as a phase repeats a figure,
 # harness/common/precision.sh); proof_record_cpu turns them into records
-# at exit.
+# at exit.  What is noted is a copy of FILE: the figure's next trial writes
+# the same FILE (WORK/NAME.stats), and every trial of a phase's rounds had
+# the CPU figures of its last.
 proof_note_cpu() {
-  local name=$1 prev='' a
+  local name=$1 prev='' a keep
   shift
   for a in "$@"; do
     if [ "$prev" = --stats ] && [ -f "$a" ]; then
-      printf '%s\t%s\t%s\t%s\n' "$CUR_PHASE" "$name" "$a" "$CUR_TRIAL" >>"$WORK/tool-cpu.tsv"
+      keep=$WORK/cpu-$(($(wc -l <"$WORK/tool-cpu.tsv" 2>/dev/null || echo 0) + 1)).stats
+      cp "$a" "$keep" || harness_die "cannot keep the CPU figures of $name: cannot write $keep"
+      printf '%s\t%s\t%s\t%s\n' "$CUR_PHASE" "$name" "$keep" "$CUR_TRIAL" >>"$WORK/tool-cpu.tsv"
     fi
     prev=$a
   done
@@ -22,8 +26,12 @@ proof_note_cpu() {
 # tools (dltar, rmtree, replay with --stats; every httpd started with
 # serve_httpd, whose --stats it writes when it stops): cpu_share_TOOL, the
 # tool's user_s + sys_s over the phase's wall_s (its timed part: the wall_s
-# record of the phase, else the tool's own), as a fraction of one core, and
-# tool_cpu_share, the largest of them; budget_user_s_TOOL and
+# record of the phase, else the tool's own), as a fraction of one core
+# (where the record has a steady window, steady_s, the replay ran its first
+# pass, wall_s, then the window, and the tools worked through both: over the
+# trial's budget_wall_s then, in slices its own slices' time, else wall_s +
+# steady_s; over wall_s alone the warm serve's came to 4-11 cores on 2
+# CPUs), and tool_cpu_share, the largest of them; budget_user_s_TOOL and
 # budget_sys_s_TOOL, its user and sys seconds apart (the time budget's
 # tools: user is the tool's own code, sys the kernel's work in its
 # context).  Also maxrss_kb_TOOL, the tool's
@@ -49,6 +57,12 @@ proof_record_cpu() {
       while ((getline line < recs) > 0) {
         split(line, a, "\t")
         if (a[3] == "wall_s") wall[a[1] "\t" a[2]] = a[4]
+        if (a[3] == "steady_s") steady[a[1] "\t" a[2]] = a[4]
+        if (a[3] == "budget_wall_s") bwall[a[1] "\t" a[2]] = a[4]
+      }
+      for (p in steady) {
+        if (p in bwall) wall[p] = bwall[p]
+        else if (p in wall) wall[p] += steady[p]
       }
       close(recs)
     }
