@@ -15,8 +15,9 @@
 # serve-cold-MODE-cCONC and serve-warm-MODE-cCONC for the others): replay's
 # requests failed resets retries timeouts bytes wall_s rps mbps lat_p50_ms
 # lat_p99_ms (and its extras), conc, tool_cpu_share, status; the cold ones
-# also resident_pct.  Where tcpserver (TCPSERVER; Debian: ucspi-tcp) is
-# missing, the fork ones record "status skipped" and skip_reason instead.
+# (and the warm ones in slices) also resident_pct.  Where tcpserver
+# (TCPSERVER; Debian: ucspi-tcp) is missing, the fork ones record "status
+# skipped" and skip_reason instead.
 # REPLAY_FROM=host runs the replay there over ssh.  FLUSH=reboot: the first
 # cold replay checks the reboot, the others drop the cache.
 # The request list names files of the update tarball: when TARGET/data holds
@@ -169,7 +170,11 @@ serve_rounds_alone() {
     if [ "$TURN_SLICES" = 1 ]; then
       serve_trial "$kind" "$p" "$c"
     else
-      [ "$TURN_SLICE" != 1 ] || serve_start "$kind" "$p" "$c"
+      if [ "$TURN_SLICE" = 1 ]; then
+        # the others' turns since the prime left this variant's dataset cached
+        [ "$kind" = cold ] || proof_warm
+        serve_start "$kind" "$p" "$c"
+      fi
       slice_turn "$name" "$CONNECT_ADDR:$HTTPD_PORT" "${serve_args[@]}" || continue
       serve_figures "$c"
     fi

@@ -324,6 +324,30 @@ for k in range(1, int(sys.argv[2]) + 1):
   [ "$(slice_orders serve-warm-1 2 4)" = "$(want_orders s2-testhost-serve-warm-1-2 4 v1 v2)" ]
   grep -qx 'rounds: serve-cold-1 round 1: v[12] (1 of 2)' <<<"$stderr"
   grep -qx 'rounds: serve-warm-1 round 2: 4 slices of each of 2 variants, in turn' <<<"$stderr"
+  # each warm trial in slices begins with its dataset still in the page
+  # cache, counted; a dataset the others' turns pushed out fails the variant
+  for v in v1 v2; do
+    [ "$(rec "$v" serve-warm-1 resident_pct | tr '\t\n' ': ')" = "1:100.00 2:100.00 " ]
+    [ "$(rec "$v" serve-warm-1 resident_files | cut -f 2 | sort -u)" -gt 0 ]
+  done
+  mkdir -p "$T/bin"
+  find "$BIN" -maxdepth 1 -type f -exec cp {} "$T/bin/" \;
+  # v2's counts: its two cold proofs real, then as if evicted
+  printf '%s\n' '#!/bin/sh' 'p=$(cat)' \
+    "case \$p in *'/t2/data/'*) ;; *) printf '%s\\n' \"\$p\" | '$BIN/resident' \"\$@\"; exit ;; esac" \
+    "n=\$(cat '$T/counted' 2>/dev/null || echo 0); echo \$((n + 1)) >'$T/counted'" \
+    "[ \"\$n\" -ge 2 ] || { printf '%s\\n' \"\$p\" | '$BIN/resident' \"\$@\"; exit; }" \
+    "printf 'files\\t57\\nresident_pct\\t42.00\\n'" >"$T/bin/resident"
+  chmod +x "$T/bin/resident"
+  rm -rf "$RESULTS"
+  HARNESS_BIN=$T/bin MIN_MEASURE_S=0.4 STEADY_SLICES=4 PRECISION=50 PRECISION_MAX_TRIALS=2 PRECISION_MAX_S=600 \
+    rounds serve "$T/a.spec" "$T/b.spec"
+  [ "$status" -eq 1 ]
+  [ "$(cut -f 1,2 <<<"$output" | tr '\t\n' ': ')" = "v1:ok v2:failed " ]
+  [ "$(rec v2 serve-warm-1 resident_pct | tr '\t' :)" = 1:42.00 ]
+  [ -z "$(rec v2 serve-warm-1 rps)" ]
+  grep -q "serve-warm-1"$'\t'"1"$'\t'".*only 42.00% of the pages of 57 files the warm replay asks for are in the page cache before its trial in slices: the variants' datasets do not all fit in memory at once (use STEADY_SLICES=1" "$(the_run)/v2/failures.tsv"
+  [ "$(rec v1 serve-warm-1 status | tr '\t\n' ': ')" = "1:0 2:0 " ]
   # slices too short, or too many: refused, nothing started
   rm -rf "$RESULTS"
   MIN_MEASURE_S=0.2 STEADY_SLICES=4 rounds net "$T/a.spec" "$T/b.spec"

@@ -114,6 +114,42 @@ proof_flush() {
   proc_run flush "$HARNESS/flush.sh" "$1"
 }
 
+# proof_resident < PATHS : bin/resident over a seeded sample (SEED) of
+# RESIDENT_FILES (1000) of the files named on stdin: RESIDENT_PCT, the share
+# of their pages in the page cache, and RESIDENT_SEEN, the files looked at;
+# its output in the phase log.  Returns 3 where the system has no mincore
+# (OpenBSD); any other failure fails the phase.
+proof_resident() {
+  local out rc=0
+  out=$("$HARNESS_BIN/resident" -n "${RESIDENT_FILES:-1000}" -s "$SEED" 2>>"$PHASE_LOG") || rc=$?
+  [ "$rc" -ne 3 ] || return 3
+  [ "$rc" -eq 0 ] || harness_die "resident could not look at the dataset's files in $DATA: see $PHASE_LOG"
+  printf '%s\n' "$out" >>"$PHASE_LOG"
+  RESIDENT_PCT=$(printf '%s\n' "$out" | awk -F '\t' '$1 == "resident_pct" { print $2 }')
+  RESIDENT_SEEN=$(printf '%s\n' "$out" | awk -F '\t' '$1 == "files" { print $2 }')
+}
+
+# proof_warm : before a warm trial taken in slices (harness/common/slices.sh),
+# whose variants take turns between its slices: every variant's dataset must
+# stay in the page cache through the others' turns for each warm trial to be
+# warm (the prime read it once).  Counts the pages of a seeded sample of the
+# files the replay asks for (the first REPLAY_COUNT of the request list) and
+# records CUR_PHASE's resident_pct and resident_files; below 100 -
+# RESIDENT_MAX percent the phase fails: the datasets do not fit in memory
+# together.  Where the system has no mincore nothing is checked.
+proof_warm() {
+  local rc=0
+  proc_need resident
+  blklat_pause
+  proof_resident < <(awk -v d="$DATA" -v n="${REPLAY_COUNT:-0}" 'n > 0 && NR > n { exit }
+    /^\// && !seen[$1]++ { print d $1 }' "$REQUESTS") || rc=$?
+  [ "$rc" -ne 3 ] || return 0
+  record "$CUR_PHASE" "$CUR_TRIAL" resident_pct "$RESIDENT_PCT" %
+  record "$CUR_PHASE" "$CUR_TRIAL" resident_files "$RESIDENT_SEEN" count
+  awk -v p="$RESIDENT_PCT" -v m="${RESIDENT_MAX:-1}" 'BEGIN { exit !(p < 100 - m) }' || return 0
+  harness_die "only $RESIDENT_PCT% of the pages of $RESIDENT_SEEN files the warm replay asks for are in the page cache before its trial in slices: the variants' datasets do not all fit in memory at once (use STEADY_SLICES=1: whole trials, each variant's warm replay right after its cold one)"
+}
+
 # proof_cold METHOD : right after a flush with METHOD, before a cold phase:
 # bin/resident maps a seeded sample (SEED) of RESIDENT_FILES (1000) of the
 # dataset's files in TARGET/data and counts their pages in the page cache.
@@ -129,7 +165,7 @@ proof_flush() {
 # drop and remount run once more after the check to drop those too.  None
 # of it is in a block trace (blklat_pause).
 proof_cold() {
-  local method=$1 out pct files fstype rc=0 try warm=0
+  local method=$1 pct files fstype rc=0 try warm=0
   proc_need resident
   blklat_pause
   IFS=$'\t' read -r _ fstype _ < <(os_mount_of "$TARGET" 2>/dev/null) || fstype=''
@@ -137,16 +173,12 @@ proof_cold() {
   # socket still holds, are freed a moment late on a busy machine.
   for try in 1 2 3; do
     rc=0
-    out=$(awk -F '\t' -v d="$DATA" '!/^#/ && NF >= 2 { print d "/" $1 }' "$MANIFEST" |
-      "$HARNESS_BIN/resident" -n "${RESIDENT_FILES:-1000}" -s "$SEED" 2>>"$PHASE_LOG") || rc=$?
+    proof_resident < <(awk -F '\t' -v d="$DATA" '!/^#/ && NF >= 2 { print d "/" $1 }' "$MANIFEST") || rc=$?
     if [ "$rc" -eq 3 ]; then
       harness_say "this system has no mincore: the cold cache is not checked"
       return 0
     fi
-    [ "$rc" -eq 0 ] || harness_die "resident could not look at the dataset's files in $DATA: see $PHASE_LOG"
-    printf '%s\n' "$out" >>"$PHASE_LOG"
-    pct=$(printf '%s\n' "$out" | awk -F '\t' '$1 == "resident_pct" { print $2 }')
-    files=$(printf '%s\n' "$out" | awk -F '\t' '$1 == "files" { print $2 }')
+    pct=$RESIDENT_PCT files=$RESIDENT_SEEN
     warm=0
     awk -v p="$pct" -v m="${RESIDENT_MAX:-1}" 'BEGIN { exit !(p > m) }' || break
     warm=1
