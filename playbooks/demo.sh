@@ -18,6 +18,9 @@
 #                            the harness's stopping rule (docs/harness.md), passed on;
 #                            the demo caps it at PRECISION_MAX_TRIALS=5 PRECISION_MAX_S=10,
 #                            and takes steady windows of MIN_MEASURE_S=1 in STEADY_SLICES=4
+#   CLIENT_CPUS=none         the replay client and the servers left to the scheduler
+#                            (default auto: the client on the last CPU, the servers on
+#                            the others; docs/harness.md#precision)
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -136,6 +139,12 @@ PRECISION_MAX_TRIALS=${PRECISION_MAX_TRIALS:-5}
 PRECISION_MAX_S=${PRECISION_MAX_S:-10}
 MIN_MEASURE_S=${MIN_MEASURE_S:-1}
 STEADY_SLICES=${STEADY_SLICES:-4}
+# The client on a CPU of its own: in slices the A/A spread of the serve and
+# net figures was 2-3 times smaller than with both left to the scheduler
+# (docs/harness.md#precision).
+CLIENT_CPUS=${CLIENT_CPUS:-auto}
+[[ $CLIENT_CPUS =~ ^(auto|none|[0-9][0-9,-]*)$ ]] ||
+  { say "CLIENT_CPUS=$CLIENT_CPUS: want auto, none or a list of CPUs like 0 or 2-3,5"; exit 2; }
 
 if [ "$(id -u)" -ne 0 ]; then
   say "needs root: it installs packages (make deps), attaches loop devices,"
@@ -232,7 +241,7 @@ vars=build/demo-vars.yml
   echo "shootout_dataset: $dataset"
   echo "shootout_trials: $trials"
   echo "shootout_repeat: {$repeat_yaml}"
-  echo "shootout_make_vars: {PROFILE: $profile, BLKLAT: $blklat, FORKLAT: $forklat$(stopping_rule_yaml)}"
+  echo "shootout_make_vars: {PROFILE: $profile, BLKLAT: $blklat, FORKLAT: $forklat$(stopping_rule_yaml), CLIENT_CPUS: \"$CLIENT_CPUS\"}"
   echo "shootout_variants:"
   for fs in "${variants[@]}"; do
     if [ "$fs" = tmpfs ]; then

@@ -640,7 +640,7 @@ demo_vars() {
   printf '#!/bin/sh\nfor a; do case $a in @*) cat "${a#@}" >%s/vars.yml ;; esac; done\nexit 1\n' "$tmp" >"$tmp/stub/ansible-playbook"
   chmod +x "$tmp/stub/ansible-playbook"
   rm -f "$tmp/vars.yml"
-  env -u PROFILE -u BLKLAT -u FORKLAT -u PRECISION -u PRECISION_MAX_TRIALS -u PRECISION_MAX_S -u MIN_MEASURE_S -u STEADY_SLICES -u DISTURBED_PCT PATH="$tmp/stub:$PATH" make -C "$ROOT" -s --no-print-directory demo DEMO_VARIANTS=tmpfs "$@" \
+  env -u PROFILE -u BLKLAT -u FORKLAT -u PRECISION -u PRECISION_MAX_TRIALS -u PRECISION_MAX_S -u MIN_MEASURE_S -u STEADY_SLICES -u DISTURBED_PCT -u CLIENT_CPUS PATH="$tmp/stub:$PATH" make -C "$ROOT" -s --no-print-directory demo DEMO_VARIANTS=tmpfs "$@" \
     >/dev/null 2>&1 || true
   grep '^shootout_make_vars:' "$tmp/vars.yml"
 }
@@ -650,9 +650,9 @@ demo_vars() {
   "$ROOT/harness/deps.sh" check build harness fs playbooks plots profile >/dev/null 2>&1 ||
     skip "the demo's packages are not all installed (make deps): demo.sh would install them"
   run demo_vars
-  [ "$output" = 'shootout_make_vars: {PROFILE: 1, BLKLAT: 1, FORKLAT: 1, PRECISION_MAX_TRIALS: "5", PRECISION_MAX_S: "10", MIN_MEASURE_S: "1", STEADY_SLICES: "4"}' ]
+  [ "$output" = 'shootout_make_vars: {PROFILE: 1, BLKLAT: 1, FORKLAT: 1, PRECISION_MAX_TRIALS: "5", PRECISION_MAX_S: "10", MIN_MEASURE_S: "1", STEADY_SLICES: "4", CLIENT_CPUS: "auto"}' ]
   run demo_vars PROFILE=0 BLKLAT=0 FORKLAT=0
-  [ "$output" = 'shootout_make_vars: {PROFILE: 0, BLKLAT: 0, FORKLAT: 0, PRECISION_MAX_TRIALS: "5", PRECISION_MAX_S: "10", MIN_MEASURE_S: "1", STEADY_SLICES: "4"}' ]
+  [ "$output" = 'shootout_make_vars: {PROFILE: 0, BLKLAT: 0, FORKLAT: 0, PRECISION_MAX_TRIALS: "5", PRECISION_MAX_S: "10", MIN_MEASURE_S: "1", STEADY_SLICES: "4", CLIENT_CPUS: "auto"}' ]
   run make -C "$ROOT" -s --no-print-directory demo FORKLAT=2
   [ "$status" -ne 0 ]
   [ "$(grep -v '^make' <<<"$output")" = "demo.sh: FORKLAT=2: want 0 or 1" ]
@@ -663,10 +663,23 @@ demo_vars() {
   "$ROOT/harness/deps.sh" check build harness fs playbooks plots profile >/dev/null 2>&1 ||
     skip "the demo's packages are not all installed (make deps): demo.sh would install them"
   run demo_vars PRECISION=3 PRECISION_MAX_TRIALS=6 PRECISION_MAX_S=20 MIN_MEASURE_S=1.5 STEADY_SLICES=3 DISTURBED_PCT=10
-  [ "$output" = 'shootout_make_vars: {PROFILE: 1, BLKLAT: 1, FORKLAT: 1, PRECISION: "3", PRECISION_MAX_TRIALS: "6", PRECISION_MAX_S: "20", MIN_MEASURE_S: "1.5", STEADY_SLICES: "3", DISTURBED_PCT: "10"}' ]
+  [ "$output" = 'shootout_make_vars: {PROFILE: 1, BLKLAT: 1, FORKLAT: 1, PRECISION: "3", PRECISION_MAX_TRIALS: "6", PRECISION_MAX_S: "20", MIN_MEASURE_S: "1.5", STEADY_SLICES: "3", DISTURBED_PCT: "10", CLIENT_CPUS: "auto"}' ]
   run make -C "$ROOT" -s --no-print-directory demo 'PRECISION=2"}'
   [ "$status" -ne 0 ]
   [[ $output == *'demo: PRECISION=2"}: want a number'* ]]
+}
+
+@test "make demo runs the replay client on a CPU of its own (CLIENT_CPUS=auto) unless told otherwise; a value that is no CPU list is refused" {
+  require_root
+  "$ROOT/harness/deps.sh" check build harness fs playbooks plots profile >/dev/null 2>&1 ||
+    skip "the demo's packages are not all installed (make deps): demo.sh would install them"
+  run demo_vars CLIENT_CPUS=none
+  [[ $output == *', CLIENT_CPUS: "none"}' ]]
+  run demo_vars CLIENT_CPUS=0-1,3
+  [[ $output == *', CLIENT_CPUS: "0-1,3"}' ]]
+  run make -C "$ROOT" -s --no-print-directory demo 'CLIENT_CPUS=1"}'
+  [ "$status" -ne 0 ]
+  [[ $output == *'demo: CLIENT_CPUS=1"}: want auto, none or a list of CPUs like 0 or 2-3,5'* ]]
 }
 
 @test "make demo prints one line per step with the time left, and keeps Ansible's task output in a log it names" {
