@@ -141,7 +141,7 @@ proof_warm() {
   local rc=0
   proc_need resident
   blklat_pause
-  proof_resident < <(awk -v d="$DATA" -v n="${REPLAY_COUNT:-0}" 'n > 0 && NR > n { exit }
+  proof_resident < <(awk -v d="$DATA" -v n="$REPLAY_COUNT" 'n > 0 && NR > n { exit }
     /^\// && !seen[$1]++ { print d $1 }' "$REQUESTS") || rc=$?
   [ "$rc" -ne 3 ] || return 0
   record "$CUR_PHASE" "$CUR_TRIAL" resident_pct "$RESIDENT_PCT" %
