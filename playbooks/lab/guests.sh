@@ -23,12 +23,12 @@
 # guest as the method's did, and the link carries nothing but lab traffic.
 # UDP, not a TCP connection between the two qemu processes: over TCP a side
 # that stopped reading held the other's transmit queue, and the whole link,
-# for good (a client guest's virtio TX queue timed out after 418 s, its
-# replay's SYNs never sent, twice in CI runs under load); over UDP a frame
-# the other side has no room for is dropped, and the guests' TCP resends it.  STATE/link.tsv, one
-# line a NIC: guest  MAC  address  peer address (the client is 10.9.0.1 on
-# each of its NICs, guest j 10.9.0.(1+j)); lab.sh gives the guests those
-# addresses.  LAB_CLIENT=loopback: no client guest.
+# for good (in a CI run under load the client guest's virtio TX queue timed
+# out after 418 s, its replay's SYNs never sent; a later CI run failed the
+# same phase); over UDP a frame the other side has no room for is dropped,
+# and the guests' TCP sends it again.  STATE/link.tsv, one line a NIC:
+# guest  MAC  address  peer address (the client is 10.9.0.1 on each of its
+# NICs, guest j 10.9.0.(1+j)); lab.sh gives the guests those addresses.  LAB_CLIENT=loopback: no client guest.
 # All guests boot at once; `up` exits 0 when at least one guest answers SSH; a guest that does not is
 # stopped and marked failed in guests.tsv (exit 1 when none came up).
 set -eu
