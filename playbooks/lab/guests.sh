@@ -28,7 +28,8 @@
 # same phase); over UDP a frame the other side has no room for is dropped,
 # and the guests' TCP sends it again.  STATE/link.tsv, one line a NIC:
 # guest  MAC  address  peer address (the client is 10.9.0.1 on each of its
-# NICs, guest j 10.9.0.(1+j)); lab.sh gives the guests those addresses.  LAB_CLIENT=loopback: no client guest.
+# NICs, guest j 10.9.0.(1+j)); lab.sh gives the guests those addresses.
+# LAB_CLIENT=loopback: no client guest.
 # All guests boot at once; `up` exits 0 when at least one guest answers SSH; a guest that does not is
 # stopped and marked failed in guests.tsv (exit 1 when none came up).
 set -eu
