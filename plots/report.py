@@ -99,7 +99,9 @@ PROOF = (
     "'spread' is (max - min) / median over the trials, shown from %d trials on (fewer: 'N trials: noise "
     "unknown'). "
     "'resident before' is the share of a sample of the dataset's pages still in the page cache just "
-    "before a cold phase (resident_pct; a requested flush fails the phase above 1%%). "
+    "before a cold phase (resident_pct; a requested flush fails the phase above 1%%), or, for a warm "
+    "figure taken in slices, in the page cache when its trial began (the variants' turns in between; "
+    "the phase fails below RESIDENT_WARM_MIN, 90%% by default). "
     "'peak RSS' is the largest peak resident size of our tools in the phase (tool_maxrss_kb, from getrusage; "
     "httpd -N: of its largest process), median over trials: it stays flat as the dataset grows."
     % (budget.DEVICE_BUSY * 100, NOISY_PCT, NOISE_MIN))

@@ -134,9 +134,12 @@ proof_resident() {
 # stay in the page cache through the others' turns for each warm trial to be
 # warm (the prime read it once).  Counts the pages of a seeded sample of the
 # files the replay asks for (the first REPLAY_COUNT of the request list) and
-# records CUR_PHASE's resident_pct and resident_files; below 100 -
-# RESIDENT_MAX percent the phase fails: the datasets do not fit in memory
-# together.  Where the system has no mincore nothing is checked.
+# records CUR_PHASE's resident_pct and resident_files (the report shows it
+# beside the figure); below RESIDENT_WARM_MIN (90) percent the phase fails:
+# the datasets do not fit in memory together.  Not 99: with memory to spare
+# the kernel still let 0.1-1.7% of them go (make demo, six variants on
+# loop devices whose backing files are cached too, 24 GiB).  Where the
+# system has no mincore nothing is checked.
 proof_warm() {
   local rc=0
   proc_need resident
@@ -146,8 +149,8 @@ proof_warm() {
   [ "$rc" -ne 3 ] || return 0
   record "$CUR_PHASE" "$CUR_TRIAL" resident_pct "$RESIDENT_PCT" %
   record "$CUR_PHASE" "$CUR_TRIAL" resident_files "$RESIDENT_SEEN" count
-  awk -v p="$RESIDENT_PCT" -v m="${RESIDENT_MAX:-1}" 'BEGIN { exit !(p < 100 - m) }' || return 0
-  harness_die "only $RESIDENT_PCT% of the pages of $RESIDENT_SEEN files the warm replay asks for are in the page cache before its trial in slices: the variants' datasets do not all fit in memory at once (use STEADY_SLICES=1: whole trials, each variant's warm replay right after its cold one)"
+  awk -v p="$RESIDENT_PCT" -v m="$RESIDENT_WARM_MIN" 'BEGIN { exit !(p < m) }' || return 0
+  harness_die "only $RESIDENT_PCT% (under RESIDENT_WARM_MIN=$RESIDENT_WARM_MIN) of the pages of $RESIDENT_SEEN files the warm replay asks for are in the page cache before its trial in slices: the variants' datasets do not all fit in memory at once (use STEADY_SLICES=1: whole trials, each variant's warm replay right after its cold one)"
 }
 
 # proof_cold METHOD : right after a flush with METHOD, before a cold phase:
