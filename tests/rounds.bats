@@ -333,6 +333,7 @@ for k in range(1, int(sys.argv[2]) + 1):
   mkdir -p "$T/bin"
   find "$BIN" -maxdepth 1 -type f -exec cp {} "$T/bin/" \;
   # v2's counts: its two cold proofs real, then as if evicted
+  # shellcheck disable=SC2016 # the stand-in's own $p, expanded when it runs
   printf '%s\n' '#!/bin/sh' 'p=$(cat)' \
     "case \$p in *'/t2/data/'*) ;; *) printf '%s\\n' \"\$p\" | '$BIN/resident' \"\$@\"; exit ;; esac" \
     "n=\$(cat '$T/counted' 2>/dev/null || echo 0); echo \$((n + 1)) >'$T/counted'" \
