@@ -86,7 +86,7 @@ blklat_file() {
 # that does not answer in 10 s is stopped (the next switch starts one).
 blklat_cut() {
   local last
-  os_blklat_cut "$BLKLAT_MARK"
+  os_blklat_cut "$BLKLAT_MARK" "$BLKLAT_RAW"
   BLKLAT_NCUT=$((BLKLAT_NCUT + 1))
   if ! poll_until 10 blklat_cut_done; then
     blklat_say "block tracer did not answer a cut in 10 s: stopped"
