@@ -24,13 +24,33 @@
 # one's turns: the phase's one sampler then starts with its events off and
 # is switched on for each window only (os_profile_control: perf --control),
 # so that each variant's profile holds its own turns; where it cannot be
-# switched, a sampler runs for each part, as on the BSDs.
+# switched, a sampler runs for each part, as on the BSDs.  With the
+# switchable sampler a figure is sampled in its first PROFILE_ROUNDS rounds
+# of the call only (default 1; all: every round): the sampler on costs the
+# figures it runs with (make demo's cold serve figures spread twice as
+# wide), and the rounds after are measured without it.
 #
 # Run as a command, `harness/profile.sh record RAW HZ [CTL ACK]` execs the
 # sampler (what profile_start starts in a process group of its own).
 
 PROFILE_GROUP='' PROFILE_RAW='' PROFILE_NAME='' PROFILE_T0='' PROFILE_T1='' PROFILE_DONE=0 PROFILE_NOTED=0
 PROFILE_SLICED=0 PROFILE_CTL='' PROFILE_ACK=''
+# PROFILE_TRIAL: the current trial is sampled (profile_wanted); PROFILE_ON:
+# the switchable sampler's events are on now; PROFILE_ROUND0: each record
+# name's first round in this call.
+PROFILE_TRIAL=1 PROFILE_ON=0
+declare -gA PROFILE_ROUND0=()
+
+# profile_wanted : status 0 when NAME's current trial is sampled: always,
+# but under harness/rounds.sh with a switchable sampler only in the first
+# PROFILE_ROUNDS rounds the record name PROFILE_NAME has in this call.
+profile_wanted() {
+  local first
+  turn_active && [ -n "$TURN_ROUND" ] && [ "${PROFILE_ROUNDS:-1}" != all ] || return 0
+  first=${PROFILE_ROUND0[$PROFILE_NAME]:-}
+  [ -n "$first" ] || { first=$TURN_ROUND; PROFILE_ROUND0[$PROFILE_NAME]=$first; }
+  [ "$TURN_ROUND" -lt $((first + ${PROFILE_ROUNDS:-1})) ]
+}
 PROFILE_HZ=99
 
 # profile_start NAME : sample while NAME (trial CUR_TRIAL) runs.
@@ -41,10 +61,11 @@ profile_start() {
     profile_note "off (PROFILE=$PROFILE)"
     return 0
   fi
-  # the phase's sampler runs already: a new window
+  # the phase's sampler runs already: a new window, if this trial is sampled
   if [ -n "$PROFILE_GROUP" ] && [ "$PROFILE_SLICED" = 1 ]; then
-    profile_switch enable
-    PROFILE_T0=$EPOCHREALTIME
+    PROFILE_TRIAL=1
+    profile_wanted || PROFILE_TRIAL=0
+    profile_window_on
     return 0
   fi
   if ! why=$(os_profile_check 2>&1); then
@@ -73,10 +94,25 @@ profile_start() {
     profile_note "absent: the sampler did not start (see logs/$CUR_PHASE-$CUR_TRIAL.log)"
     return 0
   fi
-  PROFILE_SLICED=$sliced
-  profile_switch enable
+  PROFILE_SLICED=$sliced PROFILE_TRIAL=1 PROFILE_ON=0
+  if [ "$sliced" = 1 ]; then
+    profile_wanted || PROFILE_TRIAL=0
+    profile_window_on
+  fi
   PROFILE_T0=$EPOCHREALTIME
-  profile_note "$(os_profile_tool "$PROFILE_HZ")"
+  if [ "$sliced" = 1 ] && [ "${PROFILE_ROUNDS:-1}" != all ]; then
+    profile_note "$(os_profile_tool "$PROFILE_HZ"), in the first ${PROFILE_ROUNDS:-1} round(s) of each figure (PROFILE_ROUNDS)"
+  else
+    profile_note "$(os_profile_tool "$PROFILE_HZ")"
+  fi
+}
+
+# profile_window_on : the switchable sampler's events on for a window of a
+# sampled trial (PROFILE_TRIAL).
+profile_window_on() {
+  [ "$PROFILE_TRIAL" = 1 ] || return 0
+  profile_switch enable
+  PROFILE_ON=1 PROFILE_T0=$EPOCHREALTIME
 }
 
 # profile_switch enable|disable : the phase's sampler samples from here on,
@@ -99,8 +135,7 @@ profile_pause() {
 }
 profile_resume() {
   [ -n "$PROFILE_GROUP" ] && [ "$PROFILE_SLICED" = 1 ] || return 0
-  profile_switch enable
-  PROFILE_T0=$EPOCHREALTIME
+  profile_window_on
 }
 
 # profile_started RAW PID : the sampler has started, or has died.
@@ -114,8 +149,10 @@ profile_stop() {
   local g=$PROFILE_GROUP
   [ -n "$g" ] || return 0
   if [ "$PROFILE_SLICED" = 1 ]; then
+    [ "$PROFILE_ON" = 1 ] || return 0
     printf '%s-%s\t%s\t%s\n' "$PROFILE_NAME" "$CUR_TRIAL" "$PROFILE_T0" "$EPOCHREALTIME" >>"$WORK/profile-windows.tsv"
     profile_switch disable
+    PROFILE_ON=0
     return 0
   fi
   PROFILE_GROUP='' PROFILE_T1=$EPOCHREALTIME

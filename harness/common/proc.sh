@@ -84,7 +84,7 @@ proc_start() {
 # reaped PID without noting it, and `wait PID` then blocks until every other
 # child (httpd, the sampler) has exited, which never happens.
 proc_await_gone() {
-  poll_until 10 pid_gone "$1" && return 0
+  POLL_STEP=0.01 poll_until 10 pid_gone "$1" && return 0
   kill -KILL -- "$1" 2>/dev/null || true
   poll_until 10 pid_gone "$1"
 }
@@ -97,7 +97,8 @@ proc_stop() {
   local g=$1 i keep=()
   [ -n "$g" ] || return 0
   kill -TERM "$g" 2>/dev/null || true
-  poll_until 2 pid_gone "$g" || true
+  # 10 ms steps: a server stops after every trial of every variant's turns
+  POLL_STEP=0.01 poll_until 2 pid_gone "$g" || true
   kill -TERM -- "-$g" 2>/dev/null || true
   proc_await_gone "-$g" || harness_say "process group $g did not end even after SIGKILL"
   for i in "${GROUPS_RUNNING[@]}"; do [ "$i" = "$g" ] || keep+=("$i"); done

@@ -101,7 +101,8 @@ serve_forklat_note() {
 # serve_wait_port PORT PID [ADDR] : until ADDR (127.0.0.1):PORT answers (10
 # s), failing if PID has died.
 serve_wait_port() {
-  poll_until 10 serve_up_or_dead "$@" || return 1
+  # 10 ms steps: a server starts for every trial of every variant's turns
+  POLL_STEP=0.01 poll_until 10 serve_up_or_dead "$@" || return 1
   port_busy "$1" "${3:-127.0.0.1}"
 }
 
