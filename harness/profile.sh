@@ -100,7 +100,7 @@ profile_start() {
     profile_window_on
   fi
   PROFILE_T0=$EPOCHREALTIME
-  if [ "$sliced" = 1 ] && [ "${PROFILE_ROUNDS:-1}" != all ]; then
+  if [ -n "$PROFILE_CTL" ] && [ "${PROFILE_ROUNDS:-1}" != all ]; then
     profile_note "$(os_profile_tool "$PROFILE_HZ"), in the first ${PROFILE_ROUNDS:-1} round(s) of each figure (PROFILE_ROUNDS)"
   else
     profile_note "$(os_profile_tool "$PROFILE_HZ")"

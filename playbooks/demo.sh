@@ -12,6 +12,8 @@
 #                            serve and net figures in blocked rounds (harness/rounds.sh)
 #   DEMO_REPEAT=serve:3,net:3  runs of those phases within each cycle (default none)
 #   PROFILE=0                no kernel profile of the phases (default 1)
+#   PROFILE_ROUNDS=all       the serve and net figures sampled in every round, not
+#                            only in each figure's first round of a cycle (default 1)
 #   BLKLAT=0                 no block-latency histograms (default 1)
 #   FORKLAT=0                no httpd histograms of the fork serve mode (default 1)
 #   PRECISION PRECISION_MAX_TRIALS PRECISION_MAX_S MIN_MEASURE_S STEADY_SLICES DISTURBED_PCT
@@ -180,6 +182,9 @@ size=${DEMO_SIZE:-4G}
 trials=${TRIALS:-2}
 # The demo shows the why too: a kernel profile of every phase (PROFILE=1).
 profile=${PROFILE:-1}
+# ... in the first round of each serve and net figure of a cycle: the rounds
+# after are measured without the sampler (docs/profile.md#rounds).
+profile_rounds=${PROFILE_ROUNDS:-1}
 # ... and the block device's latency distribution (BLKLAT=1).
 blklat=${BLKLAT:-1}
 # ... and httpd's open and first-byte times in the fork serve mode (FORKLAT=1).
@@ -241,7 +246,7 @@ vars=build/demo-vars.yml
   echo "shootout_dataset: $dataset"
   echo "shootout_trials: $trials"
   echo "shootout_repeat: {$repeat_yaml}"
-  echo "shootout_make_vars: {PROFILE: $profile, BLKLAT: $blklat, FORKLAT: $forklat$(stopping_rule_yaml), CLIENT_CPUS: \"$CLIENT_CPUS\"}"
+  echo "shootout_make_vars: {PROFILE: $profile, PROFILE_ROUNDS: \"$profile_rounds\", BLKLAT: $blklat, FORKLAT: $forklat$(stopping_rule_yaml), CLIENT_CPUS: \"$CLIENT_CPUS\"}"
   echo "shootout_variants:"
   for fs in "${variants[@]}"; do
     if [ "$fs" = tmpfs ]; then

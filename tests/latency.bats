@@ -166,6 +166,23 @@ httpd_replay() {
   no_process "bpftrace -B line.*args->dev == $(( (${dev%%:*} << 20) | ${dev##*:} ))/"
 }
 
+@test "os_blklat_run with MARK: cut by the exec of its link blkcut-MARK (sched_process_exec), no syscall tracepoint (it slows every syscall of the machine)" {
+  [ -d /sys/kernel/tracing/events/sched/sched_process_exec ] || skip "no sched:sched_process_exec tracepoint here"
+  mkdir -p "$T/fake" "$T/w"
+  # a stand-in bpftrace: its program kept
+  # shellcheck disable=SC2016 # the stand-in's own $4
+  printf '#!/bin/sh\nprintf "%%s\\n" "$4" >"%s"\n' "$T/program" >"$T/fake/bpftrace"
+  chmod +x "$T/fake/bpftrace"
+  (. "$ROOT/harness/os.sh" && PATH="$T/fake:$PATH" os_blklat_run 7:3 "$T/w/raw" 4199999)
+  grep -q 'tracepoint:sched:sched_process_exec /comm == "blkcut-4199999"/' "$T/program"
+  grep -q 'tracepoint:block:block_rq_issue /args->dev == 7340035/' "$T/program"
+  run grep -c syscalls "$T/program"
+  [ "$output" = 0 ]
+  # the link, 14 characters (a comm holds 15), and the cut runs it
+  [ "$(readlink "$T/w/blkcut-4199999")" = /bin/true ]
+  (. "$ROOT/harness/os.sh" && os_blklat_cut 4199999 "$T/w/raw")
+}
+
 # span_tracer : a stand-in bpftrace in $T/span, for os_blklat_run: ready at
 # once; at SIGTERM it prints, as bpftrace's hist() does, one value for its
 # span: 1 when a flush started while it ran (a "$ .../flush.sh METHOD" line,

@@ -640,22 +640,28 @@ demo_vars() {
   printf '#!/bin/sh\nfor a; do case $a in @*) cat "${a#@}" >%s/vars.yml ;; esac; done\nexit 1\n' "$tmp" >"$tmp/stub/ansible-playbook"
   chmod +x "$tmp/stub/ansible-playbook"
   rm -f "$tmp/vars.yml"
-  env -u PROFILE -u BLKLAT -u FORKLAT -u PRECISION -u PRECISION_MAX_TRIALS -u PRECISION_MAX_S -u MIN_MEASURE_S -u STEADY_SLICES -u DISTURBED_PCT -u CLIENT_CPUS PATH="$tmp/stub:$PATH" make -C "$ROOT" -s --no-print-directory demo DEMO_VARIANTS=tmpfs "$@" \
+  env -u PROFILE -u PROFILE_ROUNDS -u BLKLAT -u FORKLAT -u PRECISION -u PRECISION_MAX_TRIALS -u PRECISION_MAX_S -u MIN_MEASURE_S -u STEADY_SLICES -u DISTURBED_PCT -u CLIENT_CPUS PATH="$tmp/stub:$PATH" make -C "$ROOT" -s --no-print-directory demo DEMO_VARIANTS=tmpfs "$@" \
     >/dev/null 2>&1 || true
   grep '^shootout_make_vars:' "$tmp/vars.yml"
 }
 
-@test "make demo turns on the kernel profile, the block tracer and the fork mode's httpd histograms; PROFILE=0 BLKLAT=0 FORKLAT=0 turn them off; FORKLAT=2 is refused" {
+@test "make demo turns on the kernel profile (the first round of each serve and net figure; PROFILE_ROUNDS=all every round), the block tracer and the fork mode's httpd histograms; PROFILE=0 BLKLAT=0 FORKLAT=0 turn them off; FORKLAT=2 and PROFILE_ROUNDS=0 are refused" {
   require_root
   "$ROOT/harness/deps.sh" check build harness fs playbooks plots profile >/dev/null 2>&1 ||
     skip "the demo's packages are not all installed (make deps): demo.sh would install them"
   run demo_vars
-  [ "$output" = 'shootout_make_vars: {PROFILE: 1, BLKLAT: 1, FORKLAT: 1, PRECISION_MAX_TRIALS: "5", PRECISION_MAX_S: "10", MIN_MEASURE_S: "1", STEADY_SLICES: "4", CLIENT_CPUS: "auto"}' ]
+  [ "$output" = 'shootout_make_vars: {PROFILE: 1, PROFILE_ROUNDS: "1", BLKLAT: 1, FORKLAT: 1, PRECISION_MAX_TRIALS: "5", PRECISION_MAX_S: "10", MIN_MEASURE_S: "1", STEADY_SLICES: "4", CLIENT_CPUS: "auto"}' ]
   run demo_vars PROFILE=0 BLKLAT=0 FORKLAT=0
-  [ "$output" = 'shootout_make_vars: {PROFILE: 0, BLKLAT: 0, FORKLAT: 0, PRECISION_MAX_TRIALS: "5", PRECISION_MAX_S: "10", MIN_MEASURE_S: "1", STEADY_SLICES: "4", CLIENT_CPUS: "auto"}' ]
+  [ "$output" = 'shootout_make_vars: {PROFILE: 0, PROFILE_ROUNDS: "1", BLKLAT: 0, FORKLAT: 0, PRECISION_MAX_TRIALS: "5", PRECISION_MAX_S: "10", MIN_MEASURE_S: "1", STEADY_SLICES: "4", CLIENT_CPUS: "auto"}' ]
   run make -C "$ROOT" -s --no-print-directory demo FORKLAT=2
   [ "$status" -ne 0 ]
   [ "$(grep -v '^make' <<<"$output")" = "demo.sh: FORKLAT=2: want 0 or 1" ]
+  # the sampler in every round of the serve and net figures, not the first only
+  run demo_vars PROFILE_ROUNDS=all
+  [[ $output == *'{PROFILE: 1, PROFILE_ROUNDS: "all", BLKLAT: 1,'* ]]
+  run make -C "$ROOT" -s --no-print-directory demo PROFILE_ROUNDS=0
+  [ "$status" -ne 0 ]
+  [[ $output == *'PROFILE_ROUNDS=0: want one of: 1, 2, 3, 4, 5, all'* ]]
 }
 
 @test "make demo passes the harness's stopping rule on when given (PRECISION, its caps, MIN_MEASURE_S, STEADY_SLICES, DISTURBED_PCT); a value that is no number is refused" {
@@ -663,7 +669,7 @@ demo_vars() {
   "$ROOT/harness/deps.sh" check build harness fs playbooks plots profile >/dev/null 2>&1 ||
     skip "the demo's packages are not all installed (make deps): demo.sh would install them"
   run demo_vars PRECISION=3 PRECISION_MAX_TRIALS=6 PRECISION_MAX_S=20 MIN_MEASURE_S=1.5 STEADY_SLICES=3 DISTURBED_PCT=10
-  [ "$output" = 'shootout_make_vars: {PROFILE: 1, BLKLAT: 1, FORKLAT: 1, PRECISION: "3", PRECISION_MAX_TRIALS: "6", PRECISION_MAX_S: "20", MIN_MEASURE_S: "1.5", STEADY_SLICES: "3", DISTURBED_PCT: "10", CLIENT_CPUS: "auto"}' ]
+  [ "$output" = 'shootout_make_vars: {PROFILE: 1, PROFILE_ROUNDS: "1", BLKLAT: 1, FORKLAT: 1, PRECISION: "3", PRECISION_MAX_TRIALS: "6", PRECISION_MAX_S: "20", MIN_MEASURE_S: "1.5", STEADY_SLICES: "3", DISTURBED_PCT: "10", CLIENT_CPUS: "auto"}' ]
   run make -C "$ROOT" -s --no-print-directory demo 'PRECISION=2"}'
   [ "$status" -ne 0 ]
   [[ $output == *'demo: PRECISION=2"}: want a number'* ]]

@@ -462,7 +462,7 @@ samples_inside() {
     END { if (bad) print bad " of " FNR " samples outside the windows"; exit bad > 0 }' "$1" "$1.times"
 }
 
-@test "rounds: PROFILE=1: one perf per variant, switched on only in its own windows (perf --control), each profile of its own turns, in slices too" {
+@test "rounds: PROFILE=1: one perf per variant, switched on only in its own windows (perf --control) of a figure's first round (PROFILE_ROUNDS=1), each profile of its own turns; all: every round, in slices too" {
   (. "$ROOT/harness/os.sh" && os_profile_check >/dev/null && os_profile_control) ||
     skip "perf cannot sample here, or has no --control"
   spec a v1 "$F/tmpfs/t1" PROFILE=1
@@ -487,21 +487,31 @@ EOF
   # one sampler per phase, started with its events off, switched on a FIFO
   [ "$(grep -c '^record ' "$T/perf-args")" -eq 2 ]
   [ "$(grep -c -- '--control fifo:.*-D -1$' "$T/perf-args")" -eq 2 ]
+  # by default (PROFILE_ROUNDS=1) the first round's trials alone are
+  # sampled, the rounds after measured without the sampler; meta.json says so
   for v in v1 v2; do
-    for t in 1 2 3; do [ -s "$(the_run)/$v/profiles/serve-cold-1-$t.folded" ]; done
+    [ "$(rec "$v" serve-cold-1 round | head -n 1 | tr '\t\n' ': ')" = "1:1 " ]
+    [ -s "$(the_run)/$v/profiles/serve-cold-1-1.folded" ]
+    [ "$(rec "$v" serve-cold-1 round | wc -l)" -ge 2 ]
+    for t in $(rec "$v" serve-cold-1 round | cut -f 1 | tail -n +2); do
+      [ ! -e "$(the_run)/$v/profiles/serve-cold-1-$t.folded" ]
+    done
+    jq -r .profile "$(the_run)/$v/meta.json" | grep -q 'in the first 1 round(s) of each figure (PROFILE_ROUNDS)$'
   done
   # every sample of each perf lies in one of its own windows (50 ms either
-  # side: the switch's answer), none in the other variant's turns
+  # side: the switch's answer), none in the other variant's turns; the
+  # windows are all of trial 1
   files=("$T"/windows-*)
   [ "${#files[@]}" -eq 2 ]
   for w in "$T"/windows-*; do
-    [ "$(wc -l <"$w")" -eq 6 ]
+    [ "$(wc -l <"$w")" -eq 2 ]
+    [ "$(awk -F '\t' '$1 !~ /-1$/' "$w" | wc -l)" -eq 0 ]
     samples_inside "$w"
   done
-  # in slices: a window a slice, the sampler off between them; one profile
-  # a trial, of its slices
+  # PROFILE_ROUNDS=all, in slices: every trial sampled, a window a slice,
+  # the sampler off between them; one profile a trial, of its slices
   rm -rf "$RESULTS" "$T"/windows-* "$T"/script-*
-  PATH="$T/fake:$PATH" MIN_MEASURE_S=0.4 STEADY_SLICES=2 PRECISION=50 PRECISION_MAX_TRIALS=2 PRECISION_MAX_S=600 NET_PROCS=1 \
+  PATH="$T/fake:$PATH" PROFILE_ROUNDS=all MIN_MEASURE_S=0.4 STEADY_SLICES=2 PRECISION=50 PRECISION_MAX_TRIALS=2 PRECISION_MAX_S=600 NET_PROCS=1 \
     rounds net "$T/a.spec" "$T/b.spec"
   [ "$status" -eq 0 ]
   for v in v1 v2; do
