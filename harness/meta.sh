@@ -62,6 +62,7 @@ virt=${VIRT:-}
 [ -n "$virt" ] || virt=$(os_virt)
 [ -n "$virt" ] || virt=none
 page_reporting=$(os_page_reporting 2>/dev/null) || page_reporting=none
+damon_pageout=$(os_damon_pageout 2>/dev/null) || damon_pageout=none
 # shellcheck source=SCRIPTDIR/blklat.sh
 . "$SHOOTOUT_ROOT/harness/blklat.sh"
 blklat_probe
@@ -135,6 +136,7 @@ jq -n \
   --argjson tools "$tools" --argjson dataset_info "$ds_info" --arg git_commit "$git_commit" \
   --arg start_time "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg virt "$virt" \
   --arg page_reporting "${page_reporting:-none}" \
+  --arg damon_pageout "${damon_pageout:-none}" \
   --arg replay_count "${REPLAY_COUNT:-10000}" --arg replay_conc "${REPLAY_CONC:-100}" \
   --arg replay_keepalive "${REPLAY_KEEPALIVE:-10}" --arg preload "${PRELOAD:-}" \
   --arg serve_socket "$([ "${SERVE_REUSEPORT:-0}" = 1 ] && echo reuseport || echo shared)" \
@@ -147,7 +149,7 @@ jq -n \
     mkfs_opts: $mkfs_opts, mount_opts: $mount_opts, device: $device, target: $target,
     dataset: $dataset, seed: ($seed | tonumber? // $seed), dataset_info: $dataset_info, flush: $flush,
     tools: $tools, git_commit: $git_commit, start_time: $start_time, variant: $variant,
-    virt: $virt, page_reporting: $page_reporting, replay_count: ($replay_count | tonumber? // $replay_count), replay_conc: $replay_conc,
+    virt: $virt, page_reporting: $page_reporting, damon_pageout: $damon_pageout, replay_count: ($replay_count | tonumber? // $replay_count), replay_conc: $replay_conc,
     replay_keepalive: ($replay_keepalive | tonumber? // $replay_keepalive), preload: $preload,
     serve_socket: $serve_socket, client_cpus: $client_cpus, server_cpus: $server_cpus,
     results_on_target: ($results_shares != ""), results_shares: $results_shares,

@@ -131,6 +131,10 @@ def meta_value(v, key):
         # flush or a delete include the host's page faults
         r = str(m.get("page_reporting", ""))
         out = "%s%s" % (m.get("virt", ""), ", free page reporting (%s)" % r if r.startswith("order") else "")
+        # DAMON pages out memory unused for a while: a warm cache can lose
+        # pages between a variant's turns
+        if m.get("damon_pageout") == "on":
+            out += ", DAMON pages out idle memory"
         # the VM lab retried a boot whose guest kernel panicked (lab.sh)
         retries = m.get("boot_retries")
         if isinstance(retries, list) and retries:

@@ -85,6 +85,24 @@ load os-on
   [ "$(on freebsd os_page_reporting)" = none ]
 }
 
+@test "linux: DAMON paging out idle memory: DAMON_RECLAIM, or a running kdamond with a pageout scheme; else none" {
+  sys=$BATS_TEST_TMPDIR/sys
+  k=$sys/kernel/mm/damon/admin/kdamonds/0
+  mkdir -p "$k/contexts/0/schemes/0" "$k/contexts/0/schemes/1" "$sys/module/damon_reclaim/parameters"
+  [ "$(OS_SYSFS=$sys on linux os_damon_pageout)" = none ]
+  # this VM's: a kdamond on, its scheme paging out
+  echo on >"$k/state"
+  echo stat >"$k/contexts/0/schemes/0/action"
+  [ "$(OS_SYSFS=$sys on linux os_damon_pageout)" = none ]
+  echo pageout >"$k/contexts/0/schemes/1/action"
+  [ "$(OS_SYSFS=$sys on linux os_damon_pageout)" = on ]
+  echo off >"$k/state"
+  [ "$(OS_SYSFS=$sys on linux os_damon_pageout)" = none ]
+  echo Y >"$sys/module/damon_reclaim/parameters/enabled"
+  [ "$(OS_SYSFS=$sys on linux os_damon_pageout)" = on ]
+  [ "$(on freebsd os_damon_pageout)" = none ]
+}
+
 @test "linux: the live adapter agrees with findmnt and mountpoint on this host" {
   [ "$(uname -s)" = Linux ] || skip "not Linux"
   command -v findmnt >/dev/null || skip "no findmnt"

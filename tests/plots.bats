@@ -301,7 +301,7 @@ PY
 method_run() {
   local a=$1/r1/h1/ext4 b=$1/r1/h1/xfs t p
   mkdir -p "$a" "$b"
-  printf '{"run_id":"r1","host":"h1","fs":"ext4","os":"debian","virt":"kvm","page_reporting":"order 9","replay_count":10000,"replay_conc":"100 20","replay_keepalive":10,"preload":"dirs"}\n' >"$a/meta.json"
+  printf '{"run_id":"r1","host":"h1","fs":"ext4","os":"debian","virt":"kvm","page_reporting":"order 9","damon_pageout":"on","replay_count":10000,"replay_conc":"100 20","replay_keepalive":10,"preload":"dirs"}\n' >"$a/meta.json"
   printf '{"run_id":"r1","host":"h1","fs":"xfs","os":"debian","virt":"kvm","page_reporting":"none","replay_count":0,"replay_conc":"100","replay_keepalive":10,"boot_retries":[{"boot":6,"oops":"Oops: int3: 0000 [#1] PREEMPT SMP NOPTI","during":"Flush by reboot (trial 1)"}]}\n' >"$b/meta.json"
   {
     printf 'phase\ttrial\tmetric\tvalue\tunit\n'
@@ -346,7 +346,7 @@ method_run() {
   grep -q 'first 10,000 requests, 100 | 20 connections, 10 per connection, preload dirs' "$OUT/index.html"
   grep -q 'whole request list, 100 connections' "$OUT/index.html"
   # a guest that gives freed memory back to its host says so beside virt
-  grep -q '<td>kvm, free page reporting (order 9)</td>' "$OUT/index.html"
+  grep -q '<td>kvm, free page reporting (order 9), DAMON pages out idle memory</td>' "$OUT/index.html"
   # a boot the VM lab retried after a guest kernel panic, likewise
   grep -q '<td>kvm, boot retried after a guest kernel panic</td>' "$OUT/index.html"
 }

@@ -151,6 +151,11 @@ os_has_ipv6() {
   fi
 }
 
+# os_damon_pageout : none (DAMON is Linux's).
+os_damon_pageout() {
+  echo none
+}
+
 # os_page_reporting : none (the BSDs' balloon drivers do not report freed
 # pages to the host).
 os_page_reporting() {

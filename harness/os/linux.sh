@@ -348,6 +348,26 @@ os_page_reporting() {
   fi
 }
 
+# os_damon_pageout : "on" when DAMON pages out memory that has gone unused
+# for a while (DAMON_RECLAIM, or a kdamond with a pageout scheme through
+# /sys/kernel/mm/damon/admin, as a VM's host agent may set up): page cache
+# too, so that a warm cache can lose pages between its uses; else "none".
+# OS_SYSFS (default /sys) is for tests.
+os_damon_pageout() {
+  sys=${OS_SYSFS:-/sys}
+  if [ "$(cat "$sys/module/damon_reclaim/parameters/enabled" 2>/dev/null)" = Y ]; then
+    echo on
+    return 0
+  fi
+  for k in "$sys"/kernel/mm/damon/admin/kdamonds/*; do
+    [ "$(cat "$k/state" 2>/dev/null)" = on ] || continue
+    for sc in "$k"/contexts/*/schemes/*; do
+      [ "$(cat "$sc/action" 2>/dev/null)" != pageout ] || { echo on; return 0; }
+    done
+  done
+  echo none
+}
+
 # ---- the kernel profile (harness/profile.sh, docs/profile.md) ------------
 
 # os_profile_tool HZ : the sampler, as meta.json names it.
