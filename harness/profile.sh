@@ -100,10 +100,12 @@ profile_start() {
     profile_window_on
   fi
   PROFILE_T0=$EPOCHREALTIME
+  profile_note "$(os_profile_tool "$PROFILE_HZ")"
+  # meta.json's profile is the run's first phase's (untar's, sampled
+  # whole); profile_rounds says that the rounds' figures were not
   if [ -n "$PROFILE_CTL" ] && [ "${PROFILE_ROUNDS:-1}" != all ]; then
-    profile_note "$(os_profile_tool "$PROFILE_HZ"), in the first ${PROFILE_ROUNDS:-1} round(s) of each figure (PROFILE_ROUNDS)"
-  else
-    profile_note "$(os_profile_tool "$PROFILE_HZ")"
+    phase_meta_set profile_rounds "${PROFILE_ROUNDS:-1}" ||
+      printf 'profile: cannot write profile_rounds into %s\n' "$RUN_DIR/meta.json" >>"$PHASE_LOG"
   fi
 }
 

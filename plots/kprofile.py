@@ -412,7 +412,7 @@ def report_section(runs, out):
     else:
         said = "The figures of %s were measured with the kernel profile on (%s)%s." % (
             e(", ".join(on)), e(PROFILE_TOOL_NOTE), ", those of %s without it" % e(", ".join(off)) if off else "")
-        if any("(PROFILE_ROUNDS)" in str(v.meta.get("profile", "")) for v in variants):
+        if any(v.meta.get("profile_rounds") for v in variants):
             said += (" In the serve and network rounds only the first round(s) of each figure were sampled "
                      "(PROFILE_ROUNDS), the rounds after measured without the sampler.")
     return ["<h2 id=\"profile\">Kernel profiles</h2>",

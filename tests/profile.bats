@@ -239,6 +239,14 @@ assert profile.changes(a, b, 'self') == [] and profile.changes(a, b, 'children')
 assert sum(a.self_pct.values()) <= 100.0001" >"$T/out.txt"
   cat "$T/out.txt"
   grep -q 'href="profile.html"' "$T/out.txt"
+  grep -q 'measured with the kernel profile on' "$T/out.txt"
+  run grep -c 'PROFILE_ROUNDS' "$T/out.txt"
+  [ "$output" = 0 ]
+  # a phase in rounds that sampled each figure's first round only says so
+  printf '{"run_id": "r", "profile": "perf record -a -g -F 99 -e cpu-clock", "profile_rounds": "1"}\n' >"$RESULTS/r/h/b/meta.json"
+  py "import resultslib, kprofile as profile
+print('\n'.join(profile.report_section([resultslib.load_run('$RESULTS', 'r')], '$T/out2')))" >"$T/out2.txt"
+  grep -q 'In the serve and network rounds only the first round(s) of each figure were sampled (PROFILE_ROUNDS)' "$T/out2.txt"
   p=$T/out/profile.html
   grep -q '<h2 id="profile-untar">untar</h2>' "$p"
   grep -q 'top kernel functions by children share' "$p"

@@ -496,7 +496,7 @@ EOF
     for t in $(rec "$v" serve-cold-1 round | cut -f 1 | tail -n +2); do
       [ ! -e "$(the_run)/$v/profiles/serve-cold-1-$t.folded" ]
     done
-    jq -r .profile "$(the_run)/$v/meta.json" | grep -q 'in the first 1 round(s) of each figure (PROFILE_ROUNDS)$'
+    [ "$(jq -r .profile_rounds "$(the_run)/$v/meta.json")" = 1 ]
   done
   # every sample of each perf lies in one of its own windows (50 ms either
   # side: the switch's answer), none in the other variant's turns; the
@@ -515,6 +515,7 @@ EOF
     rounds net "$T/a.spec" "$T/b.spec"
   [ "$status" -eq 0 ]
   for v in v1 v2; do
+    [ "$(jq -r '.profile_rounds // "none"' "$(the_run)/$v/meta.json")" = none ]
     for t in 1 2; do [ -s "$(the_run)/$v/profiles/net-1-$t.folded" ]; done
     [ "$(rec "$v" net-1 steady_slices | tr '\t\n' ': ')" = "1:2 2:2 " ]
   done
