@@ -75,17 +75,21 @@ cg_net_rps() {
 
 # cg_known_net FAST SLOW DIR COUNT : the slowdown of group SLOW against
 # FAST, measured on its own: cg_net_rps in one, then the other, three times
-# (an 11 KB file.jpg in DIR, made here).  Prints the ratios of the rates
-# (slow / fast): the median, the lowest and the highest.
+# (an 11 KB file.jpg in DIR, made here).  The ratios of the rates (slow /
+# fast) are added to DIR/ratios; prints the median, the lowest and the
+# highest of all the ratios there, so that a second call (after the run
+# that looks for the slowdown) brackets what a change of the machine's load
+# in between did to the known answer.
 cg_known_net() {
-  local f s r=()
+  local f s
   mkdir -p "$3"
-  head -c 11264 /dev/urandom >"$3/file.jpg"
+  [ -s "$3/file.jpg" ] || head -c 11264 /dev/urandom >"$3/file.jpg"
   for _ in 1 2 3; do
     f=$(cg_net_rps "$1" "$3" "$4") && s=$(cg_net_rps "$2" "$3" "$4") || return 1
-    r+=("$(awk -v f="$f" -v s="$s" 'BEGIN { printf "%.4f", s / f }')")
+    awk -v f="$f" -v s="$s" 'BEGIN { printf "%.4f\n", s / f }' >>"$3/ratios"
   done
-  printf '%s\n' "${r[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[2], v[1], v[3] }'
+  sort -g "$3/ratios" | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    printf "%.4f %s %s\n", m, v[1], v[NR] }'
 }
 
 # cg_bin_dir GROUP DIR : DIR gets a wrapper for each tool of BIN that runs it
