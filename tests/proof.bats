@@ -123,6 +123,8 @@ require_tools() {
     run "$ROOT/harness/phase-$p.sh"
     echo "$output"
     [ "$status" -eq 0 ]
+    # no shell error on the way (the first tool's CPU note once printed one)
+    [[ $output != *"No such file or directory"* ]] || { echo "phase-$p printed an error"; false; }
   done
   d=$(the_run)
   for p in untar untar2 serve-cold-1 serve-warm-1 serve-cold-2 serve-warm-2 net-1 delete; do

@@ -10,11 +10,15 @@
 # the same FILE (WORK/NAME.stats), and every trial of a phase's rounds had
 # the CPU figures of its last.
 proof_note_cpu() {
-  local name=$1 prev='' a keep
+  local name=$1 prev='' a keep n
   shift
   for a in "$@"; do
     if [ "$prev" = --stats ] && [ -f "$a" ]; then
-      keep=$WORK/cpu-$(($(wc -l <"$WORK/tool-cpu.tsv" 2>/dev/null || echo 0) + 1)).stats
+      # (tested first: a redirection from a missing file is the shell's
+      # error, printed before the 2>/dev/null after it applies)
+      n=0
+      [ ! -f "$WORK/tool-cpu.tsv" ] || n=$(wc -l <"$WORK/tool-cpu.tsv")
+      keep=$WORK/cpu-$((n + 1)).stats
       cp "$a" "$keep" || harness_die "cannot keep the CPU figures of $name: cannot write $keep"
       printf '%s\t%s\t%s\t%s\n' "$CUR_PHASE" "$name" "$keep" "$CUR_TRIAL" >>"$WORK/tool-cpu.tsv"
     fi
