@@ -20,7 +20,7 @@ lab: all
 test-lab: all
 	$(call deps,lab playbooks test)
 	@mkdir -p build/lab
-	@set -o pipefail; env $(call settings_env,$(LAB_VARS)) sh -c 'LAB_TEST_END=$$(($$(date +%s) + $${LAB_TEST_DEADLINE:-3600})) exec bats --tap tests/lab/lab.bats tests/lab/bisect.bats' </dev/null | \
+	@set -o pipefail; env $(call settings_env,$(LAB_VARS)) sh -c 'LAB_TEST_END=$$(($$(date +%s) + $${LAB_TEST_DEADLINE:-2700})) exec bats --tap tests/lab/lab.bats tests/lab/bisect.bats' </dev/null | \
 	  tee build/lab/test-lab.tap.tmp; \
 	  rc=$$?; mv -f build/lab/test-lab.tap.tmp build/lab/test-lab.tap; exit $$rc
 

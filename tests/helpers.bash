@@ -29,9 +29,9 @@ wait_for_port() {
 
 # lab_deadline : the seconds a lab test file's run may take: what is left of
 # make test-lab's one deadline (LAB_TEST_END, set when its files began) or,
-# run alone, LAB_TEST_DEADLINE (3600); 60 at least.
+# run alone, LAB_TEST_DEADLINE (2700); 60 at least.
 lab_deadline() {
-  local left=${LAB_TEST_DEADLINE:-3600}
+  local left=${LAB_TEST_DEADLINE:-2700}
   [ -z "${LAB_TEST_END:-}" ] || left=$((LAB_TEST_END - $(date +%s)))
   [ "$left" -ge 60 ] || left=60
   echo "$left"
