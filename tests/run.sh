@@ -14,6 +14,8 @@ set -u
 cd "$(dirname "$0")/.." || exit 2
 
 pass=0 fail=0 skip=0
+# The bats suite's deadline in seconds (a file still running then is stopped).
+BATS_SUITE_TIMEOUT=${BATS_SUITE_TIMEOUT:-1800}
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/shootout-tests.XXXXXX")
 trap 'rm -rf "$logdir"' EXIT
 
@@ -141,7 +143,7 @@ bats_suite() {
   local lanes=${BATS_LANES:-2}
   command -v flock >/dev/null 2>&1 || lanes=1
   if [ "$lanes" -le 1 ] || [ ${#files[@]} -le 1 ]; then
-    timeout -k 30 "${BATS_SUITE_TIMEOUT:-1800}" bats --tap --timing "${files[@]}" </dev/null
+    timeout -k 30 "$BATS_SUITE_TIMEOUT" bats --tap --timing "${files[@]}" </dev/null
     return
   fi
   bats_lanes "$lanes" "${files[@]}"
@@ -161,7 +163,7 @@ BATS_SLOW_FIRST='playbooks harness profile bsd-shootout micro-phases proof serve
 bats_lanes() {
   local lanes=$1 f i deadline rc
   shift
-  deadline=$(($(date +%s) + ${BATS_SUITE_TIMEOUT:-1800}))
+  deadline=$(($(date +%s) + BATS_SUITE_TIMEOUT))
   export SHOOTOUT_LANE_LOCK=$logdir/lanes.lock
   : >"$SHOOTOUT_LANE_LOCK"
   # The queue: the slow files first, then the rest by size.
@@ -202,12 +204,12 @@ bats_lane() {
     left=$(($1 - $(date +%s)))
     t0=$(date +%s)
     if [ "$left" -le 0 ]; then
-      echo "not ok - $f not run: the suite's deadline (BATS_SUITE_TIMEOUT=${BATS_SUITE_TIMEOUT:-1800} s) had passed" >"$tap"
+      echo "not ok - $f not run: the suite's deadline (BATS_SUITE_TIMEOUT=$BATS_SUITE_TIMEOUT s) had passed" >"$tap"
     else
       timeout -k 30 "$left" bats --tap --timing "$f" </dev/null >"$tap" 2>&1
       rc=$?
       if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-        echo "not ok - $f stopped at the suite's deadline (BATS_SUITE_TIMEOUT=${BATS_SUITE_TIMEOUT:-1800} s)" >>"$tap"
+        echo "not ok - $f stopped at the suite's deadline (BATS_SUITE_TIMEOUT=$BATS_SUITE_TIMEOUT s)" >>"$tap"
       elif [ "$rc" -ne 0 ] && ! grep -q '^not ok ' "$tap"; then
         echo "not ok - $f: bats exited $rc without reporting a failure" >>"$tap"
       fi

@@ -38,10 +38,10 @@ setup_file() {
   # and CI's 90 minutes have no room for a longer deadline on such a host.
   # (Each test skips, setup below: bats 1.8 takes a skip in setup_file
   # for a failure.)
-  local left
+  local left min=${BISECT_TEST_MIN_S:-1200}
   left=$(lab_deadline)
-  if [ "$left" -lt "${BISECT_TEST_MIN_S:-1200}" ]; then
-    export BISECT_SKIP="only $left s left of make test-lab's deadline (LAB_TEST_DEADLINE), the bisect wants ${BISECT_TEST_MIN_S:-1200}: this host runs TCG slowly"
+  if [ "$left" -lt "$min" ]; then
+    export BISECT_SKIP="only $left s left of make test-lab's deadline (LAB_TEST_DEADLINE), the bisect wants $min: this host runs TCG slowly"
     return 0
   fi
   export TREE=$BATS_FILE_TMPDIR/tree OUT=$BATS_FILE_TMPDIR/out
