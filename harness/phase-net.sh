@@ -11,7 +11,9 @@
 # lives in TARGET/data/.net while the phase runs.  Under harness/rounds.sh
 # (ROUNDS_UP set) each figure is a group of turns with the other variants,
 # one trial a turn, or a trial in STEADY_SLICES slices, each slice a turn
-# (docs/harness.md#rounds).
+# (docs/harness.md#rounds).  A figure's repeats within the phase measure
+# the steady window alone (replay --no-first-pass): the method's first pass
+# is its first trial's.
 set -eu
 SHOOTOUT_ROOT=${SHOOTOUT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -74,14 +76,19 @@ net_serve() {
   serve_httpd "$netdir" "$p" "$bind"
   harness_say "replay /file.jpg $NET_COUNT times over IPv$ip, $NET_CONC connections, $NET_KEEPALIVE per connection, httpd -N $p (trial $CUR_TRIAL)"
   net_args=(-c "$NET_CONC" -k "$NET_KEEPALIVE" -U /file.jpg -n "$NET_COUNT" "${more[@]}")
+  # the method's first pass in this call's first trial of the figure; its
+  # repeats measure the steady window alone (replay --no-first-pass)
+  [ "$CUR_TRIAL" = "$base" ] || [ ${#more[@]} = 0 ] || net_args+=(--no-first-pass)
 }
 net_figures() {
   proc_stop "$HTTPD_GROUP"
   record_stats "$CUR_PHASE" "$CUR_TRIAL" "$WORK/$CUR_PHASE.stats"
   replay_verdict "$CUR_PHASE"
   record "$CUR_PHASE" "$CUR_TRIAL" status 0 exit
-  harness_say "$(stat_value "$WORK/$CUR_PHASE.stats" mbps) MB/s, $(stat_value "$WORK/$CUR_PHASE.stats" rps) req/s"
-  rates+=("$(stat_value "$WORK/$CUR_PHASE.stats" "$(precision_metric "$CUR_PHASE" | sed 's/mbps$/rps/')")")
+  local m
+  m=$(precision_metric "$CUR_PHASE")
+  harness_say "$(stat_value "$WORK/$CUR_PHASE.stats" "$m") MB/s, $(stat_value "$WORK/$CUR_PHASE.stats" "${m%mbps}rps") req/s"
+  rates+=("$(stat_value "$WORK/$CUR_PHASE.stats" "${m%mbps}rps")")
 }
 
 base=$CUR_TRIAL

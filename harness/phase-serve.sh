@@ -14,7 +14,9 @@
 # Records serve-cold-MODE and serve-warm-MODE (for the first CONC;
 # serve-cold-MODE-cCONC and serve-warm-MODE-cCONC for the others): replay's
 # requests failed resets retries timeouts bytes wall_s rps mbps lat_p50_ms
-# lat_p99_ms (and its extras), conc, tool_cpu_share, status; the cold ones
+# lat_p99_ms (and its extras; a warm figure's repeats within the phase
+# measure the steady window alone, replay --no-first-pass, without wall_s,
+# rps, mbps, lat_*), conc, tool_cpu_share, status; the cold ones
 # (and the warm ones in slices) also resident_pct.  Where tcpserver
 # (TCPSERVER; Debian: ucspi-tcp) is missing, the fork ones record "status
 # skipped" and skip_reason instead.
@@ -97,6 +99,9 @@ serve_once() {
 serve_start() {
   local kind=$1 p=$2 c=$3 more=()
   [ "$kind" = cold ] || more=("${warm_args[@]}")
+  # the method's first pass in this call's first warm trial; its repeats
+  # measure the steady window alone (replay --no-first-pass)
+  [ "$kind" = cold ] || [ "$CUR_TRIAL" = "$base" ] || [ ${#more[@]} = 0 ] || more+=(--no-first-pass)
   blklat_switch "$CUR_PHASE"
   serve_httpd "$DATA" "$p" "$BIND_ADDR"
   harness_say "replay $SAMPLER_TOTAL requests, $c connections, $REPLAY_KEEPALIVE per connection ($kind, trial $CUR_TRIAL)"

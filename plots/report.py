@@ -200,11 +200,15 @@ def replay_rows(v):
         metric = next((m for pre, m in REPLAY_PHASES if phase.startswith(pre)), None)
         if metric is None:
             continue
-        n = len(v.values(phase, metric))
+        first = len(v.values(phase, metric))
+        # a repeat measures the steady window alone (replay --no-first-pass)
+        n = max(first, len(v.values(phase, "steady_" + metric)) if metric in ranking.STEADY else 0)
         if not n and phase in skipped:
             rows.append((phase, 0, "-", "-", ["-"] * len(REPLAY_COUNTS), "skipped: " + skipped[phase]))
             continue
         rate = rate_text(v, phase, metric)
+        if 0 < first < n:
+            rate += " (%d of %d trials)" % (first, n)
         steady = rate_text(v, phase, "steady_" + metric) if metric in ranking.STEADY else "-"
         counts = []
         for m, _t in REPLAY_COUNTS:
@@ -230,7 +234,9 @@ def reference_note(v, phase):
 
 
 REFERENCE = "in memory: a reference"
-REPLAY_WORDS = ("First pass: the method's one pass over the request list (rps, mbps; a preload's time). Steady "
+REPLAY_WORDS = ("First pass: the method's one pass over the request list (rps, mbps; a preload's time); a figure "
+                "repeated within a phase has it in its first trial only, the repeats measuring the steady window "
+                "alone ('2 of 10 trials'). Steady "
                 "window: where the replay went round the list for a minimum time (MIN_MEASURE_S), the rate of its "
                 "steady part (steady_rps, steady_mbps), the figure a warm serve or net phase is ranked and drawn "
                 "by; '-' where none was measured (a cold replay is never repeated within a trial). ")

@@ -18,7 +18,7 @@
 static const char usage_text[] =
     "usage: replay [-c CONC] [-k PER_CONN] [-P DEPTH] [-r RETRIES] [-t SECS] [-T SECS]\n"
         "              [-M manifest.tsv] [-u URLFILE [-n COUNT] | -U PATH -n COUNT]\n"
-        "              [--min-time SECS [--slices N [--gate-in FILE --gate-out FILE]]]\n"
+        "              [--min-time SECS [--no-first-pass] [--slices N [--gate-in FILE --gate-out FILE]]]\n"
         "              [--stats FILE] [--series FILE]\n"
         "              HOST:PORT | http://HOST[:PORT]/\n"
         "  -c CONC       connections in parallel (default 100)\n"
@@ -43,6 +43,11 @@ static const char usage_text[] =
         "                those in flight end.  The steady_* figures are of the\n"
         "                requests that ended inside the window; wall_s, rps, mbps\n"
         "                and lat_* stay those of the first pass (as without it)\n"
+        "  --no-first-pass\n"
+        "                with --min-time: no first pass, the list goes round from\n"
+        "                the start and the window opens SECS/10 in (a repeated\n"
+        "                steady figure whose first pass is already measured):\n"
+        "                no wall_s, rps, mbps, lat_* or first_* in --stats\n"
         "  --slices N    take the steady window as N slices of SECS/N (1-1000,\n"
         "                default 1): after each, no new request is sent, those in\n"
         "                flight end and the connections close; then they open\n"
@@ -102,7 +107,7 @@ static void parse_args(int argc, char **argv, struct run *r, struct opts *o) {
       {"stats", required_argument, 0, 'S'}, {"series", required_argument, 0, 'E'},
       {"request-timeout", required_argument, 0, 'T'}, {"min-time", required_argument, 0, 'm'},
       {"slices", required_argument, 0, 'L'}, {"gate-in", required_argument, 0, 'I'},
-      {"gate-out", required_argument, 0, 'O'}, USAGE_LONGOPTS};
+      {"gate-out", required_argument, 0, 'O'}, {"no-first-pass", no_argument, 0, 'F'}, USAGE_LONGOPTS};
   int ch;
   char e[PRINTABLE_SIZE(200)];
   r->conc = 100;
@@ -135,6 +140,7 @@ static void parse_args(int argc, char **argv, struct run *r, struct opts *o) {
     case 'L': r->slices = num("--slices", optarg, 1, 1000); break;
     case 'I': o->gate_in = optarg; break;
     case 'O': o->gate_out = optarg; break;
+    case 'F': r->no_first = 1; break;
     default: break; /* usage_getopt answered the rest */
     }
   }
@@ -142,6 +148,7 @@ static void parse_args(int argc, char **argv, struct run *r, struct opts *o) {
     die(2, optind >= argc ? "missing HOST:PORT" : "too many arguments", " (replay -h lists the options)");
   o->target = argv[optind];
   if (r->slices > 1 && r->min_time <= 0) die(2, "--slices needs --min-time SECS (the window it slices)");
+  if (r->no_first && r->min_time <= 0) die(2, "--no-first-pass needs --min-time SECS (the window measured instead)");
   if (!!o->gate_in != !!o->gate_out) die(2, "--gate-in and --gate-out go together (give both or neither)");
   if (o->gate_in && r->slices < 2) die(2, "--gate-in/--gate-out need --slices N with N at least 2");
   if (!!o->urlfile == !!o->path) die(2, "give either -u URLFILE or -U PATH -n COUNT (replay -h lists the options)");
@@ -219,6 +226,7 @@ int main(int argc, char **argv) {
   if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) diesys(1, "signal");
   if (run_setup(r) != 0) die(1, "out of memory");
   r->t_start = now_mono();
+  if (r->no_first) r->steady = 1, r->t_first = r->t_steady = r->t_start;
   if (o.series && series_open(&r->series, o.series, r->t_start) != 0) diesys(2, "cannot write ", ESC(e1, o.series));
 
   int rc = run_loop(r);

@@ -85,6 +85,7 @@ struct run {
   size_t next;         /* next list entry of this pass never handed out */
   unsigned passes;     /* passes over the list begun */
   int steady;          /* --min-time: the first pass is over, the list goes round */
+  int no_first;        /* --no-first-pass: steady from the start, no first pass's figures */
   int win;             /* the slice's window: 0 before it, 1 open, 2 closed (no new work) */
   unsigned slice;      /* slices begun (1 in the first) */
   struct retry_item *rq;

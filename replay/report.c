@@ -59,12 +59,17 @@ void report_summary(const struct run *r) {
          (unsigned long long)r->finished, (unsigned long long)r->ok, (unsigned long long)r->failed,
          (unsigned long long)r->retried, (unsigned long long)r->resets,
          (unsigned long long)r->timeouts);
-  printf("transfer  %llu bytes in %.3f s, %.1f req/s, %.2f MB/s, %llu connections%s\n",
-         (unsigned long long)r->first_bytes, w, (double)r->first_done / w, (double)r->first_bytes / w / 1e6,
-         (unsigned long long)r->connections, r->min_time > 0 ? " (first pass)" : "");
-  printf("latency   min %.3f p50 %.3f p90 %.3f p99 %.3f max %.3f ms\n", ms(hist_percentile(h, 0)),
-         ms(hist_percentile(h, 50)), ms(hist_percentile(h, 90)), ms(hist_percentile(h, 99)),
-         ms(hist_percentile(h, 100)));
+  if (r->no_first) {
+    printf("transfer  %llu bytes, %llu connections (no first pass)\n", (unsigned long long)r->bytes,
+           (unsigned long long)r->connections);
+  } else {
+    printf("transfer  %llu bytes in %.3f s, %.1f req/s, %.2f MB/s, %llu connections%s\n",
+           (unsigned long long)r->first_bytes, w, (double)r->first_done / w, (double)r->first_bytes / w / 1e6,
+           (unsigned long long)r->connections, r->min_time > 0 ? " (first pass)" : "");
+    printf("latency   min %.3f p50 %.3f p90 %.3f p99 %.3f max %.3f ms\n", ms(hist_percentile(h, 0)),
+           ms(hist_percentile(h, 50)), ms(hist_percentile(h, 90)), ms(hist_percentile(h, 99)),
+           ms(hist_percentile(h, 100)));
+  }
   double sw = window(r);
   char sl[32] = "";
   if (r->slices > 1) snprintf(sl, sizeof sl, ", %u slices", r->slices);
@@ -96,21 +101,24 @@ int report_stats(const struct run *r, const char *path) {
   stats_u64(&s, "connections", r->connections, "count");
   stats_u64(&s, "bytes", r->bytes, "B");
   stats_u64(&s, "wire_bytes", r->wire_bytes, "B");
-  stats_f(&s, "wall_s", w, "s");
-  stats_f(&s, "rps", (double)r->first_done / w, "req/s");
-  stats_f(&s, "mbps", (double)r->first_bytes / w / 1e6, "MB/s");
-  stats_f(&s, "lat_min_ms", ms(hist_percentile(h, 0)), "ms");
-  stats_f(&s, "lat_p50_ms", ms(hist_percentile(h, 50)), "ms");
-  stats_f(&s, "lat_p90_ms", ms(hist_percentile(h, 90)), "ms");
-  stats_f(&s, "lat_p99_ms", ms(hist_percentile(h, 99)), "ms");
-  stats_f(&s, "lat_max_ms", ms(hist_percentile(h, 100)), "ms");
-  stats_f(&s, "lat_mean_ms", hist_mean(h) / 1e6, "ms");
+  /* --no-first-pass: no first pass, none of its figures */
+  if (!r->no_first) {
+    stats_f(&s, "wall_s", w, "s");
+    stats_f(&s, "rps", (double)r->first_done / w, "req/s");
+    stats_f(&s, "mbps", (double)r->first_bytes / w / 1e6, "MB/s");
+    stats_f(&s, "lat_min_ms", ms(hist_percentile(h, 0)), "ms");
+    stats_f(&s, "lat_p50_ms", ms(hist_percentile(h, 50)), "ms");
+    stats_f(&s, "lat_p90_ms", ms(hist_percentile(h, 90)), "ms");
+    stats_f(&s, "lat_p99_ms", ms(hist_percentile(h, 99)), "ms");
+    stats_f(&s, "lat_max_ms", ms(hist_percentile(h, 100)), "ms");
+    stats_f(&s, "lat_mean_ms", hist_mean(h) / 1e6, "ms");
+  }
   double sw = window(r);
-  if (r->min_time > 0) {
+  if (r->min_time > 0 && !r->no_first) {
     stats_u64(&s, "first_requests", r->first_done, "count");
     stats_u64(&s, "first_bytes", r->first_bytes, "B");
-    stats_u64(&s, "passes", r->passes, "count");
   }
+  if (r->min_time > 0) stats_u64(&s, "passes", r->passes, "count");
   if (sw > 0) {
     const struct histogram *sh = &r->steady_hist;
     stats_f(&s, "steady_s", sw, "s");

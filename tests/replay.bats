@@ -450,6 +450,30 @@ site_on_httpd() {
   [[ "$output" == *"bad value for --min-time"* ]]
 }
 
+@test "replay: --no-first-pass measures the steady window alone: no first pass's figures, the window as with one" {
+  site_on_httpd
+  run timeout 60 "$BIN/replay" -c 4 -k 10 -u "$T/requests.txt" -M "$T/manifest.tsv" --min-time 0.5 --slices 2 \
+    --no-first-pass --stats "$T/s.tsv" "127.0.0.1:$PORT"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  # none of the first pass's figures: a repeat whose first pass was measured before
+  for m in wall_s rps mbps lat_p50_ms lat_p99_ms first_requests first_bytes; do
+    ! grep -q "^$m	" "$T/s.tsv" || { echo "metric $m written"; return 1; }
+  done
+  [[ "$output" == *"(no first pass)"* ]]
+  [[ "$output" != *"latency   "* ]]
+  # the window as with a first pass: at least the time asked for, every request checked
+  awk -F'\t' '$1 == "steady_s" { exit !($2 >= 0.5 && $2 < 5) }' "$T/s.tsv"
+  [ "$(metric steady_requests "$T/s.tsv")" -gt 0 ]
+  [ "$(metric steady_slices "$T/s.tsv")" -eq 2 ]
+  [ "$(metric failed "$T/s.tsv")" -eq 0 ]
+  [ "$(metric requests "$T/s.tsv")" -gt "$(metric steady_requests "$T/s.tsv")" ]
+  # without a window there is nothing to measure
+  run "$BIN/replay" --no-first-pass -U / -n 1 127.0.0.1:1
+  [ "$status" -eq 2 ]
+  [ "$output" = "replay: --no-first-pass needs --min-time SECS (the window measured instead)" ]
+}
+
 @test "replay: against bin/httpd too, when it is built" {
   site_on_httpd
   run timeout 30 "$BIN/replay" -c 8 -k 10 -u "$T/requests.txt" -M "$T/manifest.tsv" --stats "$T/s.tsv" "127.0.0.1:$PORT"

@@ -290,6 +290,13 @@ for k in range(1, int(sys.argv[2]) + 1):
     [ "$(rec "$v" net-1 steady_slices | tr '\t\n' ': ')" = "1:4 2:4 " ]
     rec "$v" net-1 steady_s | awk -F '\t' '{ if ($2 < 0.4 || $2 > 1.2) { print "steady_s " $2; bad = 1 } } END { exit bad }'
     grep -q -- '--slices 4 --gate-in ' "$d/$v/logs/net-1-1.log"
+    # the method's first pass in the figure's first trial only: the repeat
+    # measures its window alone
+    [ "$(rec "$v" net-1 first_requests | tr '\t\n' ': ')" = "1:200 " ]
+    [ "$(rec "$v" net-1 rps | cut -f 1)" = 1 ]
+    [ "$(rec "$v" net-1 steady_rps | cut -f 1 | tr '\n' ' ')" = "1 2 " ]
+    [ "$(grep -c -- '--no-first-pass' "$d/$v/logs/net-1-1.log")" = 0 ]
+    grep -q -- '--no-first-pass' "$d/$v/logs/net-1-2.log"
     tools_cpu_own "$v" net-1
   done
   grep -qx 'rounds: net-1 round 1: 4 slices of each of 2 variants, in turn' <<<"$stderr"
@@ -314,6 +321,8 @@ for k in range(1, int(sys.argv[2]) + 1):
     [ "$(rec "$v" serve-warm-1 steady_slices | tr '\t\n' ': ')" = "1:4 2:4 " ]
     [ "$(rec "$v" serve-warm-1 status | tr '\t\n' ': ')" = "1:0 2:0 " ]
     [ "$(rec "$v" serve-warm-1 failed | tr '\t\n' ': ')" = "1:0 2:0 " ]
+    [ "$(rec "$v" serve-warm-1 first_requests | tr '\t\n' ': ')" = "1:200 " ]
+    [ "$(rec "$v" serve-warm-1 steady_rps | cut -f 1 | tr '\n' ' ')" = "1 2 " ]
     grep -q 'warming the cache for the warm trials in slices' "$d/$v/logs/serve-warm-1-1.log"
     # the prime is no trial's: its server's requests are not in trial 1's histograms
     [ "$(awk -F '\t' '$1 == "httpd_ttfb_ns" { s += $4 } END { print s + 0 }' "$d/$v/latency/serve-warm-1-1.tsv")" = \

@@ -66,7 +66,7 @@ proof_record_cpu() {
       }
       for (p in steady) {
         if (p in bwall) wall[p] = bwall[p]
-        else if (p in wall) wall[p] += steady[p]
+        else wall[p] = ((p in wall) ? wall[p] : 0) + steady[p]  # a repeat without a first pass: its window
       }
       close(recs)
     }
