@@ -50,6 +50,9 @@ setup() {
 teardown() {
   ours_stop
   stop_leftovers "$T/"
+  # a failed test shows the end of each phase log (a phase that died, e.g.
+  # "cannot write meta.json: see LOG", says why only there)
+  [ -n "${BATS_TEST_COMPLETED:-}" ] || tail -n 15 "$RESULTS"/*/*/*/logs/*.log 2>/dev/null || true
 }
 
 # spec NAME VARIANT TARGET [KEY=VALUE...] : $T/NAME.spec, a variant of one

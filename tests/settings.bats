@@ -247,3 +247,19 @@ x' run "$ROOT/playbooks/demo.sh"
   run env SHOOTOUT_ROOT="$ROOT" LAB_OS=debian12 DEMO_SIZE=1G REPLAY_COUNT=5 bash -c '. "$SHOOTOUT_ROOT/harness/lib.sh"; . "$SHOOTOUT_ROOT/harness/common/settings.sh"; settings_check harness micro' sh
   [ "$status" -eq 0 ]
 }
+
+@test "settings: the near-miss check's shortcut (bag) never passes by a name dist would call near" {
+  # bag is a lower bound of dist: a pair it rules out is 3 or more edits
+  # apart, so the check names the same settings as with dist alone
+  run awk "$(cat "$ROOT/harness/common/dist.awk")"'BEGIN { srand(7); L = "ABCDE_"
+    for (t = 0; t < 5000; t++) {
+      a = ""; b = ""; la = int(rand() * 9); lb = int(rand() * 9)
+      for (i = 0; i < la; i++) a = a substr(L, int(rand() * 6) + 1, 1)
+      for (i = 0; i < lb; i++) b = b substr(L, int(rand() * 6) + 1, 1)
+      if (bag(a, b) > dist(a, b)) { print a " " b ": bag " bag(a, b) ", dist " dist(a, b); bad++ }
+    }
+    exit bad > 0 }'
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  # and it rules out: two words of other letters
+  [ "$(awk "$(cat "$ROOT/harness/common/dist.awk")"'BEGIN { print bag("REPLAY_COUNT", "NET_SIZE"), bag("NET_CUNT", "NET_COUNT"), bag("CONUT", "COUNT") }')" = "8 1 0" ]
+}

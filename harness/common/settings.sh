@@ -76,7 +76,7 @@ settings_unknown() {
         near = ""; best = 99
         for (s in mine) {
           d = length(v) - length(s)
-          if (d > 2 || d < -2) continue # 3 or more edits apart: not near
+          if (d > 2 || d < -2 || bag(v, s) > 2) continue # 3 or more edits apart: not near
           d = dist(v, s)
           if (d < best || (d == best && s < near)) { best = d; near = s } }
         k = index(v, "_"); l = length(v)
