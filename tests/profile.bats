@@ -120,11 +120,12 @@ py() {
   [ "$output" = "not root (DTrace needs root)" ]
 }
 
-# flush_phase [VAR=VALUE...] : the flush phase (FLUSH=none) on a plain
-# directory, run r1; it must succeed (its output in $T/flush.out).
+# flush_phase [VAR=VALUE...] : the flush phase (FLUSH=none, or
+# FLUSH_METHOD) on a plain directory, run r1; it must succeed (its output in
+# $T/flush.out).
 flush_phase() {
   mkdir -p "$T/target"
-  env "$@" make -C "$ROOT" -s phase-flush TARGET="$T/target" ALLOW_NONMOUNT=1 FLUSH=none RUN_ID=r1 \
+  env "$@" make -C "$ROOT" -s phase-flush TARGET="$T/target" ALLOW_NONMOUNT=1 FLUSH="${FLUSH_METHOD:-none}" RUN_ID=r1 \
     DATASETS_OUT="$T/ds" >"$T/flush.out" 2>&1 || { cat "$T/flush.out"; return 1; }
 }
 
@@ -132,7 +133,10 @@ flush_phase() {
   require_root
   SHOOTOUT_ROOT=$ROOT sh -c '. "$SHOOTOUT_ROOT/harness/os.sh"; os_profile_check' >"$T/why" ||
     skip "this host cannot profile: $(cat "$T/why")"
-  flush_phase PROFILE=1
+  # a phase of a second or so (2 GB of zeros written and deleted):
+  # the sampler starts before the phase's window and ends after it, a fixed
+  # part of a second that a phase of milliseconds would be all of
+  FLUSH_METHOD=prime flush_phase PROFILE=1 PRIME_GB=2
   d=$RESULTS/r1/$HOST/$VARIANT
   [ "$(jq -r .profile "$d/meta.json")" = "perf record -a -g -F 99 -e cpu-clock" ]
   f=$d/profiles/flush-1.folded
