@@ -75,10 +75,8 @@ net_serve() {
   blklat_switch "$CUR_PHASE"
   serve_httpd "$netdir" "$p" "$bind"
   harness_say "replay /file.jpg $NET_COUNT times over IPv$ip, $NET_CONC connections, $NET_KEEPALIVE per connection, httpd -N $p (trial $CUR_TRIAL)"
-  net_args=(-c "$NET_CONC" -k "$NET_KEEPALIVE" -U /file.jpg -n "$NET_COUNT" "${more[@]}")
-  # the method's first pass in this call's first trial of the figure; its
-  # repeats measure the steady window alone (replay --no-first-pass)
-  [ "$CUR_TRIAL" = "$base" ] || [ ${#more[@]} = 0 ] || net_args+=(--no-first-pass)
+  replay_steady_args "$CUR_TRIAL" "$base"
+  net_args=(-c "$NET_CONC" -k "$NET_KEEPALIVE" -U /file.jpg -n "$NET_COUNT" "${STEADY_ARGS[@]}")
 }
 net_figures() {
   proc_stop "$HTTPD_GROUP"
@@ -92,8 +90,6 @@ net_figures() {
 }
 
 base=$CUR_TRIAL
-more=()
-[ "$MIN_MEASURE_S" = 0 ] || more=(--min-time "$MIN_MEASURE_S")
 for p in $NET_PROCS; do
   for ip in 4 6; do
     CUR_TRIAL=$base

@@ -80,8 +80,6 @@ SAMPLER_TOTAL=$REPLAY_TOTAL
 
 method=$FLUSH
 base=$CUR_TRIAL
-warm_args=()
-[ "$MIN_MEASURE_S" = 0 ] || warm_args=(--min-time "$MIN_MEASURE_S")
 
 # serve_once KIND P CONC : one replay of KIND (cold or warm) against a
 # fresh server of mode P (so that its CPU time is this replay's), its
@@ -98,10 +96,10 @@ serve_once() {
 # records, and the server stopped.
 serve_start() {
   local kind=$1 p=$2 c=$3 more=()
-  [ "$kind" = cold ] || more=("${warm_args[@]}")
-  # the method's first pass in this call's first warm trial; its repeats
-  # measure the steady window alone (replay --no-first-pass)
-  [ "$kind" = cold ] || [ "$CUR_TRIAL" = "$base" ] || [ ${#more[@]} = 0 ] || more+=(--no-first-pass)
+  if [ "$kind" != cold ]; then
+    replay_steady_args "$CUR_TRIAL" "$base"
+    more=("${STEADY_ARGS[@]}")
+  fi
   blklat_switch "$CUR_PHASE"
   serve_httpd "$DATA" "$p" "$BIND_ADDR"
   harness_say "replay $SAMPLER_TOTAL requests, $c connections, $REPLAY_KEEPALIVE per connection ($kind, trial $CUR_TRIAL)"

@@ -226,7 +226,10 @@ int main(int argc, char **argv) {
   if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) diesys(1, "signal");
   if (run_setup(r) != 0) die(1, "out of memory");
   r->t_start = now_mono();
-  if (r->no_first) r->steady = 1, r->t_first = r->t_steady = r->t_start;
+  if (r->no_first) { /* the steady part from the start: no first pass */
+    r->steady = 1;
+    r->t_first = r->t_steady = r->t_start;
+  }
   if (o.series && series_open(&r->series, o.series, r->t_start) != 0) diesys(2, "cannot write ", ESC(e1, o.series));
 
   int rc = run_loop(r);

@@ -55,6 +55,18 @@ replay_run() {
   replay_check "$name"
 }
 
+# replay_steady_args TRIAL FIRST : the options of a warm serve or net
+# replay, its steady window (MIN_MEASURE_S; none with 0), into STEADY_ARGS:
+# --min-time, and --no-first-pass unless TRIAL is FIRST, the figure's first
+# trial in this phase: the method's first pass is measured there, its
+# repeats measure the window alone.
+replay_steady_args() {
+  STEADY_ARGS=()
+  [ "$MIN_MEASURE_S" != 0 ] || return 0
+  STEADY_ARGS=(--min-time "$MIN_MEASURE_S")
+  [ "$1" = "$2" ] || STEADY_ARGS+=(--no-first-pass)
+}
+
 # replay_local REPLAY-ARGS... : the arguments of a replay on this host
 # into REPLAY_LOCAL: a file named @FILE (copied first to a remote client) is
 # FILE.
