@@ -116,7 +116,7 @@ run_playbook() {
   local log=$1 progress=$2 pid rc=0
   shift 2
   : >"$progress"
-  ANSIBLE_DISPLAY_SKIPPED_HOSTS=false ANSIBLE_NOCOLOR=1 ansible-playbook "$@" -e "shootout_progress=$PWD/$progress" \
+  ANSIBLE_CONFIG=${ANSIBLE_CONFIG:-$PWD/ansible.cfg} ANSIBLE_DISPLAY_SKIPPED_HOSTS=false ANSIBLE_NOCOLOR=1 ansible-playbook "$@" -e "shootout_progress=$PWD/$progress" \
     >"$log" 2>&1 &
   pid=$!
   tail -n +1 -F --pid="$pid" "$progress" 2>/dev/null | progress_lines "$EPOCHSECONDS"

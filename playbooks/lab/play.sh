@@ -19,7 +19,10 @@ ansible_run() {
   # Pipelining: one ssh round trip per task (each costs seconds under TCG);
   # profile_tasks (when ansible.posix is installed) shows where time goes.
   # shellcheck disable=SC2086 # LAB_ANSIBLE_ARGS is a list of arguments
-  ANSIBLE_HOST_KEY_CHECKING=False ANSIBLE_RETRY_FILES_ENABLED=False ANSIBLE_PIPELINING=True \
+  # The checkout's ansible.cfg: a controller that does not busy-poll (the
+  # guests' TCG shares this machine's CPUs with it).
+  ANSIBLE_CONFIG=${ANSIBLE_CONFIG:-$ROOT/ansible.cfg} \
+    ANSIBLE_HOST_KEY_CHECKING=False ANSIBLE_RETRY_FILES_ENABLED=False ANSIBLE_PIPELINING=True \
     ANSIBLE_LOG_PATH=$LAB_STATE/ansible.log \
     ANSIBLE_CALLBACKS_ENABLED=${ANSIBLE_CALLBACKS_ENABLED:-ansible.posix.profile_tasks} \
     bg ansible-playbook -i "$inv" -e "shootout_run_id=$RUN_ID" "$@" ${LAB_ANSIBLE_ARGS:-} "$LAB_PLAYBOOK"
