@@ -4,6 +4,7 @@
 #
 #   sampler.sh -o SERIES -t TARGET [-s TOOL_SERIES [-d] | -m statfs | -m none]
 #              [-F FILES] [-B BYTES] [-R REQUESTS] [-L LABEL] [-p PID] [-i SECS]
+#              [-A FILE]
 #   sampler.sh --device TARGET     print the name of TARGET's disk, or none
 #
 # Metrics (per sample):
@@ -24,11 +25,18 @@
 # not have is left out.
 # -F/-B/-R give the totals: on a terminal the sampler then shows progress
 # (done, rate, ETA) on stderr; it is quiet otherwise.  It stops on TERM or
-# INT (after a last sample), or when process PID (-p) has gone.
+# INT (after a last sample), or when process PID (-p) has gone.  USR1
+# pauses it (a trial in slices while the other variants take theirs,
+# harness/common/slices.sh): a sample of the interval so far, then none and
+# no reads until USR2, which goes on from a new baseline; with -A FILE the
+# sampler creates FILE once paused.  A pause is a gap in t_s, and no
+# sample's interval spans one.
 set -eu
 # A stop request that comes while we start up still gets its one sample.
-stop=0 sp=''
+stop=0 sp='' paused=0 pausing=0 rebase=0
 trap 'stop=1; [ -z "$sp" ] || kill "$sp" 2>/dev/null || true' TERM INT HUP
+trap 'pausing=1; [ -z "$sp" ] || kill "$sp" 2>/dev/null || true' USR1
+trap 'pausing=0 paused=0 rebase=1; [ -z "$sp" ] || kill "$sp" 2>/dev/null || true' USR2
 
 usage() {
   sed -n '2,/^set -eu/{/^set -eu/d;s/^# \{0,1\}//;p}' "$0"
@@ -52,8 +60,8 @@ if [ "${1:-}" = --device ]; then
 fi
 
 out='' target='' tool_series='' mode=statfs total_files=0 total_bytes=0 total_reqs=0
-label=sampler parent='' interval=1 deltas=0
-while getopts 'o:t:s:dm:F:B:R:L:p:i:h' opt; do
+label=sampler parent='' interval=1 deltas=0 ack=''
+while getopts 'o:t:s:dm:F:B:R:L:p:i:A:h' opt; do
   case $opt in
     o) out=$OPTARG ;;
     t) target=$OPTARG ;;
@@ -66,6 +74,7 @@ while getopts 'o:t:s:dm:F:B:R:L:p:i:h' opt; do
     L) label=$OPTARG ;;
     p) parent=$OPTARG ;;
     i) interval=$OPTARG ;;
+    A) ack=$OPTARG ;;
     h) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
   esac
@@ -207,13 +216,17 @@ sample() {
   [ "$show" = 0 ] || progress_line
 }
 
-# The baseline.
+# baseline : the counters the next sample's intervals start from.
+baseline() {
+  read_cpu
+  read_disk
+  PREV_R=$DISK_R PREV_W=$DISK_W PREV_IO=$DISK_IO
+  PREV_TOTAL=$CPU_TOTAL PREV_IDLE=$CPU_IDLE PREV_WAIT=$CPU_WAIT
+}
+
 now_ms
 T0=$NOW_MS
-read_cpu
-read_disk
-PREV_R=$DISK_R PREV_W=$DISK_W PREV_IO=$DISK_IO
-PREV_TOTAL=$CPU_TOTAL PREV_IDLE=$CPU_IDLE PREV_WAIT=$CPU_WAIT
+baseline
 BASE_BYTES=0 BASE_FILES=0
 if [ "$mode" != none ]; then
   read_statfs
@@ -221,13 +234,25 @@ if [ "$mode" != none ]; then
 fi
 
 while :; do
-  if [ "$stop" = 0 ]; then
+  if [ "$stop" = 0 ] && [ "$pausing" = 0 ]; then
     sleep "$interval" &
     sp=$!
     wait "$sp" || true
     sp=''
   fi
-  sample
+  if [ "$pausing" = 1 ]; then
+    # the interval up to the pause (none when paused already, or just resumed)
+    [ "$paused" = 1 ] || [ "$rebase" = 1 ] || sample
+    pausing=0 paused=1 rebase=0
+    [ -z "$ack" ] || echo paused >"$ack" || true
+  elif [ "$paused" = 1 ]; then
+    :
+  elif [ "$rebase" = 1 ]; then
+    rebase=0
+    baseline
+  else
+    sample
+  fi
   [ "$stop" = 0 ] || break
   if [ -n "$parent" ] && ! kill -0 "$parent" 2>/dev/null; then break; fi
 done

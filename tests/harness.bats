@@ -338,6 +338,33 @@ has_16mb() {
   [[ $line =~ ^sampler:\ 7/1000\ files\ \(0%\),\ 7\.0\ MB,\ [0-9]+(\.[0-9])?\ files/s,\ [0-9.]+\ (ms|s),\ ETA\ [0-9]+(\.[0-9])?\ (ms|s|min\ [0-9]{2}\ s|h\ [0-9]{2}\ min)\ *$ ]]
 }
 
+# lines_over FILE PATTERN N : FILE has more than N lines matching PATTERN.
+lines_over() {
+  local n
+  n=$(grep -c -- "$2" "$1" 2>/dev/null) || :
+  [ "${n:-0}" -gt "$3" ]
+}
+
+@test "sampler: USR1 pauses it after a sample of the interval so far (-A: then a file says so), USR2 goes on from a new baseline: a gap, no sample across it" {
+  mkdir -p "$T/d"
+  "$ROOT/harness/sampler.sh" -o "$T/s.tsv" -t "$T/d" -i 0.2 -A "$T/paused" 3>&- &
+  pid=$!
+  POLL_STEP=0.05 poll_until 10 lines_over "$T/s.tsv" cpu_busy_pct 1
+  kill -USR1 "$pid"
+  wait_for_file "$T/paused" 5
+  n=$(wc -l <"$T/s.tsv")
+  # five intervals' time: no sample while paused
+  sleep 1
+  [ "$(wc -l <"$T/s.tsv")" = "$n" ]
+  kill -USR2 "$pid"
+  POLL_STEP=0.05 poll_until 10 lines_over "$T/s.tsv" . "$n"
+  kill -TERM "$pid"
+  wait_for_exit "$pid" 5
+  # the first sample after the pause is an interval after the resume, more
+  # than a second after the pause's own
+  awk -F '\t' '$2 == "cpu_busy_pct" { t[++k] = $1 } END { for (i = 2; i <= k; i++) if (t[i] - t[i - 1] > g) g = t[i] - t[i - 1]; print g; exit !(g >= 1.2) }' "$T/s.tsv" || { cat "$T/s.tsv"; false; }
+}
+
 @test "sampler: stops by itself when the phase it watches is gone" {
   mkdir -p "$T/d"
   sleep 30 3>&- &

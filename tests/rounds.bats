@@ -301,6 +301,10 @@ for k in range(1, int(sys.argv[2]) + 1):
     [ "$(grep -c -- '--no-first-pass' "$d/$v/logs/net-1-1.log")" = 0 ]
     grep -q -- '--no-first-pass' "$d/$v/logs/net-1-2.log"
     tools_cpu_own "$v" net-1
+    # its per-second series: a sample at the end of each slice (the sampler
+    # pauses while the other variant measures), none left unpaused
+    [ "$(grep -c $'\tcpu_busy_pct\t' "$d/$v/series/net-1-2.tsv")" -ge 4 ]
+    ! grep -q 'sampler: did not pause' "$d/$v/logs/net-1-2.log"
   done
   grep -qx 'rounds: net-1 round 1: 4 slices of each of 2 variants, in turn' <<<"$stderr"
   grep -qx 'rounds: net-1 stops after round 2: 2 rounds in the run (PRECISION_MAX_TRIALS=2)' <<<"$stderr"

@@ -11,8 +11,9 @@ sampler_start() {
   local name=$1 out
   shift
   out=$(series_file "$name" "$CUR_TRIAL")
+  SAMPLER_SERIES=$out
   KEEP_STDERR=1 proc_start SAMPLER_GROUP "$HARNESS/sampler.sh" -o "$out" \
-    -t "$TARGET" -p "$$" -L "$name" "$@"
+    -t "$TARGET" -p "$$" -L "$name" -A "$WORK/sampler.paused" "$@"
   # Until it has opened its series (then a stop still gets its last
   # sample): a phase of a few milliseconds would stop it while it starts.
   POLL_STEP=0.01 poll_until 5 sampler_opened "$out" "$SAMPLER_GROUP" || true
@@ -22,6 +23,35 @@ sampler_start() {
 
 # sampler_opened SERIES PID : the sampler has opened SERIES, or has died.
 sampler_opened() {
+  [ -e "$1" ] || ! kill -0 "$2" 2>/dev/null
+}
+
+# sampler_pause / sampler_resume : the per-second series of a trial in
+# slices pauses while the other variants take their turns, and goes on
+# (harness/sampler.sh's USR1 and USR2): their slices are no samples of
+# this trial's, and a paused sampler takes no CPU from theirs (each read
+# /proc and forked a few processes a second: 1.5% of a CPU a variant).
+# The pause waits until the sampler has taken the slice's last sample (2 s,
+# else a line in the phase's log).  Only a sampler that has opened its
+# series: it traps the signals by then.
+sampler_pause() {
+  local ack=$WORK/sampler.paused
+  sampler_running || return 0
+  rm -f "$ack"
+  kill -USR1 "$SAMPLER_GROUP" 2>/dev/null || return 0
+  POLL_STEP=0.005 poll_until 2 sampler_paused "$ack" "$SAMPLER_GROUP" ||
+    printf 'sampler: did not pause within 2 s\n' >>"$PHASE_LOG"
+  rm -f "$ack"
+}
+sampler_resume() {
+  sampler_running || return 0
+  kill -USR2 "$SAMPLER_GROUP" 2>/dev/null || :
+}
+sampler_running() {
+  [ -n "${SAMPLER_GROUP:-}" ] && [ -e "${SAMPLER_SERIES:-}" ]
+}
+# sampler_paused ACK PID : the sampler has paused, or has died.
+sampler_paused() {
   [ -e "$1" ] || ! kill -0 "$2" 2>/dev/null
 }
 

@@ -8,9 +8,10 @@
 # slices.  Slice 1 starts the replay (its first pass, the method's figure,
 # then the first slice of the window); between slices the replay has
 # nothing in flight and no connection open, and waits on its gate (two
-# FIFOs in WORK); slice N ends it.  The time budget and the profile count
-# the variant's own slices only (budget_pause, profile_pause); the
-# per-second series runs through the whole trial.
+# FIFOs in WORK); slice N ends it.  The time budget, the profile and the
+# per-second series count the variant's own slices only (budget_pause,
+# profile_pause, sampler_pause): the series has a gap where the others
+# measured.
 
 # The replay of the trial in slices: its pid (also TOOL_PID, so that an
 # interrupt stops it), the gate's FIFOs (held read-write here), its figures.
@@ -30,6 +31,7 @@ slice_turn() {
     [ -n "$SLICE_PID" ] || harness_die "slice $TURN_SLICE of $name's trial $CUR_TRIAL: its replay was never started (slice 1)"
     budget_resume
     profile_resume
+    sampler_resume
     printf 'go\n' >&"$SLICE_IN_FD" || harness_die "cannot write to the replay's gate $WORK/gate.in"
   fi
   slice_wait "$name"
@@ -73,6 +75,7 @@ slice_wait() {
       [ "$part" = "paused $TURN_SLICE" ] ||
         harness_die "the replay's gate said '$part' after slice $TURN_SLICE of $TURN_SLICES: want 'paused $TURN_SLICE'"
       profile_pause
+      sampler_pause
       budget_pause
       return 1
     fi
