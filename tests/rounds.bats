@@ -436,10 +436,16 @@ for k in range(1, int(sys.argv[2]) + 1):
   # v2's phase killed outright in round 2 or 3: v1 goes on alone to the trial cap
   rm -rf "$RESULTS"
   rounds_bg 6 serve "$T/a.spec" "$T/b.spec"
+  # v2's phase script itself: of the processes running it (its subshells,
+  # e.g. a watcher, run it too), the one whose parent does not
   v2=$(for p in $(ours); do
     tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx VARIANT=v2 && grep -q phase-serve "/proc/$p/cmdline" 2>/dev/null && echo "$p"
-  done | head -n 1)
-  [ -n "$v2" ]
+  done || :)
+  v2=$(for p in $v2; do
+    grep -qx "$(awk '$1 == "PPid:" { print $2 }' "/proc/$p/status" 2>/dev/null)" <<<"$v2" || echo "$p"
+  done || :)
+  echo "v2's phase: $v2"
+  [ -n "$v2" ] && [ "$(wc -w <<<"$v2")" = 1 ]
   kill -KILL "$v2"
   rounds_end
   [ "$rc" -eq 1 ]
