@@ -67,23 +67,24 @@ loopdev() {
   done
 }
 
-@test "the checkout's ansible.cfg: a controller waiting on a task takes almost no CPU (it runs on the host under test with make demo)" {
+@test "the checkout's ansible.cfg: a controller waiting on a task takes a third of the CPU Ansible's default takes (it runs on the host under test with make demo)" {
   require_cmd ansible-playbook
-  printf -- '- hosts: localhost\n  gather_facts: false\n  tasks:\n    - command: sleep 4.0417\n' >"$tmp/wait.yml"
+  printf -- '- hosts: localhost\n  gather_facts: false\n  tasks:\n    - command: sleep 6.0417\n' >"$tmp/wait.yml"
   # from the checkout, as a user runs it (Ansible's default polled every
-  # 1 ms: 10% of a CPU here, 20 ticks in these 2 s)
+  # 1 ms: 10% of a CPU here, 30 ticks in these 3 s; the checkout's 10 ms
+  # about 10)
   cd "$ROOT"
   env -u ANSIBLE_CONFIG ansible-playbook -i localhost, -c local "$tmp/wait.yml" >"$tmp/wait.log" 2>&1 &
   local p=$! a b
   # until the task runs (its command is this test's own)
-  poll_until 30 pgrep -xf "sleep 4.0417"
+  poll_until 30 pgrep -xf "sleep 6.0417"
   a=$(awk '{ print $14 + $15 }' "/proc/$p/stat")
-  sleep 2
+  sleep 3
   b=$(awk '{ print $14 + $15 }' "/proc/$p/stat")
   wait "$p"
-  echo "controller ticks in 2 s: $((b - a))"
-  [ $((b - a)) -le 5 ]
-  [ "$(ansible-config dump --only-changed | grep -c '^DEFAULT_INTERNAL_POLL_INTERVAL(.*) = 0.1$')" = 1 ]
+  echo "controller ticks in 3 s: $((b - a))"
+  [ $((b - a)) -le 18 ]
+  [ "$(ansible-config dump --only-changed | grep -c '^DEFAULT_INTERNAL_POLL_INTERVAL(.*) = 0.01$')" = 1 ]
 }
 
 @test "render.yml in check mode shows every OS family's commands for example-lab.yml, contacting no host" {

@@ -19,7 +19,7 @@ ansible_run() {
   # Pipelining: one ssh round trip per task (each costs seconds under TCG);
   # profile_tasks (when ansible.posix is installed) shows where time goes.
   # shellcheck disable=SC2086 # LAB_ANSIBLE_ARGS is a list of arguments
-  # The checkout's ansible.cfg: a controller that does not busy-poll (the
+  # The checkout's ansible.cfg: a controller that polls less (the
   # guests' TCG shares this machine's CPUs with it).
   ANSIBLE_CONFIG=${ANSIBLE_CONFIG:-$ROOT/ansible.cfg} \
     ANSIBLE_HOST_KEY_CHECKING=False ANSIBLE_RETRY_FILES_ENABLED=False ANSIBLE_PIPELINING=True \
