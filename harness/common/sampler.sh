@@ -11,18 +11,19 @@ sampler_start() {
   local name=$1 out
   shift
   out=$(series_file "$name" "$CUR_TRIAL")
-  SAMPLER_SERIES=$out
+  SAMPLER_SERIES=$out SAMPLER_ACK=$WORK/sampler.paused
   KEEP_STDERR=1 proc_start SAMPLER_GROUP "$HARNESS/sampler.sh" -o "$out" \
-    -t "$TARGET" -p "$$" -L "$name" -A "$WORK/sampler.paused" "$@"
+    -t "$TARGET" -p "$$" -L "$name" -A "$SAMPLER_ACK" "$@"
   # Until it has opened its series (then a stop still gets its last
   # sample): a phase of a few milliseconds would stop it while it starts.
-  POLL_STEP=0.01 poll_until 5 sampler_opened "$out" "$SAMPLER_GROUP" || true
+  POLL_STEP=0.01 poll_until 5 sampler_wrote "$out" "$SAMPLER_GROUP" || true
   profile_start "$name"
   budget_begin "$name"
 }
 
-# sampler_opened SERIES PID : the sampler has opened SERIES, or has died.
-sampler_opened() {
+# sampler_wrote FILE PID : the sampler has made FILE (its series once
+# opened, its pause's mark once paused), or has died.
+sampler_wrote() {
   [ -e "$1" ] || ! kill -0 "$2" 2>/dev/null
 }
 
@@ -35,13 +36,12 @@ sampler_opened() {
 # else a line in the phase's log).  Only a sampler that has opened its
 # series: it traps the signals by then.
 sampler_pause() {
-  local ack=$WORK/sampler.paused
   sampler_running || return 0
-  rm -f "$ack"
+  rm -f "$SAMPLER_ACK"
   kill -USR1 "$SAMPLER_GROUP" 2>/dev/null || return 0
-  POLL_STEP=0.005 poll_until 2 sampler_paused "$ack" "$SAMPLER_GROUP" ||
+  POLL_STEP=0.005 poll_until 2 sampler_wrote "$SAMPLER_ACK" "$SAMPLER_GROUP" ||
     printf 'sampler: did not pause within 2 s\n' >>"$PHASE_LOG"
-  rm -f "$ack"
+  rm -f "$SAMPLER_ACK"
 }
 sampler_resume() {
   sampler_running || return 0
@@ -49,10 +49,6 @@ sampler_resume() {
 }
 sampler_running() {
   [ -n "${SAMPLER_GROUP:-}" ] && [ -e "${SAMPLER_SERIES:-}" ]
-}
-# sampler_paused ACK PID : the sampler has paused, or has died.
-sampler_paused() {
-  [ -e "$1" ] || ! kill -0 "$2" 2>/dev/null
 }
 
 # sampler_stop : the budget's part ends (budget_end), the sampler takes its
