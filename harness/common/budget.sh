@@ -8,9 +8,9 @@
 # its tools, servers and sampler).  The tools' own user and sys come from
 # their --stats (proof_record_cpu).
 #
-# A busy machine is seen: the user and system time of the host less the
-# phase's tree and the kernel's threads is CPU that processes outside the
-# phase took during its window (budget_outside_cpu_s); with the time the
+# A busy machine is seen: the user, system and interrupt time of the host
+# less the phase's tree and the kernel's threads is CPU that processes
+# outside the phase took during its window (budget_outside_cpu_s); with the time the
 # hypervisor stole (budget_steal_s) above DISTURBED_PCT percent of the
 # window's CPU time (wall x CPUs), the trial is recorded disturbed 1
 # (docs/formats.md#records, "Disturbed trials").
@@ -129,9 +129,15 @@ budget_records() {
         if (k < 0) k = 0
         rec("kthreads_s", sprintf("%.2f", k / hz), "s")
       }
-      # outside the phase: the host user + system less its tree and the kernel threads
+      # outside the phase: the host user + system + interrupts less its tree
+      # and the kernel threads.  The interrupts too: Linux counts a tick that
+      # lands in an interrupt or softirq to the irq or softirq of /proc/stat
+      # and to the stime of the task it interrupted, so the network work of a
+      # loopback replay (softirq, run in the context of the sender) is in the
+      # ticks of the tree and not in the system time of the host: without
+      # them the outside CPU came out a quarter of a CPU low and read 0.
       if (hz + 0 > 0 && nc == 7 && c0[1] != "-" && c0[2] != "-" && x[5] != "" && y[5] != "" && wall > 0) {
-        o = (c1[1] + c1[2] - c0[1] - c0[2]) - (y[5] - x[5]) - k
+        o = (c1[1] + c1[2] - c0[1] - c0[2]) + (c0[3] != "-" && c1[3] != "-" ? c1[3] - c0[3] : 0) - (y[5] - x[5]) - k
         if (o < 0) o = 0
         st = (c0[6] != "-" && c1[6] != "-") ? c1[6] - c0[6] : 0
         rec("outside_cpu_s", sprintf("%.2f", o / hz), "s")
