@@ -27,7 +27,7 @@ import charts
 import stats as statslib
 from budget import phase_verdict, prefix_of
 from resultslib import NOISE_MIN, NOT_FLUSHABLE, cold_phase, memory_fs, noise_label, spread, stats, trial_count
-from resultslib import Error, check_mergeable, disturbed_note, disturbed_trials
+from resultslib import Error, check_mergeable, disturbed_left_out, disturbed_note, disturbed_trials
 from stats import direction, estimate, mde_pct, ranked_metric as figure
 
 COLUMNS = ["run", "host", "variant", "fs", "phase", "metric", "unit", "trials", "median", "min", "max",
@@ -90,7 +90,7 @@ def notes(v, phase, n, trials, troubles, metric=""):
     out += troubles.get(phase, [])
     out.append(noise_label(trials))
     busy = disturbed_note(v, phase, metric)
-    out.append(busy + (", left out" if busy and not busy.endswith("theirs") else ""))
+    out.append(busy + (", left out" if disturbed_left_out(v, phase, metric) else ""))
     return "; ".join(x for x in out if x)
 
 

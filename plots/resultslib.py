@@ -32,6 +32,7 @@ class Variant:
         self.skips = []  # (phase, trial, reason): phases the host could not run (no IPv6, ...)
         self.invalid = {}  # (phase, trial): why its figures are not valid (failed requests)
         self.disturbed = set()  # (phase, trial, flag) the harness marked disturbed (disturbed_flag)
+        self.kept = set()  # (phase, flag) whose disturbed trials values() keeps (keep_disturbed)
         self._load()
 
     def _load(self):
@@ -122,9 +123,11 @@ class Variant:
     def values(self, phase, metric, invalid=False):
         """Numeric values of PHASE/METRIC, one per trial (the last if repeated);
         an invalid trial's (self.invalid) only with INVALID; a disturbed one's
-        (self.disturbed: the machine was busy) only with INVALID or when every
+        (self.disturbed: the machine was busy) only with INVALID, when every
         valid trial is disturbed (a figure of a busy machine, disturbed_note
-        says so, rather than none)."""
+        says so, rather than none) or when the run's variants had too few
+        undisturbed trials of the phase to leave them out (self.kept,
+        keep_disturbed)."""
         by_trial = self._by_trial(phase, metric, invalid)
         return [by_trial[t] for t in sorted(by_trial)]
 
@@ -135,7 +138,7 @@ class Variant:
         for t, v, _u in self.metrics(phase).get(metric, ()):
             if num(v) is not None and (invalid or (phase, t) not in self.invalid):
                 valid[t] = num(v)
-                if invalid or (phase, t, flag) not in self.disturbed:
+                if invalid or (phase, t, flag) not in self.disturbed or (phase, flag) in self.kept:
                     calm[t] = num(v)
         return calm or valid
 
@@ -189,6 +192,7 @@ class Run:
                 vpath = inside(hpath, var)
                 if vpath and any(os.path.lexists(os.path.join(vpath, f)) for f in ("records.tsv", "meta.json")):
                     self.variants.append(Variant(name, host, var, vpath))
+        keep_disturbed(self.variants)
 
 
 def list_runs(results):
@@ -363,18 +367,55 @@ def disturbed_trials(v, phase, metric=""):
     return sum(1 for x in marks.values() if x == 1), len(marks)
 
 
+# The fewest undisturbed trials of a phase each ranked variant keeps for
+# its disturbed ones to be left out (keep_disturbed).
+CALM_MIN = 2
+
+
+def keep_disturbed(variants):
+    """Leaves the disturbed trials of a phase in the figures of all the
+    VARIANTS of a run (Variant.kept; the memory reference's too) when one of
+    the ranked ones (not memory_fs) would keep fewer than CALM_MIN
+    undisturbed trials of it (or none, of one).  Leaving them out then
+    would compare one variant's calm figure with another's disturbed one
+    (the slower: a difference the machine made), or a single trial with
+    the others: the same rule for every variant of a phase keeps the
+    comparison fair, and a machine busy throughout shows as wide
+    intervals, its disturbed trials named."""
+    ranked = [v for v in variants if not memory_fs(v)]
+    short = set()
+    for v in ranked:
+        for flag in ("disturbed", "sync_disturbed"):
+            for phase in v.phases():
+                marks = {t for t, _val, _u in v.metrics(phase).get(flag, ()) if (phase, t) not in v.invalid}
+                calm = [t for t in marks if (phase, t, flag) not in v.disturbed]
+                if marks and len(calm) < min(CALM_MIN, len(marks)):
+                    short.add((phase, flag))
+    for v in variants:
+        v.kept = {(p, f) for p, f in short if any(d[0] == p and d[2] == f for d in v.disturbed)}
+
+
+def disturbed_left_out(v, phase, metric=""):
+    """Whether values() leaves out the disturbed trials of PHASE of V for
+    METRIC: some are, not all, and the run did not keep them (keep_disturbed)."""
+    bad, marked = disturbed_trials(v, phase, metric)
+    return 0 < bad < marked and (phase, disturbed_flag(metric)) not in v.kept
+
+
 def disturbed_note(v, phase, metric=""):
     """ "2 of 7 trials disturbed: machine busy" when the harness marked
     trials of PHASE of variant V disturbed for METRIC (`PHASE TRIAL
     disturbed 1`, or sync_disturbed: processes outside the phase or the
     hypervisor took CPU time; their figures are left out), with ", the
-    figure is theirs" when every trial was (Variant.values keeps them then),
-    else "" (also for runs from before the mark)."""
+    figure is theirs" when every trial was (Variant.values keeps them then)
+    and ", kept: too few undisturbed trials in the phase" when the run kept
+    them (keep_disturbed), else "" (also for runs from before the mark)."""
     bad, marked = disturbed_trials(v, phase, metric)
     if not bad:
         return ""
-    return "%d of %d trial%s disturbed: machine busy%s" % (bad, marked, "" if marked == 1 else "s",
-                                                            ", the figure is theirs" if bad == marked else "")
+    tail = (", the figure is theirs" if bad == marked else
+            ", kept: too few undisturbed trials in the phase" if not disturbed_left_out(v, phase, metric) else "")
+    return "%d of %d trial%s disturbed: machine busy%s" % (bad, marked, "" if marked == 1 else "s", tail)
 
 
 def memory_fs(v):

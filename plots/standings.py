@@ -9,7 +9,7 @@ import ranking
 import stats
 from budget import proof, proof_text
 from chartlib import title_lines
-from resultslib import fmt_value, num, trials_heading
+from resultslib import disturbed_left_out, fmt_value, num, trials_heading
 
 SCORE_WORDS = ("score: the geometric mean over the phases of each one's figure relative to the phase's best "
                "(100%: the best in every phase), as the Phoronix Test Suite summarises; vs first: its "
@@ -114,15 +114,22 @@ def lead(rs, standing, best, name, allv, nruns):
         out += " In memory, not ranked (the memory ceiling, a reference): %s." % ", ".join(ref)
     busy = disturbed_total(allv)
     if busy:
-        out += " %d of %d phase trials disturbed (machine busy), left out of the figures." % busy
+        bad, marked, left = busy
+        out += " %d of %d phase trials disturbed (machine busy)" % (bad, marked)
+        out += (", left out of the figures." if left == bad else
+                ", kept in the figures: too few undisturbed trials to leave them out." if not left else
+                ": %d left out of the figures, the others kept (a phase with too few undisturbed trials, "
+                "or none, keeps them)." % left)
     return out
 
 
 def disturbed_total(allv):
-    """(disturbed trials, trials with the mark) over the variants' phases, or None."""
-    marks = [num(val) for v in allv for _p, _t, m, val, _u in v.records if m == "disturbed"]
-    bad = sum(1 for x in marks if x == 1)
-    return (bad, len(marks)) if bad else None
+    """(disturbed trials, trials with the mark, disturbed trials left out of
+    the figures) over the variants' phases, or None."""
+    marks = [(v, p, num(val)) for v in allv for p, _t, m, val, _u in v.records if m == "disturbed"]
+    bad = sum(1 for _v, _p, x in marks if x == 1)
+    left = sum(1 for v, p, x in marks if x == 1 and disturbed_left_out(v, p))
+    return (bad, len(marks), left) if bad else None
 
 
 def first_screen_md(f):

@@ -323,6 +323,28 @@ print(*[(r["trials"], r["disturbed"], r["note"]) for r in json.load(open(sys.arg
     "(7, 7, '7 of 7 trials disturbed: machine busy, the figure is theirs')" ]
 }
 
+@test "stats: a phase in which a variant would keep one undisturbed trial keeps the disturbed ones of every variant, and says so" {
+  require_cmd gnuplot
+  # A: 6 of 7 trials disturbed (half as fast), B: 1 of 7 (left out, alone,
+  # it would set A's one calm trial against B's six)
+  aa_run keep --disturb A=6,B=1
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=keep OUT="$OUT"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(grep -c '<p class="out flag">A: 6 of 7 trials disturbed: machine busy, kept: too few undisturbed trials in the phase; B: 1 of 7 trials disturbed: machine busy, kept: too few undisturbed trials in the phase</p>' "$OUT/index.html")" -eq 6 ]
+  grep -q '35 of 70 phase trials disturbed (machine busy), kept in the figures: too few undisturbed trials to leave them out.' "$OUT/index.html"
+  # every trial in the figures: A's six slow ones make it the slowest, as measured
+  [ "$("$PY" -c 'import json, sys
+print(*[(r["variant"], r["trials"], r["disturbed"], r["note"]) for r in json.load(open(sys.argv[1]))
+        if r["variant"] in ("A", "B") and (r["phase"], r["metric"]) == ("untar", "wall_s")], sep="|")' "$OUT/results.json")" = \
+    "('A', 7, 6, '6 of 7 trials disturbed: machine busy, kept: too few undisturbed trials in the phase')|('B', 7, 1, '1 of 7 trials disturbed: machine busy, kept: too few undisturbed trials in the phase')" ]
+  # with two undisturbed trials each the disturbed ones are left out, as before
+  aa_run leave --disturb A=5,B=1
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=leave OUT="$OUT/leave"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(grep -c '<p class="out flag">A: 5 of 7 trials disturbed: machine busy; B: 1 of 7 trials disturbed: machine busy</p>' "$OUT/leave/index.html")" -eq 6 ]
+  grep -q '30 of 70 phase trials disturbed (machine busy), left out of the figures.' "$OUT/leave/index.html"
+}
+
 @test "stats: noisy is a figure whose 95% interval is wider than the run's precision target (meta.json precision, else 3.5%)" {
   require_cmd gnuplot
   # no precision recorded: 3.5%; A's untar (interval 3.0%, spread 6.9%) is not noisy
