@@ -72,8 +72,14 @@ teardown_file() {
   # The lab's output and the guests' consoles outlive the test (build/lab/).
   mkdir -p "$ROOT/build/lab"
   cp "$BATS_FILE_TMPDIR/lab.log" "$ROOT/build/lab/test-lab.log" 2>/dev/null || true
-  rm -rf "$ROOT/build/lab/test-lab-consoles"
+  rm -rf "$ROOT/build/lab/test-lab-consoles" "$ROOT/build/lab/test-lab-results"
   cp -r "$LAB_LOGS/$RUN_ID" "$ROOT/build/lab/test-lab-consoles" 2>/dev/null || true
+  # and what each guest recorded (records, meta.json, the phases' logs: a
+  # few hundred KB), so that a failure can be read after the results go
+  mkdir -p "$ROOT/build/lab/test-lab-results"
+  (cd "$ROOT/results/$RUN_ID" 2>/dev/null &&
+    find . \( -name records.tsv -o -name meta.json -o -path '*/logs/*' \) -type f \
+      -exec cp --parents {} "$ROOT/build/lab/test-lab-results/" \;) 2>/dev/null || true
   if [ "${LAB_KEEP_RESULTS:-0}" != 1 ]; then
     rm -rf "$ROOT/results/$RUN_ID" "$ROOT/build/incoming"
   fi
@@ -229,7 +235,11 @@ label() {
     for v in "${VARIANTS[@]}"; do
       m=$ROOT/results/$RUN_ID/$g/$v/meta.json
       [[ $(jq -r .profile "$m") == perf* ]] || { echo "# $g/$v: profile $(jq -r .profile "$m")" >&3; false; }
-      ls "$ROOT/results/$RUN_ID/$g/$v/profiles/"serve-cold-1-*.folded >/dev/null
+      ls "$ROOT/results/$RUN_ID/$g/$v/profiles/"serve-cold-1-*.folded >/dev/null || {
+        echo "# $g/$v: no serve-cold-1 profile; its phase's log:" >&3
+        tail -n 20 "$ROOT/results/$RUN_ID/$g/$v/logs/"serve-cold-1-*.log 2>&1 | sed 's/^/#   /' >&3
+        false
+      }
     done
   done
   # the sides by kernel (resultslib.os_key: the image's kernel is the OS,
