@@ -91,6 +91,8 @@ profile_start() {
     ! kill -0 "$PROFILE_GROUP" 2>/dev/null; then
     proc_stop "$PROFILE_GROUP"
     PROFILE_GROUP=''
+    # meta.json keeps the run's first note only: the log says it of this part
+    printf 'profile: the sampler did not start (it ended, or wrote nothing in 20 s): no profile of %s\n' "$1" >>"$PHASE_LOG"
     profile_note "absent: the sampler did not start (see logs/$CUR_PHASE-$CUR_TRIAL.log)"
     return 0
   fi
@@ -159,7 +161,8 @@ profile_stop() {
   fi
   PROFILE_GROUP='' PROFILE_T1=$EPOCHREALTIME
   kill -INT "$g" 2>/dev/null || true
-  poll_until 30 pid_gone "$g" || true
+  poll_until 30 pid_gone "$g" ||
+    printf 'profile: the sampler of %s did not end within 30 s of its SIGINT: stopped\n' "$PROFILE_NAME" >>"$PHASE_LOG"
   proc_stop "$g"
   PROFILE_DONE=1
 }
@@ -201,7 +204,8 @@ profile_end() {
   [ "$PROFILE_SLICED" = 1 ] && [ -n "$g" ] || return 0
   PROFILE_GROUP=''
   kill -INT "$g" 2>/dev/null || true
-  poll_until 30 pid_gone "$g" || true
+  poll_until 30 pid_gone "$g" ||
+    printf 'profile: the phase sampler did not end within 30 s of its SIGINT: stopped\n' >>"$PHASE_LOG"
   proc_stop "$g"
   [ -s "$WORK/profile-windows.tsv" ] || return 0
   dir=$RUN_DIR/profiles

@@ -193,14 +193,28 @@ fake_perf() {
   chmod +x "$T/fake/perf"
 }
 
-@test "a sampler that starts but whose output cannot be folded: the phase passes, no profile, a line in its log" {
-  fake_perf 'echo "perf: cannot read" >&2; exit 1'
+# no_profile_said META LINE : a profiled flush phase passed with no profile;
+# meta.json's profile is META and the phase's log has a line LINE (a regex).
+no_profile_said() {
   flush_phase PATH="$T/fake:$PATH" PROFILE=1
   d=$RESULTS/r1/$HOST/$VARIANT
-  [ "$(jq -r .profile "$d/meta.json")" = "perf record -a -g -F 99 -e cpu-clock" ]
+  [ "$(jq -r .profile "$d/meta.json")" = "$1" ]
   [ ! -e "$d/profiles/flush-1.folded" ]
-  grep -q "^profile: no stacks folded from .*: no profiles/flush-1.folded$" "$d/logs/flush-1.log"
+  grep -q "$2" "$d/logs/flush-1.log"
   grep -q $'^flush\t1\tstatus\t0\texit$' "$d/records.tsv"
+}
+
+@test "a sampler that starts but whose output cannot be folded: the phase passes, no profile, a line in its log" {
+  fake_perf 'echo "perf: cannot read" >&2; exit 1'
+  no_profile_said "perf record -a -g -F 99 -e cpu-clock" "^profile: no stacks folded from .*: no profiles/flush-1.folded$"
+}
+
+@test "a sampler that does not start: the phase passes, no profile, a line in its log (meta.json keeps only the run's first note)" {
+  mkdir -p "$T/fake"
+  printf '#!/bin/sh\ncase $1 in\n  stat) exit 0 ;;\n  *) echo "perf: cannot open the events" >&2; exit 1 ;;\nesac\n' >"$T/fake/perf"
+  chmod +x "$T/fake/perf"
+  no_profile_said "absent: the sampler did not start (see logs/flush-1.log)" \
+    "^profile: the sampler did not start (it ended, or wrote nothing in 20 s): no profile of flush$"
 }
 
 @test "a part in which perf took no sample: an idle profile of its wall time, not none; its log says so" {
