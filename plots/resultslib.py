@@ -392,7 +392,7 @@ def keep_disturbed(variants):
                 if marks and len(calm) < min(CALM_MIN, len(marks)):
                     short.add((phase, flag))
     for v in variants:
-        v.kept = {(p, f) for p, f in short if any(d[0] == p and d[2] == f for d in v.disturbed)}
+        v.kept = frozenset(short)
 
 
 def disturbed_left_out(v, phase, metric=""):
@@ -414,7 +414,7 @@ def disturbed_note(v, phase, metric=""):
     if not bad:
         return ""
     tail = (", the figure is theirs" if bad == marked else
-            ", kept: too few undisturbed trials in the phase" if not disturbed_left_out(v, phase, metric) else "")
+            ", kept: too few undisturbed trials in the phase" if (phase, disturbed_flag(metric)) in v.kept else "")
     return "%d of %d trial%s disturbed: machine busy%s" % (bad, marked, "" if marked == 1 else "s", tail)
 
 

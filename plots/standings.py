@@ -9,7 +9,7 @@ import ranking
 import stats
 from budget import proof, proof_text
 from chartlib import title_lines
-from resultslib import disturbed_left_out, fmt_value, num, trials_heading
+from resultslib import disturbed_left_out, disturbed_trials, fmt_value, num, trials_heading
 
 SCORE_WORDS = ("score: the geometric mean over the phases of each one's figure relative to the phase's best "
                "(100%: the best in every phase), as the Phoronix Test Suite summarises; vs first: its "
@@ -128,7 +128,9 @@ def disturbed_total(allv):
     the figures) over the variants' phases, or None."""
     marks = [(v, p, num(val)) for v in allv for p, _t, m, val, _u in v.records if m == "disturbed"]
     bad = sum(1 for _v, _p, x in marks if x == 1)
-    left = sum(1 for v, p, x in marks if x == 1 and disturbed_left_out(v, p))
+    # per variant and phase once (disturbed_left_out reads its marks)
+    busy = {(v, p) for v, p, x in marks if x == 1}
+    left = sum(disturbed_trials(v, p)[0] for v, p in busy if disturbed_left_out(v, p))
     return (bad, len(marks), left) if bad else None
 
 

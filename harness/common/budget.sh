@@ -10,9 +10,9 @@
 #
 # A busy machine is seen: the user, system and interrupt time of the host
 # less the phase's tree and the kernel's threads is CPU that processes
-# outside the phase took during its window (budget_outside_cpu_s); with the time the
-# hypervisor stole (budget_steal_s) above DISTURBED_PCT percent of the
-# window's CPU time (wall x CPUs), the trial is recorded disturbed 1
+# outside the phase took during its window (budget_outside_cpu_s); with the
+# time the hypervisor stole (budget_steal_s) above DISTURBED_PCT percent of
+# the window's CPU time (wall x CPUs), the trial is recorded disturbed 1
 # (docs/formats.md#records, "Disturbed trials").
 #
 # sampler_start begins a phase's main part and sampler_stop ends it;
