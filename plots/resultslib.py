@@ -402,6 +402,21 @@ def disturbed_left_out(v, phase, metric=""):
     return 0 < bad < marked and (phase, disturbed_flag(metric)) not in v.kept
 
 
+# What became of a variant's disturbed trials (disturbed_state).
+LEFT_OUT, KEPT, THEIRS = "left out", "kept", "theirs"
+
+
+def disturbed_state(v, phase, metric=""):
+    """(disturbed, marked, what became of them: LEFT_OUT of the figure,
+    KEPT in it (keep_disturbed), THEIRS (every trial was; Variant.values
+    keeps them then)) for the trials of PHASE of variant V for METRIC
+    (disturbed_trials), or None when none was disturbed."""
+    bad, marked = disturbed_trials(v, phase, metric)
+    if not bad:
+        return None
+    return bad, marked, (THEIRS if bad == marked else KEPT if (phase, disturbed_flag(metric)) in v.kept else LEFT_OUT)
+
+
 def disturbed_note(v, phase, metric=""):
     """ "2 of 7 trials disturbed: machine busy" when the harness marked
     trials of PHASE of variant V disturbed for METRIC (`PHASE TRIAL
@@ -410,11 +425,11 @@ def disturbed_note(v, phase, metric=""):
     figure is theirs" when every trial was (Variant.values keeps them then)
     and ", kept: too few undisturbed trials in the phase" when the run kept
     them (keep_disturbed), else "" (also for runs from before the mark)."""
-    bad, marked = disturbed_trials(v, phase, metric)
-    if not bad:
+    state = disturbed_state(v, phase, metric)
+    if not state:
         return ""
-    tail = (", the figure is theirs" if bad == marked else
-            ", kept: too few undisturbed trials in the phase" if (phase, disturbed_flag(metric)) in v.kept else "")
+    bad, marked, what = state
+    tail = {THEIRS: ", the figure is theirs", KEPT: ", kept: too few undisturbed trials in the phase"}.get(what, "")
     return "%d of %d trial%s disturbed: machine busy%s" % (bad, marked, "" if marked == 1 else "s", tail)
 
 

@@ -9,7 +9,7 @@ import ranking
 import stats
 from budget import proof, proof_text
 from chartlib import title_lines
-from resultslib import disturbed_left_out, disturbed_trials, fmt_value, num, trials_heading
+from resultslib import KEPT, LEFT_OUT, THEIRS, disturbed_left_out, disturbed_trials, fmt_value, num, trials_heading
 
 SCORE_WORDS = ("score: the geometric mean over the phases of each one's figure relative to the phase's best "
                "(100%: the best in every phase), as the Phoronix Test Suite summarises; vs first: its "
@@ -51,8 +51,28 @@ def card(chart, title, r, name):
                 verdict=ranking.card_words(r, name),
                 mde=mde_words(r),
                 reference="; ".join("%s %s" % (name(x.v), fmt_value(x.med, r["unit"])) for x in r["reference"]),
-                disturbed="; ".join("%s: %s" % (name(v), note) for v, note in r["disturbed"]),
+                disturbed=disturbed_words(r["disturbed"], name),
                 out="; ".join("%s: %s" % (w, ", ".join(n)) for w, n in out.items()))
+
+
+# What the card says became of a group of variants' disturbed trials.
+DISTURBED_WORDS = {LEFT_OUT: "left out", KEPT: "kept (too few undisturbed trials in the phase)",
+                   THEIRS: "every trial (the figure is theirs)"}
+
+
+def disturbed_words(disturbed, name):
+    """A card's line on its disturbed trials (ranking's "disturbed"), the
+    variants grouped by what became of theirs, so that a machine busy for
+    the whole run is one line, not a paragraph a variant: "trials disturbed
+    (machine busy), kept (too few undisturbed trials in the phase): ext2 4
+    of 5, ext4 5 of 5" ("" when none was)."""
+    groups = {}
+    for v, _note, (bad, marked, what) in disturbed:
+        groups.setdefault(what, []).append("%s %d of %d" % (name(v), bad, marked))
+    if not groups:
+        return ""
+    return "trials disturbed (machine busy), " + "; ".join(
+        "%s: %s" % (DISTURBED_WORDS[w], ", ".join(groups[w])) for w in (LEFT_OUT, KEPT, THEIRS) if w in groups)
 
 
 def mde_words(r):

@@ -166,7 +166,7 @@ aa_run() {
   [ "$status" -eq 1 ]
   grep -q '<p class="out">reference, in memory (not ranked): mem 102,758</p>' "$OUT/index.html"
   # A's disturbed trials (half as fast) are left out and named; without them A is no worse
-  grep -q '<p class="out flag">A: 2 of 7 trials disturbed: machine busy</p>' "$OUT/index.html"
+  grep -q '<p class="out flag">trials disturbed (machine busy), left out: A 2 of 7</p>' "$OUT/index.html"
   grep -q '10 of 35 phase trials disturbed (machine busy), left out of the figures.' "$OUT/index.html"
   # noisy by its interval, not its spread: A's untar trials range 6.9%, its interval is within 3.5%
   grep -q '^| h1 / A | 10.0 s (95% CI ±3.0%; spread 6.9%; 2 of 7 trials disturbed: machine busy) | ' "$OUT/summary.md"
@@ -302,7 +302,7 @@ for m in ("rps", "steady_rps"):
   [ "$status" -eq 1 ]
   # the sync after untar: A's trials marked sync_disturbed are left out and named
   sync=$(sed -n '/<div class="card" id="rank-untar-sync">/,/<\/div>/p' "$OUT/index.html")
-  [[ $sync == *'<p class="out flag">A: 2 of 7 trials disturbed: machine busy</p>'* ]]
+  [[ $sync == *'<p class="out flag">trials disturbed (machine busy), left out: A 2 of 7</p>'* ]]
   # C's figures stopped at the harness's trial cap: said beside each headline figure, not beside a side one
   grep -q '^| h1 / C | [0-9.]* s (95% CI ±[0-9.]*%; spread [0-9.]*%; stopped at the trial cap, short of the precision asked) | [0-9.]* s (95% CI ±[0-9.]*%; spread [0-9.]*%) | ' "$OUT/summary.md"
   run grep -q '^| h1 / B .*stopped at' "$OUT/summary.md"
@@ -316,11 +316,16 @@ for m in ("rps", "steady_rps"):
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   # B's trials, all disturbed (twice as slow): its figure is theirs, named so beside it and on its cards
   grep -q '^| h1 / B | [0-9.]* s (95% CI ±4.5%: noisy; spread [0-9.]*%; 7 of 7 trials disturbed: machine busy, the figure is theirs) | ' "$OUT/summary.md"
-  grep -q '<p class="out flag">B: 7 of 7 trials disturbed: machine busy, the figure is theirs</p>' "$OUT/index.html"
+  grep -q '<p class="out flag">trials disturbed (machine busy), every trial (the figure is theirs): B 7 of 7</p>' "$OUT/index.html"
   [ "$("$PY" -c 'import json, sys
 print(*[(r["trials"], r["disturbed"], r["note"]) for r in json.load(open(sys.argv[1]))
         if (r["variant"], r["phase"], r["metric"]) == ("B", "delete", "wall_s")])' "$OUT/results.json")" = \
     "(7, 7, '7 of 7 trials disturbed: machine busy, the figure is theirs')" ]
+  # beside a variant with 2 of 7 (kept then: B keeps no undisturbed trial), one line a card, grouped
+  aa_run mixed --disturb A=2,B=7
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=mixed OUT="$OUT/mixed"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -q '<p class="out flag">trials disturbed (machine busy), kept (too few undisturbed trials in the phase): A 2 of 7; every trial (the figure is theirs): B 7 of 7</p>' "$OUT/mixed/index.html"
 }
 
 @test "stats: a phase in which a variant would keep one undisturbed trial keeps the disturbed ones of every variant, and says so" {
@@ -330,7 +335,8 @@ print(*[(r["trials"], r["disturbed"], r["note"]) for r in json.load(open(sys.arg
   aa_run keep --disturb A=6,B=1
   run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=keep OUT="$OUT"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
-  [ "$(grep -c '<p class="out flag">A: 6 of 7 trials disturbed: machine busy, kept: too few undisturbed trials in the phase; B: 1 of 7 trials disturbed: machine busy, kept: too few undisturbed trials in the phase</p>' "$OUT/index.html")" -eq 6 ]
+  # one line a card, the variants grouped by what became of their disturbed trials
+  [ "$(grep -c '<p class="out flag">trials disturbed (machine busy), kept (too few undisturbed trials in the phase): A 6 of 7, B 1 of 7</p>' "$OUT/index.html")" -eq 6 ]
   grep -q '35 of 70 phase trials disturbed (machine busy), kept in the figures: too few undisturbed trials to leave them out.' "$OUT/index.html"
   # every trial in the figures: A's six slow ones make it the slowest, as measured
   [ "$("$PY" -c 'import json, sys
@@ -341,7 +347,7 @@ print(*[(r["variant"], r["trials"], r["disturbed"], r["note"]) for r in json.loa
   aa_run leave --disturb A=5,B=1
   run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=leave OUT="$OUT/leave"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
-  [ "$(grep -c '<p class="out flag">A: 5 of 7 trials disturbed: machine busy; B: 1 of 7 trials disturbed: machine busy</p>' "$OUT/leave/index.html")" -eq 6 ]
+  [ "$(grep -c '<p class="out flag">trials disturbed (machine busy), left out: A 5 of 7, B 1 of 7</p>' "$OUT/leave/index.html")" -eq 6 ]
   grep -q '30 of 70 phase trials disturbed (machine busy), left out of the figures.' "$OUT/leave/index.html"
 }
 
