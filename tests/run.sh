@@ -4,10 +4,12 @@
 # totalled over every suite.  Every suite speaks TAP; a suite that dies
 # without reporting a failure counts as one failure.
 #   tests/run.sh              every suite (C, C under ASan+UBSan, bats, lint;
-#                             with LAB_TAP=FILE the VM lab's TAP too)
+#                             with LAB_TAP=FILE the VM lab's TAP too, waited
+#                             for while LAB_PID runs: lab_suite)
 #   tests/run.sh c|asan|fuzz|lint  one suite (fuzz: each libFuzzer target of
 #                             build/fuzz/ for FUZZ_TEST_S seconds, default 3)
 #   tests/run.sh bats [FILE.bats ...]
+#   tests/run.sh lab TAP-FILE  a make test-lab TAP alone (LAB_PID: waited for)
 # The bats files run BATS_LANES (2) at a time, each file's TAP shown when it
 # ends (BATS_LANES=1: one bats run, streamed); lint runs beside the others.
 set -u
@@ -232,16 +234,34 @@ fuzz_suite() {
   tests/fuzz/run.sh "${FUZZ_TEST_S:-3}"
 }
 
-# The VM lab's TAP (`make test-lab` writes it; .ci/run runs it first, as it
-# takes 20-30 minutes): LAB_TAP=FILE adds it to the totals, and a missing
-# file counts as a failure, so a lab that died without a word is not a pass.
+# The VM lab's TAP (`make test-lab` writes it whole when it ends):
+# LAB_TAP=FILE adds it to the totals, and a missing file counts as a
+# failure, so a lab that died without a word is not a pass.  Where the lab
+# runs beside make test (.ci/run), LAB_PID is its process: the suite, the
+# last one, waits for the file while that process runs, at most LAB_WAIT
+# seconds (default 3600), and shows LAB_LOG's tail (the lab's output) when
+# no TAP came.
 lab_suite() {
-  if [ -r "$1" ]; then
-    cat "$1"
-  else
-    echo "1..1"
-    echo "not ok 1 make test-lab left no $1"
+  local tap=$1 waited=0 limit=${LAB_WAIT:-3600}
+  if [ -n "${LAB_PID:-}" ] && [ ! -r "$tap" ] && kill -0 "$LAB_PID" 2>/dev/null; then
+    echo "# waiting for the VM lab (pid $LAB_PID) to write $tap, at most $limit s"
+    while [ ! -r "$tap" ] && kill -0 "$LAB_PID" 2>/dev/null && [ "$waited" -lt "$limit" ]; do
+      sleep 2
+      waited=$((waited + 2))
+    done
+    echo "# waited $waited s for the VM lab"
   fi
+  if [ -r "$tap" ]; then
+    cat "$tap"
+    return
+  fi
+  echo "1..1"
+  if [ -n "${LAB_PID:-}" ] && kill -0 "$LAB_PID" 2>/dev/null; then
+    echo "not ok 1 make test-lab wrote no $tap within $limit s (LAB_WAIT)"
+  else
+    echo "not ok 1 make test-lab left no $tap"
+  fi
+  [ -z "${LAB_LOG:-}" ] || tail -n 40 "$LAB_LOG" 2>/dev/null | sed 's/^/#   /'
 }
 
 # `make cross` (mk/cross.mk): one result per target and tool, each
@@ -298,7 +318,11 @@ case $what in
   bats) run_suite bats bats_suite "$@" ;;
   lint) run_suite lint lint_suite ;;
   cross) run_suite cross cross_suite ;;
-  *) echo "usage: tests/run.sh [all|c|asan|fuzz|bats [FILE...]|lint]" >&2; exit 2 ;;
+  lab)
+    [ $# -eq 1 ] || { echo "usage: tests/run.sh lab TAP-FILE" >&2; exit 2; }
+    run_suite lab lab_suite "$1"
+    ;;
+  *) echo "usage: tests/run.sh [all|c|asan|fuzz|bats [FILE...]|lint|cross|lab TAP-FILE]" >&2; exit 2 ;;
 esac
 
 if [ "$skip" -gt 0 ]; then

@@ -80,8 +80,11 @@ teardown_file() {
   (cd "$ROOT/results/$RUN_ID" 2>/dev/null &&
     find . \( -name records.tsv -o -name meta.json -o -path '*/logs/*' \) -type f \
       -exec cp --parents {} "$ROOT/build/lab/test-lab-results/" \;) 2>/dev/null || true
+  # (the guests' archives only: make test may run beside, CI's .ci/run)
   if [ "${LAB_KEEP_RESULTS:-0}" != 1 ]; then
-    rm -rf "$ROOT/results/$RUN_ID" "$ROOT/build/incoming"
+    rm -rf "$ROOT/results/$RUN_ID"
+    local g
+    for g in "${GUESTS[@]}"; do rm -f "$ROOT/build/incoming/$g.tar.gz"; done
   fi
 }
 
