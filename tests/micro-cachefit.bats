@@ -71,14 +71,21 @@ in_cgroup() {
   bash -c 'echo $$ >"$0" && exec "$@"' "$CG/cgroup.procs" "$@"
 }
 
-# fit VARIANT : "FITS_MB FASTEST_KBPS LARGEST_KBPS" of VARIANT's reread
-# rates (1 MiB records): the largest file size that fits (0: none), the
-# fastest rate, and the rate of the largest file.
+# fit ENGINE : "FITS_MB FASTEST_KBPS LARGEST_KBPS" of ENGINE's reread rates
+# (1 MiB records), each file size's the best of its runs (ENGINE-1,
+# ENGINE-2): the largest file size that rereads within FIT_FACTOR of the
+# fastest (0: none), the fastest rate, and the rate of the largest file.
+# The best of two, and the largest fast size rather than the first slow
+# one: a reread from the cache takes 3-13 ms, and on a busy machine one
+# preemption made the emulation's 32 MiB reread 1.5 GB/s between 5.3 and
+# 4.5 (its knee then at 16 MiB, IOzone's at 64).
 fit() {
-  awk -F '\t' '$1 == "iozone" && $3 ~ /^reread\.fs[0-9]+k\.rs1024k\.kBps$/ {
-      split($3, m, "."); print substr(m[2], 3) + 0, $4 }' "$T/results/cachefit/h/$1/records.tsv" |
+  cat "$T/results/cachefit/h/$1"-[12]/records.tsv |
+    awk -F '\t' '$1 == "iozone" && $3 ~ /^reread\.fs[0-9]+k\.rs1024k\.kBps$/ {
+      split($3, m, "."); s = substr(m[2], 3) + 0; if (!(s in best) || $4 + 0 > best[s]) best[s] = $4 + 0 }
+      END { for (s in best) print s, best[s] }' |
     sort -n | awk -v f="$FIT_FACTOR" '{ s[NR] = $1; r[NR] = $2; if ($2 > max) max = $2 }
-      END { n = 0; for (i = 1; i <= NR && r[i] * f >= max; i++) n = s[i] / 1024; print n, max, r[NR] }'
+      END { n = 0; for (i = 1; i <= NR; i++) if (r[i] * f >= max) n = s[i] / 1024; print n, max, r[NR] }'
 }
 
 @test "IOzone and its emulation agree on which file sizes fit in a 128 MiB page cache" {
@@ -95,17 +102,19 @@ fit() {
   MNT=$T/mnt
   mkdir -p "$MNT"
   mount "$LOOP" "$MNT"
-  local engine v
+  local engine v k
   for engine in iozone emulated; do
-    v=$engine
-    run in_cgroup env TARGET="$MNT" RESULTS="$T/results" RUN_ID=cachefit HOST=h VARIANT="$v" FLUSH=none \
-      IOZONE_ENGINE="$engine" IOZONE_MIN=16m IOZONE_MAX=256m IOZONE_RECMIN=1m IOZONE_RECMAX=1m \
-      IOZONE_TESTS=write,rewrite,read,reread "$ROOT/harness/phase-iozone.sh"
-    echo "$output"
-    [ "$status" -eq 0 ]
-    grep -q "^iozone	1	engine	$engine	text" "$T/results/cachefit/h/$v/records.tsv"
-    echo "$engine, reread kB/s by file size (MiB):"
-    awk -F '\t' '$3 ~ /^reread\./ { print "  " $3, $4 }' "$T/results/cachefit/h/$v/records.tsv"
+    for k in 1 2; do
+      v=$engine-$k
+      run in_cgroup env TARGET="$MNT" RESULTS="$T/results" RUN_ID=cachefit HOST=h VARIANT="$v" FLUSH=none \
+        IOZONE_ENGINE="$engine" IOZONE_MIN=16m IOZONE_MAX=256m IOZONE_RECMIN=1m IOZONE_RECMAX=1m \
+        IOZONE_TESTS=write,rewrite,read,reread "$ROOT/harness/phase-iozone.sh"
+      echo "$output"
+      [ "$status" -eq 0 ]
+      grep -q "^iozone	1	engine	$engine	text" "$T/results/cachefit/h/$v/records.tsv"
+      echo "$v, reread kB/s by file size (MiB):"
+      awk -F '\t' '$3 ~ /^reread\./ { print "  " $3, $4 }' "$T/results/cachefit/h/$v/records.tsv"
+    done
   done
   local real emu
   real=$(fit iozone) emu=$(fit emulated)

@@ -7,6 +7,8 @@ load helpers
 setup() {
   T=$BATS_TEST_TMPDIR
   LAB=''
+  # (.ci/run sets them for the make test these tests run in)
+  unset LAB_TAP LAB_PID LAB_WAIT LAB_LOG
 }
 
 teardown() {
