@@ -61,7 +61,7 @@ def rank(variants, phase, metric):
     detectable effect in percent (inf: cannot tell), "rounds": the rounds
     it is from (stats.blocked: those with 2 of the variants or more; 0:
     from the trials, unpaired),
-    "disturbed": [(variant, note, disturbed_state)], "comparisons", "demoted" (correct():
+    "disturbed": [(variant, disturbed_state)], "comparisons", "demoted" (correct():
     0 and False for a phase ranked alone)} of one phase's metric, or None
     when no variant has a figure or the unit says no direction (a count, a
     size). Each comparison is at 95% on its own; a report corrects its
@@ -75,7 +75,7 @@ def rank(variants, phase, metric):
         vals = v.values(phase, metric)
         note = disturbed_note(v, phase, metric)
         if note:
-            disturbed.append((v, note, disturbed_state(v, phase, metric)))
+            disturbed.append((v, disturbed_state(v, phase, metric)))
         if vals and memory_fs(v) and cold_phase(phase):
             out.append((v, NOT_FLUSHABLE))
         elif not vals:

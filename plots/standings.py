@@ -67,7 +67,7 @@ def disturbed_words(disturbed, name):
     (machine busy), kept (too few undisturbed trials in the phase): ext2 4
     of 5, ext4 5 of 5" ("" when none was)."""
     groups = {}
-    for v, _note, (bad, marked, what) in disturbed:
+    for v, (bad, marked, what) in disturbed:
         groups.setdefault(what, []).append("%s %d of %d" % (name(v), bad, marked))
     if not groups:
         return ""

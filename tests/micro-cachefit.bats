@@ -80,10 +80,9 @@ in_cgroup() {
 # preemption made the emulation's 32 MiB reread 1.5 GB/s between 5.3 and
 # 4.5 (its knee then at 16 MiB, IOzone's at 64).
 fit() {
-  cat "$T/results/cachefit/h/$1"-[12]/records.tsv |
-    awk -F '\t' '$1 == "iozone" && $3 ~ /^reread\.fs[0-9]+k\.rs1024k\.kBps$/ {
+  awk -F '\t' '$1 == "iozone" && $3 ~ /^reread\.fs[0-9]+k\.rs1024k\.kBps$/ {
       split($3, m, "."); s = substr(m[2], 3) + 0; if (!(s in best) || $4 + 0 > best[s]) best[s] = $4 + 0 }
-      END { for (s in best) print s, best[s] }' |
+      END { for (s in best) print s, best[s] }' "$T/results/cachefit/h/$1"-[12]/records.tsv |
     sort -n | awk -v f="$FIT_FACTOR" '{ s[NR] = $1; r[NR] = $2; if ($2 > max) max = $2 }
       END { n = 0; for (i = 1; i <= NR; i++) if (r[i] * f >= max) n = s[i] / 1024; print n, max, r[NR] }'
 }

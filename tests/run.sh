@@ -15,6 +15,10 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
+# poll_until, pid_gone (functions only)
+# shellcheck source=harness/poll.sh
+. harness/poll.sh
+
 pass=0 fail=0 skip=0
 # The bats suite's deadline in seconds (a file still running then is stopped).
 BATS_SUITE_TIMEOUT=${BATS_SUITE_TIMEOUT:-1800}
@@ -241,22 +245,24 @@ fuzz_suite() {
 # last one, waits for the file while that process runs, at most LAB_WAIT
 # seconds (default 3600), and shows LAB_LOG's tail (the lab's output) when
 # no TAP came.
+# tap_or_gone FILE PID : FILE is there, or PID has ended.
+tap_or_gone() {
+  [ -r "$1" ] || pid_gone "$2"
+}
+
 lab_suite() {
-  local tap=$1 waited=0 limit=${LAB_WAIT:-3600}
-  if [ -n "${LAB_PID:-}" ] && [ ! -r "$tap" ] && kill -0 "$LAB_PID" 2>/dev/null; then
+  local tap=$1 t0=$SECONDS limit=${LAB_WAIT:-3600}
+  if [ -n "${LAB_PID:-}" ] && [ ! -r "$tap" ] && ! pid_gone "$LAB_PID"; then
     echo "# waiting for the VM lab (pid $LAB_PID) to write $tap, at most $limit s"
-    while [ ! -r "$tap" ] && kill -0 "$LAB_PID" 2>/dev/null && [ "$waited" -lt "$limit" ]; do
-      sleep 2
-      waited=$((waited + 2))
-    done
-    echo "# waited $waited s for the VM lab"
+    POLL_STEP=2 poll_until "$limit" tap_or_gone "$tap" "$LAB_PID" || true
+    echo "# waited $((SECONDS - t0)) s for the VM lab"
   fi
   if [ -r "$tap" ]; then
     cat "$tap"
     return
   fi
   echo "1..1"
-  if [ -n "${LAB_PID:-}" ] && kill -0 "$LAB_PID" 2>/dev/null; then
+  if [ -n "${LAB_PID:-}" ] && ! pid_gone "$LAB_PID"; then
     echo "not ok 1 make test-lab wrote no $tap within $limit s (LAB_WAIT)"
   else
     echo "not ok 1 make test-lab left no $tap"
