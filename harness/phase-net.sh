@@ -79,6 +79,7 @@ net_serve() {
   net_args=(-c "$NET_CONC" -k "$NET_KEEPALIVE" -U /file.jpg -n "$NET_COUNT" "${STEADY_ARGS[@]}")
 }
 net_figures() {
+  serve_ran_through
   proc_stop "$HTTPD_GROUP"
   record_stats "$CUR_PHASE" "$CUR_TRIAL" "$WORK/$CUR_PHASE.stats"
   replay_verdict "$CUR_PHASE"

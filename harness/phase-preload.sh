@@ -57,6 +57,7 @@ SAMPLER_TOTAL=$REPLAY_TOTAL
 serve_httpd "$DATA" "$PRELOAD_PROCS" "$BIND_ADDR"
 harness_say "replay $SAMPLER_TOTAL requests, $conc connections, $REPLAY_KEEPALIVE per connection (directories cached)"
 replay_run "$serve" "$CONNECT_ADDR:$HTTPD_PORT" -c "$conc" -k "$REPLAY_KEEPALIVE" "${REPLAY_ARGS[@]}"
+serve_ran_through
 proc_stop "$HTTPD_GROUP"
 record_stats "$serve" "$CUR_TRIAL" "$WORK/$serve.stats"
 record "$serve" "$CUR_TRIAL" conc "$conc" count

@@ -107,6 +107,7 @@ serve_start() {
 }
 serve_figures() {
   local rps
+  serve_ran_through
   record_stats "$CUR_PHASE" "$CUR_TRIAL" "$WORK/$CUR_PHASE.stats"
   record "$CUR_PHASE" "$CUR_TRIAL" conc "$1" count
   replay_verdict "$CUR_PHASE"

@@ -65,8 +65,14 @@ serve_httpd() {
   proc_need httpd
   serve_cpus
   [ "$procs" != fork ] || serve_forklat_note
+  # a fixed PORT another process already listens on at ADDR would answer
+  # the port check for an httpd that could not bind it (the preflight
+  # looked at 127.0.0.1 only)
+  if [ -n "${PORT:-}" ] && port_busy "$PORT" "$probe"; then
+    harness_die "port $PORT is in use at $probe: stop what listens there, or leave PORT unset to pick a free one"
+  fi
   for try in 1 2 3; do
-    HTTPD_PORT=${PORT:-$(free_port)}
+    HTTPD_PORT=${PORT:-$(free_port "$probe")}
     HTTPD_RUNS=$((${HTTPD_RUNS:-0} + 1))
     HTTPD_STATS=$WORK/httpd-$HTTPD_RUNS.stats
     printf '%s\thttpd\t%s\t%s\n' "$CUR_PHASE" "$HTTPD_STATS" "$CUR_TRIAL" >>"$WORK/tool-cpu.tsv"
@@ -99,11 +105,21 @@ serve_forklat_note() {
 }
 
 # serve_wait_port PORT PID [ADDR] : until ADDR (127.0.0.1):PORT answers (10
-# s), failing if PID has died.
+# s), failing if PID has died (then or before).
 serve_wait_port() {
   # 10 ms steps: a server starts for every trial of every variant's turns
   POLL_STEP=0.01 poll_until 10 serve_up_or_dead "$@" || return 1
-  port_busy "$1" "${3:-127.0.0.1}"
+  port_busy "$1" "${3:-127.0.0.1}" && ! pid_gone "$2"
+}
+
+# serve_ran_through : the trial's httpd is still running, before its figures
+# are recorded.  One that exited (it could not listen: another process took
+# HTTPD_PORT between free_port's look and its bind, and answered the port
+# check; it crashed) did not answer the replay, whatever did, and the
+# figure is not this variant's: the phase fails, saying so.
+serve_ran_through() {
+  pid_gone "$HTTPD_GROUP" || return 0
+  harness_die "httpd (port $HTTPD_PORT) was gone before the trial's end: the replay's answers were not its own (see $PHASE_LOG)"
 }
 
 # serve_up_or_dead PORT PID [ADDR] : ADDR:PORT answers, or PID has died.
