@@ -335,6 +335,18 @@ def card_words(r, name):
     return "no winner: %s ahead, not significantly" % name(es[0].v)
 
 
+# A phase's second figure (charts.BAR_CHARTS): the server's CPU per request,
+# beside the rate it explains. Not in the overall standing, which would
+# count those phases twice.
+SECOND_FIGURES = ("server_cpu_us",)
+
+
+def first_figures(rankings):
+    """The RANKINGS of the phases' own figures, without their second ones
+    (SECOND_FIGURES)."""
+    return [r for r in rankings if r["metric"] not in SECOND_FIGURES]
+
+
 def overall(rankings, key):
     """[{"key", "v", "score", "phases", "wins", "last", "cmp", "tested"}]
     best first: each variant's geometric mean of its ratio to the best over
@@ -343,10 +355,11 @@ def overall(rankings, key):
     two variants or more, significantly behind the best); "cmp" against the
     first: stats.Combined over the "tested" phases both have 2 trials or
     more in (None for the first), paired within the rounds where both ran
-    in the same ones. Memory filesystems (references) are not
-    in it. KEY(v) names a variant across runs."""
+    in the same ones. Memory filesystems (references) and the phases'
+    second figures (SECOND_FIGURES) are not in it. KEY(v) names a variant
+    across runs."""
     acc = {}
-    for r in rankings:
+    for r in first_figures(rankings):
         n = len(r["entries"])
         for e in r["entries"]:
             a = acc.setdefault(key(e.v), {"key": key(e.v), "v": e.v, "logs": [], "wins": 0, "last": 0, "by_phase": {}})

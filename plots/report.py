@@ -192,8 +192,8 @@ def rate_text(v, phase, metric):
 
 
 def replay_rows(v):
-    """[(phase, trials, first pass text, steady window text, [count texts],
-    note)] of the serve, net and preload phases of variant V, in record
+    """[(phase, trials, first pass text, steady window text, the server's CPU
+    per request text, [count texts], note)] of the serve, net and preload phases of variant V, in record
     order: the method's first pass (rps, mbps, a preload's wall_s) and,
     where the replay ran for a minimum time, its steady window (steady_rps,
     steady_mbps: the headline), "-" where none; a skipped phase has its
@@ -208,7 +208,7 @@ def replay_rows(v):
         # a repeat measures the steady window alone (replay --no-first-pass)
         n = max(first, len(v.values(phase, "steady_" + metric)) if metric in ranking.STEADY else 0)
         if not n and phase in skipped:
-            rows.append((phase, 0, "-", "-", ["-"] * len(REPLAY_COUNTS), "skipped: " + skipped[phase]))
+            rows.append((phase, 0, "-", "-", "-", ["-"] * len(REPLAY_COUNTS), "skipped: " + skipped[phase]))
             continue
         rate = rate_text(v, phase, metric)
         if 0 < first < n:
@@ -225,7 +225,7 @@ def replay_rows(v):
         bad = sorted(t for p, t in v.invalid if p == phase)
         if bad:
             note = "; ".join(x for x in (note, "%s: trial %s" % (INVALID, ", ".join(map(str, bad)))) if x)
-        rows.append((phase, n, rate, steady, counts, note))
+        rows.append((phase, n, rate, steady, rate_text(v, phase, "server_cpu_us"), counts, note))
     return rows
 
 
@@ -243,20 +243,22 @@ REPLAY_WORDS = ("First pass: the method's one pass over the request list (rps, m
                 "alone ('2 of 10 trials'). Steady "
                 "window: where the replay went round the list for a minimum time (MIN_MEASURE_S), the rate of its "
                 "steady part (steady_rps, steady_mbps), the figure a warm serve or net phase is ranked and drawn "
-                "by; '-' where none was measured (a cold replay is never repeated within a trial). ")
+                "by; '-' where none was measured (a cold replay is never repeated within a trial). Server CPU per "
+                "request: httpd's user + system time over the requests (server_cpu_us), which the hypervisor's "
+                "steal does not reach; each phase's has a card of its own beside its rate's. ")
 
 
 def replay_table_html(runs):
     multi = len(runs) > 1
     h = ["<h2 id=\"replays\">Serve, preload and network phases (%s)</h2>" % e(trials_heading(variants(runs))),
          "<div class=\"scroll\"><table><tr><th>host / variant</th><th>phase</th><th>trials</th>"
-         "<th>first pass (rate or time)</th><th>steady window</th>%s<th>note</th></tr>"
+         "<th>first pass (rate or time)</th><th>steady window</th><th>server CPU per request</th>%s<th>note</th></tr>"
          % "".join("<th>%s</th>" % e(t) for _m, t in REPLAY_COUNTS)]
     for v in variants(runs):
-        for phase, n, rate, steady, counts, note in replay_rows(v):
+        for phase, n, rate, steady, cpu, counts, note in replay_rows(v):
             h.append("<tr><td>%s</td><td>%s</td><td class=\"n\">%d</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
-                     "%s<td%s>%s</td></tr>" % (
-                e(label(v, multi)), e(phase), n, e(rate), e(steady), "".join("<td class=\"n\">%s</td>" % e(c) for c in counts),
+                     "<td class=\"n\">%s</td>%s<td%s>%s</td></tr>" % (
+                e(label(v, multi)), e(phase), n, e(rate), e(steady), e(cpu), "".join("<td class=\"n\">%s</td>" % e(c) for c in counts),
                 " class=\"fail\"" if note.endswith("failed") or INVALID in note else "", e(note)))
     h.append("</table></div><p>" + e(REPLAY_WORDS) + "Resets: connections the server reset or closed early; retries: requests tried again "
              "after that (up to replay's -r); failed: requests that did not succeed in the end; "
@@ -269,13 +271,13 @@ def replay_table_html(runs):
 def replay_table_md(runs):
     multi = len(runs) > 1
     md = ["", "Serve, preload and network phases (%s):" % trials_heading(variants(runs)), "",
-          "| host / variant | phase | trials | first pass (rate or time) | steady window | %s | note |"
-          % " | ".join(t for _m, t in REPLAY_COUNTS),
-          "| --- | --- | ---: | ---: | ---: |" + " ---: |" * len(REPLAY_COUNTS) + " --- |"]
+          "| host / variant | phase | trials | first pass (rate or time) | steady window | server CPU per request "
+          "| %s | note |" % " | ".join(t for _m, t in REPLAY_COUNTS),
+          "| --- | --- | ---: | ---: | ---: | ---: |" + " ---: |" * len(REPLAY_COUNTS) + " --- |"]
     for v in variants(runs):
-        for phase, n, rate, steady, counts, note in replay_rows(v):
-            md.append("| %s | %s | %d | %s | %s | %s | %s |" % (mdc(label(v, multi)), phase, n, rate, steady,
-                                                                " | ".join(counts), mdc(note)))
+        for phase, n, rate, steady, cpu, counts, note in replay_rows(v):
+            md.append("| %s | %s | %d | %s | %s | %s | %s | %s |" % (mdc(label(v, multi)), phase, n, rate, steady, cpu,
+                                                                     " | ".join(counts), mdc(note)))
     return md + ["", REPLAY_WORDS.strip()]
 
 

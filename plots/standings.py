@@ -112,6 +112,8 @@ def lead(rs, standing, best, name, allv, nruns):
     """The first line: what was ranked, the best overall or why none, what
     the phases could detect, the references, the disturbed trials."""
     hosts = {v.host for v in allv}
+    second = [r for r in rs if r["metric"] in ranking.SECOND_FIGURES]
+    rs = ranking.first_figures(rs)
     ranked = sum(1 for r in rs if r["entries"])
     out = "%d variant%s on %d host%s%s, %d phase%s ranked (%s)." % (
         len(allv), "" if len(allv) == 1 else "s", len(hosts), "" if len(hosts) == 1 else "s",
@@ -125,10 +127,13 @@ def lead(rs, standing, best, name, allv, nruns):
                                           if any(a["cmp"] for a in standing[1:]) else "too few trials to tell")
     if ranking.fdr_words(rs):
         out += " " + ranking.fdr_words(rs)
-    mdes = sorted(r["mde"] for r in rs if len(r["entries"]) > 1)
-    if mdes and math.isfinite(mdes[len(mdes) // 2]):
-        out += " Per phase, %s (the median over the phases; each card says its own)." % stats.mde_text(
-            mdes[len(mdes) // 2])
+    mde = median_mde(rs)
+    if mde is not None:
+        out += " Per phase, %s (the median over the phases; each card says its own)." % stats.mde_text(mde)
+    mde = median_mde(second)
+    if mde is not None:
+        out += (" The servers' CPU per request (the hypervisor's steal not counted; a card of its own beside "
+                "each serve and network phase's): %s (the median).") % stats.mde_text(mde)
     ref = sorted({name(x.v) for r in rs for x in r["reference"]})
     if ref:
         out += " In memory, not ranked (the memory ceiling, a reference): %s." % ", ".join(ref)
@@ -141,6 +146,13 @@ def lead(rs, standing, best, name, allv, nruns):
                 ": %d left out of the figures, the others kept (a phase with too few undisturbed trials, "
                 "or none, keeps them)." % left)
     return out
+
+
+def median_mde(rs):
+    """The median detectable effect over the rankings RS that compare (two
+    variants or more), or None."""
+    mdes = sorted(r["mde"] for r in rs if len(r["entries"]) > 1)
+    return mdes[len(mdes) // 2] if mdes and math.isfinite(mdes[len(mdes) // 2]) else None
 
 
 def disturbed_total(allv):

@@ -128,9 +128,9 @@ check_names() {
 
 @test "docs/formats.md: every metric the harness records by name is in 'Records'" {
   # record PHASE TRIAL METRIC VALUE UNIT calls with a literal METRIC, and the
-  # two that awk's printf writes in proof_record_cpu
+  # three that awk's printf writes in proof_record_cpu
   { grep -ohE '\brecord "?[^ ]+"? "?\$[A-Za-z0-9_{}]+"? [a-z_]+ ' "$ROOT"/harness/*.sh | awk '{ print $4 }'
-    printf '%s\n' cpu_share_TOOL tool_cpu_share; } | sort -u |
+    printf '%s\n' cpu_share_TOOL tool_cpu_share server_cpu_us; } | sort -u |
     check_names "## Records" "\`%s\`" "metrics recorded by harness/*.sh"
 }
 

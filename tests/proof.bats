@@ -137,6 +137,13 @@ require_tools() {
   [ -n "$(records_of "$d" serve-warm-1 cpu_share_replay)" ]
   [ -n "$(records_of "$d" untar cpu_share_dltar)" ]
   [ -n "$(records_of "$d" delete cpu_share_rmtree)" ]
+  # the server's CPU per request where httpd served: microseconds, not seconds nor nanoseconds
+  for p in serve-cold-1 serve-warm-2 net-1; do
+    v=$(records_of "$d" "$p" server_cpu_us)
+    echo "$p server_cpu_us $v"
+    awk -v v="$v" 'BEGIN { exit !(v > 0.5 && v < 100000) }'
+  done
+  [ -z "$(records_of "$d" untar server_cpu_us)" ]
   # what httpd (-N 2's children too) and replay waited with: Linux's epoll
   if [ "$(uname -s)" = Linux ]; then
     for p in serve-warm-1 serve-cold-2 net-1; do

@@ -94,6 +94,28 @@ last() {
   [[ $output == *$'serve-warm-2\t1\ttool_maxrss_kb\t5000000000\tKiB'* ]]
 }
 
+@test "records: server_cpu_us, httpd's user + sys over the record's requests, only where it served some" {
+  mkdir -p "$T/w"
+  printf 'wall_s\t10\ts\nuser_s\t0.25\ts\nsys_s\t1.5\ts\n' >"$T/w/httpd1.stats"
+  printf 'wall_s\t10\ts\nuser_s\t0.05\ts\nsys_s\t0.2\ts\n' >"$T/w/httpd2.stats"
+  printf 'wall_s\t10\ts\nuser_s\t1\ts\nsys_s\t1\ts\n' >"$T/w/replay.stats"
+  printf 'wall_s\t10\ts\nuser_s\t1\ts\nsys_s\t1\ts\n' >"$T/w/dltar.stats"
+  printf 'serve-warm-2\thttpd\t%s\t1\nserve-warm-2\thttpd\t%s\t1\nserve-warm-2\treplay\t%s\t1\n' \
+    "$T/w/httpd1.stats" "$T/w/httpd2.stats" "$T/w/replay.stats" >"$T/w/tool-cpu.tsv"
+  printf 'serve-warm-2\thttpd\t%s\t2\nuntar\tdltar\t%s\t1\n' "$T/w/httpd1.stats" "$T/w/dltar.stats" >>"$T/w/tool-cpu.tsv"
+  run bash -c '. "$SHOOTOUT_ROOT/harness/lib.sh"; . "$SHOOTOUT_ROOT/harness/common.sh"
+    CUR_TRIAL=1 WORK=$1; mkdir -p "$(run_dir)"
+    record serve-warm-2 1 requests 80000 count; record serve-warm-2 2 requests 0 count
+    record untar 1 requests 5 count
+    proof_record_cpu; cat "$(run_dir)/records.tsv"' _ "$T/w"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  # (0.25 + 1.5 + 0.05 + 0.2) s over 80000 requests: 25 us; replay's CPU is not the server's
+  [[ $output == *$'serve-warm-2\t1\tserver_cpu_us\t25.000\tus'* ]]
+  # a trial that served no request, and a phase without httpd, have none
+  [ "$(grep -c server_cpu_us <<<"$output")" -eq 1 ]
+}
+
 # ---- charts ------------------------------------------------------------------
 
 # one_variant DIR SAMPLES : a run "big" of one host and one variant whose

@@ -208,6 +208,35 @@ for r in rows:
 PY
 }
 
+@test "stats: the server's CPU per request has a card beside its serve or net phase, ranked, not in the overall standing" {
+  require_cmd gnuplot
+  aa_run cpu --faster B=10 --server-cpu
+  run make --no-print-directory report RESULTS="$BATS_TEST_TMPDIR/res" RUN=cpu OUT="$OUT"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  # a card each after the rate's, B (10% cheaper a request) the winner of each
+  [ "$(grep -c '<div class="card"' "$OUT/index.html")" -eq 9 ]
+  grep -o '<div class="card" id="rank-[a-z0-9-]*"' "$OUT/index.html" | sed 's/.*rank-//; s/"$//' | tr '\n' ' ' |
+    grep -qx 'untar untar-sync serve-cold-1 serve-cold-1-cpu serve-warm-1 serve-warm-1-cpu net-1 net-1-cpu delete '
+  for p in serve-cold-1-cpu serve-warm-1-cpu net-1-cpu; do
+    card_of . "$p" | grep -q '<span class="verdict">winner <b class="winner">B</b></span>'
+    card_of . "$p" | grep -q 'the server&#39;s CPU per request'
+    [ -s "$OUT/$p.png" ]
+  done
+  # the overall standing counts the six phases once: B's wins are its rates' and times'
+  grep -q '4 variants on 1 host, 6 phases ranked' "$OUT/index.html"
+  grep -q 'Best overall: B (6 significant wins; ' "$OUT/index.html"
+  grep -q 'geometric mean of its ratio to the best over 6 phases' "$OUT/index.html"
+  grep -q "The servers' CPU per request (the hypervisor's steal not counted; a card of its own beside each serve and network phase's): this run can tell differences of [0-9.]*% or more (the median)." \
+    "$OUT/summary.md"
+  # the serve and network table's column; make compare and the exports carry it like any figure
+  grep -q '^| h1 / B | serve-warm-1 | 7 | [0-9,]* req/s | - | 2[0-9.]* us | ' "$OUT/summary.md"
+  "$PY" - "$OUT/results.json" <<'PY'
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1])) if r["metric"] == "server_cpu_us"]
+assert sorted({(r["phase"], r["unit"]) for r in rows}) == [("net-1", "us"), ("serve-cold-1", "us"), ("serve-warm-1", "us")], rows
+PY
+}
+
 @test "stats: warm serve and net are ranked by their steady window where the replay measured one; a sync by its own disturbed mark" {
   require_cmd gnuplot
   aa_run steady --steady --stop C=trial_cap

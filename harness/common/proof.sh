@@ -43,6 +43,10 @@ proof_note_cpu() {
 # httpd -N: of the parent and its children), and tool_maxrss_kb, the largest.
 # And event_mechanism_httpd, what httpd waited with (its --stats
 # event_mechanism; replay's reaches the records through record_stats).
+# And server_cpu_us, httpd's user + sys over the record's requests: the
+# server's CPU time per request, a figure the hypervisor's steal does not
+# reach (getrusage counts the CPU a task ran, not the time it waited for a
+# CPU the host gave to another guest), where the rate does.
 proof_record_cpu() {
   local f=$WORK/tool-cpu.tsv recs
   [ -s "$f" ] || return 0
@@ -63,6 +67,7 @@ proof_record_cpu() {
         if (a[3] == "wall_s") wall[a[1] "\t" a[2]] = a[4]
         if (a[3] == "steady_s") steady[a[1] "\t" a[2]] = a[4]
         if (a[3] == "budget_wall_s") bwall[a[1] "\t" a[2]] = a[4]
+        if (a[3] == "requests") reqs[a[1] "\t" a[2]] = a[4]
       }
       for (p in steady) {
         if (p in bwall) wall[p] = bwall[p]
@@ -103,6 +108,8 @@ proof_record_cpu() {
         }
         if (big >= 0) printf "%s\ttool_maxrss_kb\t%.0f\tKiB\n", p, big
         if (p in mech) printf "%s\tevent_mechanism_httpd\t%s\ttext\n", p, mech[p]
+        if ((p "\thttpd") in cpu && reqs[p] + 0 > 0)
+          printf "%s\tserver_cpu_us\t%.3f\tus\n", p, cpu[p "\thttpd"] * 1e6 / reqs[p]
       }
     }' "$f" >"$WORK/cpu-records.tsv"
   record_lines <"$WORK/cpu-records.tsv"
