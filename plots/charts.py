@@ -12,40 +12,45 @@ from chartlib import Layout, axis, bar_rows, gdat, gq, gtic, instance, noise_not
     write_table
 from resultslib import NOISE_MIN, cold_phase, figure, fmt_value, memory_fs, rates, series_table
 
+
+
+def with_cpu_cards(specs):
+    """SPECS with a second card after each serve and net phase's: the
+    server's CPU per request (server_cpu_us), which a hypervisor's steal
+    does not reach where it slows the rate
+    (docs/results.md#the-servers-cpu-per-request), not in the overall
+    standing (ranking.SECOND_FIGURES); cold, warm and net each on a scale
+    of their own, and a process per connection's (ten times the cost)."""
+    out = []
+    for name, phase, metric, title, group in specs:
+        out.append((name, phase, metric, title, group))
+        if phase.startswith(("serve-", "net-")):
+            out.append((name + "-cpu", phase, "server_cpu_us",
+                        "%s: the server's CPU per request (us, lower is better; steal not counted)"
+                        % title.rpartition(" (")[0], "cpu-fork" if phase.endswith("-fork") else "cpu-" + group))
+    return out
+
+
 # (chart name, phase, metric, title, scale group): a title's last
 # parenthesis (the unit, which way is better) is the chart's second line.
-# A serve or net phase has a second card: the server's CPU per request
-# (server_cpu_us), which a hypervisor's steal does not reach where it slows
-# the rate (docs/results.md#the-servers-cpu-per-request); not in the overall
-# standing (ranking.SECOND_FIGURES).
-BAR_CHARTS = [
+BAR_CHARTS = with_cpu_cards([
     ("untar", "untar", "wall_s", "untar: download, gunzip and untar of the first tarball (time, lower is better)", "untar"),
     ("untar2", "untar2", "wall_s", "untar2: second tarball on top, files in request order (time, lower is better)", "untar"),
     ("untar-sync", "untar", "sync_s", "sync after untar (time, lower is better)", "sync"),
     ("untar2-sync", "untar2", "sync_s", "sync after untar2 (time, lower is better)", "sync"),
     ("serve-cold-1", "serve-cold-1", "rps", "serve, cold cache, 1 server process (requests/s, higher is better)", "cold"),
-    ("serve-cold-1-cpu", "serve-cold-1", "server_cpu_us", "serve, cold cache, 1 server process: the server's CPU per request (us, lower is better; steal not counted)", "cpu-cold"),
     ("serve-cold-32", "serve-cold-32", "rps", "serve, cold cache, 32 server processes (requests/s, higher is better)", "cold"),
-    ("serve-cold-32-cpu", "serve-cold-32", "server_cpu_us", "serve, cold cache, 32 server processes: the server's CPU per request (us, lower is better; steal not counted)", "cpu-cold"),
     ("serve-warm-1", "serve-warm-1", "rps", "serve, warm cache, 1 server process (requests/s, higher is better)", "warm"),
-    ("serve-warm-1-cpu", "serve-warm-1", "server_cpu_us", "serve, warm cache, 1 server process: the server's CPU per request (us, lower is better; steal not counted)", "cpu"),
     ("serve-warm-32", "serve-warm-32", "rps", "serve, warm cache, 32 server processes (requests/s, higher is better)", "warm"),
-    ("serve-warm-32-cpu", "serve-warm-32", "server_cpu_us", "serve, warm cache, 32 server processes: the server's CPU per request (us, lower is better; steal not counted)", "cpu"),
     ("serve-cold-fork", "serve-cold-fork", "rps", "serve, cold cache, a process per connection (tcpserver, httpd -1) (requests/s, higher is better)", "cold"),
-    ("serve-cold-fork-cpu", "serve-cold-fork", "server_cpu_us", "serve, cold cache, a process per connection (tcpserver, httpd -1): the server's CPU per request (us, lower is better; steal not counted)", "cpu-fork"),
     ("serve-warm-fork", "serve-warm-fork", "rps", "serve, warm cache, a process per connection (tcpserver, httpd -1) (requests/s, higher is better)", "warm"),
-    ("serve-warm-fork-cpu", "serve-warm-fork", "server_cpu_us", "serve, warm cache, a process per connection (tcpserver, httpd -1): the server's CPU per request (us, lower is better; steal not counted)", "cpu-fork"),
     ("net-1", "net-1", "mbps", "network: one 11 KB file over and over, 1 server process (MB/s, higher is better)", "net"),
-    ("net-1-cpu", "net-1", "server_cpu_us", "network: one 11 KB file over and over, 1 server process: the server's CPU per request (us, lower is better; steal not counted)", "cpu"),
     ("net-4", "net-4", "mbps", "network: one 11 KB file over and over, 4 server processes (MB/s, higher is better)", "net"),
-    ("net-4-cpu", "net-4", "server_cpu_us", "network: one 11 KB file over and over, 4 server processes: the server's CPU per request (us, lower is better; steal not counted)", "cpu"),
     ("net-1-v6", "net-1-v6", "mbps", "network over IPv6: one 11 KB file over and over, 1 server process (MB/s, higher is better)", "net"),
-    ("net-1-v6-cpu", "net-1-v6", "server_cpu_us", "network over IPv6: one 11 KB file over and over, 1 server process: the server's CPU per request (us, lower is better; steal not counted)", "cpu"),
     ("net-4-v6", "net-4-v6", "mbps", "network over IPv6: one 11 KB file over and over, 4 server processes (MB/s, higher is better)", "net"),
-    ("net-4-v6-cpu", "net-4-v6", "server_cpu_us", "network over IPv6: one 11 KB file over and over, 4 server processes: the server's CPU per request (us, lower is better; steal not counted)", "cpu"),
     ("preload-dirs", "preload-dirs", "wall_s", "preload: find -type d over the cold tree, directories into the cache (time, lower is better)", "preload"),
     ("delete", "delete", "wall_s", "delete every file (time, lower is better)", "delete"),
-]
+])
 # Phases without a chart of their own above: those whose name matches a
 # pattern here get its metric, title and scale group (serve at another
 # REPLAY_CONC, serve after preloading, net with other NET_PROCS) ...

@@ -192,9 +192,9 @@ def rate_text(v, phase, metric):
 
 
 def replay_rows(v):
-    """[(phase, trials, first pass text, steady window text, the server's CPU
-    per request text, [count texts], note)] of the serve, net and preload phases of variant V, in record
-    order: the method's first pass (rps, mbps, a preload's wall_s) and,
+    """[(phase, trials, first pass text, steady window text, the server's
+    CPU per request text, [count texts], note)] of the serve, net and
+    preload phases of variant V, in record order: the method's first pass (rps, mbps, a preload's wall_s) and,
     where the replay ran for a minimum time, its steady window (steady_rps,
     steady_mbps: the headline), "-" where none; a skipped phase has its
     reason as the note."""
