@@ -11,13 +11,13 @@
 #                              (default 0.05).  A condition that should stop
 #                              the wait early (the process it waits for died)
 #                              succeeds too, and the caller looks again.
-#   free_port [ADDR...]        a TCP port nobody listens on at 127.0.0.1 nor
-#                              at any ADDR (::1 for a server on IPv6: another
-#                              process's listener there is not seen at
-#                              127.0.0.1): a random one from 20000 to 31999
-#                              (below the usual ephemeral range, so that no
-#                              outgoing connection takes it meanwhile), else
-#                              one the kernel picks
+#   free_port                  a TCP port nobody listens on at 127.0.0.1: a
+#                              random one from 20000 to 31999 (below the usual
+#                              ephemeral range, so that no outgoing connection
+#                              takes it meanwhile), else one the kernel picks
+#   free_port_at ADDR          the same, nobody listening at ADDR either (::1
+#                              for a server on IPv6: another process's
+#                              listener there is not seen at 127.0.0.1)
 #   port_busy PORT [ADDR]      something listens on ADDR (127.0.0.1):PORT
 #   pid_gone PID|-PGID         no such process (or process group) is left
 
@@ -36,14 +36,17 @@ poll_until() {
 }
 
 free_port() {
-  local p a busy
+  free_port_at 127.0.0.1
+}
+
+free_port_at() {
+  local p
   for _ in 1 2 3 4 5 6 7 8 9 10; do
     p=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))
-    busy=0
-    for a in 127.0.0.1 "$@"; do
-      ! port_busy "$p" "$a" || busy=1
-    done
-    [ "$busy" = 1 ] || { printf '%s\n' "$p"; return 0; }
+    if ! port_busy "$p" && { [ "$1" = 127.0.0.1 ] || ! port_busy "$p" "$1"; }; then
+      printf '%s\n' "$p"
+      return 0
+    fi
   done
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }

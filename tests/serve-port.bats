@@ -36,18 +36,18 @@ time.sleep(120)' "$1" &
   poll_until 10 port_busy "$1" ::1
 }
 
-@test "free_port: a port a server listens on at ::1 alone is not picked when ::1 is asked" {
+@test "free_port_at: a port a server listens on at ::1 alone is not picked for ::1" {
   ipv6_or_skip
   # (run in this shell, not $( ): a seed then gives the same picks)
   RANDOM=4242
-  free_port ::1 >"$T/first"
+  free_port_at ::1 >"$T/first"
   listen_v6 "$(cat "$T/first")"
   # looking at 127.0.0.1 alone, the seed picks it again: the demo's collision
   RANDOM=4242
   free_port >"$T/v4"
   [ "$(cat "$T/v4")" = "$(cat "$T/first")" ]
   RANDOM=4242
-  free_port ::1 >"$T/v6"
+  free_port_at ::1 >"$T/v6"
   echo "busy $(cat "$T/first"), picked $(cat "$T/v6")"
   [ "$(cat "$T/v6")" != "$(cat "$T/first")" ]
   run port_busy "$(cat "$T/v6")" ::1
@@ -66,7 +66,7 @@ harness_bash() {
 @test "serve_httpd: a fixed PORT in use at the server's IPv6 address fails in one line, no httpd started" {
   ipv6_or_skip
   local port
-  port=$(free_port ::1)
+  port=$(free_port_at ::1)
   listen_v6 "$port"
   mkdir -p "$T/root"
   PORT=$port harness_bash 'serve_httpd "$1/../root" 1 ::1; echo "up on $HTTPD_PORT"'

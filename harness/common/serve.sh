@@ -72,7 +72,7 @@ serve_httpd() {
     harness_die "port $PORT is in use at $probe: stop what listens there, or leave PORT unset to pick a free one"
   fi
   for try in 1 2 3; do
-    HTTPD_PORT=${PORT:-$(free_port "$probe")}
+    HTTPD_PORT=${PORT:-$(free_port_at "$probe")}
     HTTPD_RUNS=$((${HTTPD_RUNS:-0} + 1))
     HTTPD_STATS=$WORK/httpd-$HTTPD_RUNS.stats
     printf '%s\thttpd\t%s\t%s\n' "$CUR_PHASE" "$HTTPD_STATS" "$CUR_TRIAL" >>"$WORK/tool-cpu.tsv"
