@@ -87,12 +87,12 @@ profile_start() {
   proc_start PROFILE_GROUP "$HARNESS/profile.sh" record "$PROFILE_RAW" "$PROFILE_HZ" "${ctl[@]}"
   # Until its probes are on (a sampler that dies at once is noted, the
   # phase goes on without it).
-  if ! POLL_STEP=0.01 poll_until 20 profile_started "$PROFILE_RAW" "$PROFILE_GROUP" ||
+  if ! POLL_STEP=0.01 poll_until 60 profile_started "$PROFILE_RAW" "$PROFILE_GROUP" ||
     ! kill -0 "$PROFILE_GROUP" 2>/dev/null; then
     proc_stop "$PROFILE_GROUP"
     PROFILE_GROUP=''
     # meta.json keeps the run's first note only: the log says it of this part
-    printf 'profile: the sampler did not start (it ended, or wrote nothing in 20 s): no profile of %s\n' "$1" >>"$PHASE_LOG"
+    printf 'profile: the sampler did not start (it ended, or wrote nothing in 60 s): no profile of %s\n' "$1" >>"$PHASE_LOG"
     profile_note "absent: the sampler did not start (see logs/$CUR_PHASE-$CUR_TRIAL.log)"
     return 0
   fi

@@ -214,7 +214,7 @@ no_profile_said() {
   printf '#!/bin/sh\ncase $1 in\n  stat) exit 0 ;;\n  *) echo "perf: cannot open the events" >&2; exit 1 ;;\nesac\n' >"$T/fake/perf"
   chmod +x "$T/fake/perf"
   no_profile_said "absent: the sampler did not start (see logs/flush-1.log)" \
-    "^profile: the sampler did not start (it ended, or wrote nothing in 20 s): no profile of flush$"
+    "^profile: the sampler did not start (it ended, or wrote nothing in 60 s): no profile of flush$"
 }
 
 @test "a part in which perf took no sample: an idle profile of its wall time, not none; its log says so" {
