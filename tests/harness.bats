@@ -610,7 +610,7 @@ fake_dataset() {
   kill "$busy"
   [ "$status" -ne 0 ]
   [ "$(grep -c '^preflight: ' <<<"$output")" -eq 2 ]
-  [[ $output == *"preflight: port $port is in use: stop what listens there"* ]]
+  [[ $output == *"preflight: port $port is in use at 127.0.0.1: stop what listens there"* ]]
   [[ $output == *"preflight: the open-file limit is 200"*"lower REPLAY_CONC"* ]]
 }
 

@@ -63,6 +63,25 @@ harness_bash() {
     '"$1" _ "$T/work"
 }
 
+@test "phase-net: a fixed PORT in use at ::1 alone is refused before any trial (exit 2, one line, no results)" {
+  ipv6_or_skip
+  require_tools
+  local port
+  port=$(free_port_at ::1)
+  listen_v6 "$port"
+  mkdir -p "$T/target"
+  RESULTS=$T/results HOST=testhost VARIANT=v1 ALLOW_NONMOUNT=1 \
+    run make -C "$ROOT" -s phase-net TARGET="$T/target" NET_PROCS=1 NET_COUNT=100 NET_SIZE=1000 PORT="$port"
+  echo "$output"
+  [ "$status" -eq 2 ]
+  [ "$(grep -c '^preflight: ' <<<"$output")" -eq 1 ]
+  [[ $output == *"preflight: port $port is in use at ::1: stop what listens there"* ]]
+  # no trial: the IPv4 phase did not run first, nothing was recorded
+  [ -z "$(find "$T/results" -name records.tsv 2>/dev/null)" ]
+  [ -z "$(ls -A "$T/target")" ]
+}
+
+# (a listener that comes after the preflight: serve_httpd looks again)
 @test "serve_httpd: a fixed PORT in use at the server's IPv6 address fails in one line, no httpd started" {
   ipv6_or_skip
   local port

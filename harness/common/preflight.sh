@@ -72,13 +72,19 @@ preflight_nofile() {
   preflight_problem "the open-file limit is $(ulimit -Sn) (hard $hard) but serving $((need - 256)) connections needs $need: raise it (ulimit -Hn $need as root, LimitNOFILE= for a service) or lower REPLAY_CONC or NET_CONC"
 }
 
-# preflight_port : a PORT the user fixed must be free.
+# preflight_port [ADDR...] : a PORT the user fixed must be free, at
+# 127.0.0.1 and at each ADDR the phase's servers listen on (::1 for the
+# IPv6 net phases: a server listening there alone would answer for an
+# httpd that could not bind).
 preflight_port() {
+  local a
   [ -n "${PORT:-}" ] || return 0
   case $PORT in '' | *[!0-9]*) preflight_problem "PORT=$PORT is not a port number: leave PORT unset to pick a free one"; return 0 ;; esac
-  if port_busy "$PORT"; then
-    preflight_problem "port $PORT is in use: stop what listens there (ss -ltnp 'sport = :$PORT') or leave PORT unset to pick a free one"
-  fi
+  for a in 127.0.0.1 "$@"; do
+    port_busy "$PORT" "$a" || continue
+    preflight_problem "port $PORT is in use at $a: stop what listens there (ss -ltnp 'sport = :$PORT') or leave PORT unset to pick a free one"
+    return 0
+  done
 }
 
 # preflight_root WHAT : WHAT needs root.

@@ -65,9 +65,9 @@ serve_httpd() {
   proc_need httpd
   serve_cpus
   [ "$procs" != fork ] || serve_forklat_note
-  # a fixed PORT another process already listens on at ADDR would answer
-  # the port check for an httpd that could not bind it (the preflight
-  # looked at 127.0.0.1 only)
+  # a fixed PORT another process listens on at ADDR would answer the port
+  # check for an httpd that could not bind it: the preflight refused that
+  # before any trial; this is for a listener that came after it
   if [ -n "${PORT:-}" ] && port_busy "$PORT" "$probe"; then
     harness_die "port $PORT is in use at $probe: stop what listens there, or leave PORT unset to pick a free one"
   fi
