@@ -61,7 +61,17 @@ class Blocked:
     balanced two-way analysis. Both are inf below 2 variants, when some
     pair of variants is not linked through shared rounds (a variant alone
     in its rounds: its difference cannot be estimated), or without a
-    residual degree of freedom."""
+    residual degree of freedom.
+
+    levels: each variant's level with the rounds' drift taken out (the
+    model's least-squares mean, on the logarithms): its effect plus the
+    rounds' mean level (each round's mean cell less the mean effect of the
+    variants in it). exp of a level is the variant's figure in the rounds,
+    and two levels differ by the model's estimate of the two variants'
+    difference; with every round complete a level is the mean of the
+    variant's cells. None where the model cannot be fitted (as above, a
+    residual not needed). pair_se(a, b): the standard error of the model's
+    difference of variants A and B (inf where halfwidth_pct is)."""
 
     def __init__(self, sets, conf, power):
         cells = [round_logs(s) for s in sets]
@@ -75,19 +85,33 @@ class Blocked:
         self.rounds, self.variants, self.conf = r, v, conf
         self.df = sum(len(row) for row in rows) - (present + r - parts)
         self.halfwidth_pct = self.mde_pct = math.inf
-        if v < 2 or present < v or parts != 1 or self.df < 1:
+        self.levels, self._inv, self._s2 = None, None, math.inf
+        if v < 2 or present < v or parts != 1:
             return
         inv, effect = _solve(v, rows)
+        base = math.fsum(math.fsum(row.values()) / len(row) - math.fsum(effect[i] for i in row) / len(row)
+                         for row in rows) / r
+        self.levels = [base + a for a in effect]
+        if self.df < 1:
+            return
         resid = []  # a cell less its round's mean, less its variant's effect against the round's
         for row in rows:
             ybar, abar = math.fsum(row.values()) / len(row), math.fsum(effect[i] for i in row) / len(row)
             resid.extend(y - ybar - (effect[i] - abar) for i, y in row.items())
         sse = math.fsum(e * e for e in resid)
-        worst = max(inv[a][a] + inv[b][b] - 2 * inv[a][b] for a in range(v) for b in range(a + 1, v))
-        se = math.sqrt(sse / self.df * max(worst, 0.0))
+        self._inv, self._s2 = inv, sse / self.df
+        se = max(self.pair_se(a, b) for a in range(v) for b in range(a + 1, v))
         t = t_quantile(0.5 + conf / 2, self.df)
         self.halfwidth_pct = math.expm1(t * se) * 100
         self.mde_pct = math.expm1((t + t_quantile(power, self.df)) * se) * 100
+
+    def pair_se(self, a, b):
+        """The standard error of the model's difference of variants A and B
+        (indices into SETS), on the logarithms; inf without a residual."""
+        if self._inv is None:
+            return math.inf
+        inv = self._inv
+        return math.sqrt(self._s2 * max(inv[a][a] + inv[b][b] - 2 * inv[a][b], 0.0))
 
     def enough(self, target):
         """Whether the interval of every difference is within TARGET percent."""

@@ -240,6 +240,15 @@ class Renderer:
         def name_of(v):
             g = group_of[id(v)]
             return v.name if one else "%s / %s%s" % (g[0], v.name, "\n" + g[1] if len(g) > 1 else "")
+        # in rounds a bar is the variant's level in them (ranking.py), its
+        # whisker the trials' range
+        leveled = {id(e.v): e.med for e in (got["entries"] if got else []) if e.level is not None}
+        table = [(v, n, leveled.get(id(v), med), lo, hi) for v, n, med, lo, hi in table]
+        for e in got["entries"] if got else []:
+            if e.level is not None:
+                r, was = row_of[id(e.v)], fmt_value(row_of[id(e.v)][1], unit)
+                label = fmt_value(e.med, unit) + r[6][len(was):] if r[6].startswith(was) else r[6]
+                row_of[id(e.v)] = (r[0], e.med) + r[2:6] + (label,) + r[7:]
         out = []
         for y, v in enumerate(order, 1):
             r = row_of[id(v)]

@@ -33,7 +33,7 @@ from stats import direction, estimate, mde_pct, ranked_metric as figure
 COLUMNS = ["run", "host", "variant", "fs", "phase", "metric", "unit", "trials", "median", "min", "max",
            "spread_pct", "better", "verdict", "note", "estimate", "ci_low", "ci_high", "estimate_method", "mde_pct",
            "disturbed", "mde_basis", "mde_rounds", "vs_best", "vs_best_pct", "vs_best_ci_low", "vs_best_ci_high",
-           "vs_best_test", "vs_best_verdict"]
+           "vs_best_test", "vs_best_verdict", "estimate_rounds"]
 FILES = ("results.csv", "results.json", "composite.xml")
 # composite.xml's Result identifier: one test profile, "local/" as PTS names
 # profiles that are not on OpenBenchmarking.org; phase and metric are its
@@ -43,7 +43,7 @@ PTS_CLIENT = "fs-shootout plots/export.py"
 BETTER = {1: "higher", -1: "lower", 0: ""}
 # composite.xml's Entry JSON keeps these too, after the first ones, where they have a value
 JSON_ADDED = ("mde_basis", "mde_rounds", "vs_best", "vs_best_pct", "vs_best_ci_low", "vs_best_ci_high", "vs_best_test",
-              "vs_best_verdict")
+              "vs_best_verdict", "estimate_rounds")
 # the vs_best_* fields of a figure the report does not rank
 UNRANKED = {"vs_best": "", "vs_best_pct": None, "vs_best_ci_low": None, "vs_best_ci_high": None, "vs_best_test": "",
             "vs_best_verdict": ""}
@@ -178,7 +178,8 @@ def rows(runs, ranked=None):
                             "disturbed": disturbed_trials(v, p, m)[0],
                             "mde_basis": ("rounds" if rounds else "trials") if shown else "",
                             "mde_rounds": rounds if shown and rounds else None,
-                            **(versus(ranked_phase, entry) if entry else UNRANKED)})
+                            **(versus(ranked_phase, entry) if entry else UNRANKED),
+                            "estimate_rounds": clean(entry.med) if entry and entry.level is not None else None})
     return out
 
 

@@ -9,7 +9,10 @@ together (correct(): Benjamini-Hochberg, a 5% false discovery rate), so
 that a run of many phases names no winner by chance. Variants of
 one run and host whose trials ran in rounds (a blocked run: `round`
 records) are compared within the rounds (paired, the drift between rounds
-cancels) and the phase's detectable effect is the rounds' (stats.blocked).
+cancels) and the phase's detectable effect is the rounds' (stats.blocked);
+there each variant's figure is its level in the rounds (the drift between
+rounds taken out: stats.blocked's levels), which orders the variants and
+whose ratio is the difference beside it.
 
 Filesystems in memory (tmpfs, ramfs, mfs) are not ranked: they are the
 memory ceiling, a reference beside the ranking. Disturbed trials (the
@@ -35,7 +38,8 @@ class Entry:
         self.v, self.vals, self.trials = v, vals, trials
         self.by_round = by_round or {}  # {round: [values]} of a blocked run (resultslib.values_by_round)
         self.est = stats.estimate(vals)
-        self.med = self.est.center  # the figure: the estimate (stats.Estimate)
+        self.med = self.est.center  # the figure: the estimate (stats.Estimate), or exp(level)
+        self.level = None  # in rounds: the rounds' model's level (stats.blocked), the figure exp(level)
         self.rel = 0.0  # percent from the best: + slower (times), - lower (rates)
         self.ratio = 1.0  # the best's performance over this one's, <= 1
         self.place = 0  # 0: the best
@@ -89,23 +93,31 @@ def rank(variants, phase, metric):
             entries.append(Entry(v, vals, trial_count(v, phase, len(vals)), v.values_by_round(phase, metric)))
     if not entries and not reference:
         return None
-    entries.sort(key=lambda e: (e.med * -d, e.v.run, e.v.host, e.v.name))
     r = {"phase": phase, "metric": metric, "unit": unit, "lower": d < 0, "entries": entries, "out": out,
          "reference": reference, "winner": None, "disturbed": disturbed,
          "mde": math.inf, "rounds": 0, "comparisons": 0, "demoted": False}
+    b = stats.blocked([e.by_round for e in entries]) if len(entries) > 1 and same_block(entries) else None
+    if b and b.levels:
+        # in rounds, each figure is its rounds' level (the drift taken out),
+        # so that the order and the differences beside it agree
+        for e, level in zip(entries, b.levels):
+            e.level, e.med = level, math.exp(level)
     if len(entries) > 1:
-        b = stats.blocked([e.by_round for e in entries]) if same_block(entries) else None
         if b and math.isfinite(b.mde_pct):
             r["mde"], r["rounds"] = b.mde_pct, b.rounds
         else:
             r["mde"] = stats.mde_of_sets([e.vals for e in entries])
+    index = {id(e): i for i, e in enumerate(entries)}
+    entries.sort(key=lambda e: (e.med * -d, e.v.run, e.v.host, e.v.name))
     if entries:
         best = entries[0]
         for i, e in enumerate(entries):
             e.place = i if e.med != best.med else 0
             e.ratio = (best.med / e.med if d < 0 else e.med / best.med) if best.med and e.med else 0.0
             if e is not best:
-                e.cmp = stats.compare(best.vals, e.vals, by_round=paired(best, e))
+                model = (e.level - best.level, b.pair_se(index[id(best)], index[id(e)]), b.df) \
+                    if e.level is not None else None
+                e.cmp = stats.compare(best.vals, e.vals, by_round=paired(best, e), model=model)
                 e.rel = e.cmp.rel
     decide(r)
     for e in reference:

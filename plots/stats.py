@@ -259,9 +259,17 @@ class Comparison:
     median), the ratio of the medians, the Mann-Whitney U test and the
     Hodges-Lehmann interval of the ratio that goes with it (the pairwise
     ratios the test accepts, so again interval and test agree); significant
-    only when both say so. Below 2 trials on a side: no test, CANNOT_TELL."""
+    only when both say so. Below 2 trials on a side: no test, CANNOT_TELL.
 
-    def __init__(self, a, b, conf=CONF, by_round=None):
+    In rounds (BY_ROUND) the difference is within them: MODEL, (d, se, df)
+    of the rounds' model (blocked.Blocked: d the difference of the two
+    levels, on the logarithms, se its standard error), gives the estimate
+    where the run has one, so that it is the ratio of the two figures the
+    report shows; its interval and test are the pair's own rounds' (the
+    paired t-test's spread: a noisier variant does not borrow the others'
+    quiet), or the model's where the two share fewer than 2 rounds."""
+
+    def __init__(self, a, b, conf=CONF, by_round=None, model=None):
         self.a, self.b, self.conf = estimate(a, conf), estimate(b, conf), conf
         self.lo = self.hi = self.p = self.test = None
         self.significant = False
@@ -271,7 +279,11 @@ class Comparison:
         self.mde = mde_pct(ea.cv, ea.n, eb.cv, eb.n, conf) if min(ea.n, eb.n) >= TEST_MIN else math.inf
         diffs = round_diffs(*by_round) if by_round else []
         if len(diffs) >= TEST_MIN:
-            self._paired(diffs)
+            self._paired(diffs, None if model is None else model[0])
+            self.verdict = SIGNIFICANT if self.significant else NOT_SIGNIFICANT
+            return
+        if model is not None and math.isfinite(model[1]) and model[2] >= 1:
+            self._model(*model)
             self.verdict = SIGNIFICANT if self.significant else NOT_SIGNIFICANT
             return
         if min(ea.n, eb.n) < TEST_MIN or math.isnan(self.rel):
@@ -307,23 +319,36 @@ class Comparison:
         self.p = t_pvalue(d / se, df)
         self.significant = self.lo > 0 or self.hi < 0
 
-    def _paired(self, diffs):
+    def _paired(self, diffs, center=None):
         """Student's t on the rounds' log ratios (round_diffs): the drift
-        between rounds is in both sides of a round and cancels."""
+        between rounds is in both sides of a round and cancels. CENTER: the
+        rounds' model's estimate instead of their mean (the same with every
+        round complete)."""
         r = self.rounds = len(diffs)
         self.test = "paired t-test over %d rounds" % r
         d, sd = mean_sd(diffs)
+        self._t(d if center is None else center, sd / math.sqrt(r), r - 1)
+
+    def _model(self, d, se, df):
+        """The rounds' model's difference D (logarithms), its standard error
+        SE on DF degrees of freedom: two variants that share fewer than 2
+        rounds, compared through the others."""
+        self.rounds = 0
+        self.test = "t-test in the rounds' model (%d degrees of freedom)" % df
+        self._t(d, se, df)
+
+    def _t(self, d, se, df):
+        """Student's t of the log ratio D, standard error SE, DF degrees of freedom."""
         self.rel = math.expm1(d) * 100
-        se = sd / math.sqrt(r)
         if se == 0:
             self.lo = self.hi = self.rel
             self.p, self.mde = (1.0 if d == 0 else 0.0), 0.0
             self.significant = d != 0
             return
-        h = t_quantile(0.5 + self.conf / 2, r - 1) * se
+        h = t_quantile(0.5 + self.conf / 2, df) * se
         self.lo, self.hi = math.expm1(d - h) * 100, math.expm1(d + h) * 100
-        self.p = t_pvalue(d / se, r - 1)
-        self.mde = math.expm1((t_quantile(0.5 + self.conf / 2, r - 1) + t_quantile(POWER, r - 1)) * se) * 100
+        self.p = t_pvalue(d / se, df)
+        self.mde = math.expm1((t_quantile(0.5 + self.conf / 2, df) + t_quantile(POWER, df)) * se) * 100
         self.significant = self.lo > 0 or self.hi < 0
 
     def _medians(self, a, b):
@@ -341,11 +366,12 @@ class Comparison:
                                               "rounds")}
 
 
-def compare(a, b, conf=CONF, by_round=None):
+def compare(a, b, conf=CONF, by_round=None, model=None):
     """The Comparison of trials B against trials A (see Comparison); with
     BY_ROUND, (A's, B's) trials by round ({round: [values]}), paired over
-    the rounds both have when they are 2 or more."""
-    return Comparison(a, b, conf, by_round)
+    the rounds both have when they are 2 or more; MODEL (d, se, df): the
+    rounds' model's difference (Comparison)."""
+    return Comparison(a, b, conf, by_round, model)
 
 
 def blocked(sets, conf=CONF, power=POWER):

@@ -59,7 +59,7 @@ xpath() {
 @test "export: pandas reads results.csv with the columns, types and values of records.tsv" {
   require_pandas
   make --no-print-directory export RUN=example OUT="$OUT" >/dev/null
-  [ "$(head -1 "$OUT/results.csv")" = "run,host,variant,fs,phase,metric,unit,trials,median,min,max,spread_pct,better,verdict,note,estimate,ci_low,ci_high,estimate_method,mde_pct,disturbed,mde_basis,mde_rounds,vs_best,vs_best_pct,vs_best_ci_low,vs_best_ci_high,vs_best_test,vs_best_verdict" ]
+  [ "$(head -1 "$OUT/results.csv")" = "run,host,variant,fs,phase,metric,unit,trials,median,min,max,spread_pct,better,verdict,note,estimate,ci_low,ci_high,estimate_method,mde_pct,disturbed,mde_basis,mde_rounds,vs_best,vs_best_pct,vs_best_ci_low,vs_best_ci_high,vs_best_test,vs_best_verdict,estimate_rounds" ]
   run "$PY" -c 'import sys, pandas as pd; d = pd.read_csv(sys.argv[1]); print(len(d), d["median"].dtype, d["trials"].dtype)' "$OUT/results.csv"
   [ "$status" -eq 0 ]
   # one row per variant, phase and numeric metric of the six records.tsv
@@ -290,14 +290,17 @@ for run in ("slow", "plain"):
             assert b["vs_best_test"] == "paired t-test over %d rounds" % (7 if b["vs_best"].endswith("A") else 8), b
             assert b["vs_best_verdict"] == "significant", b
             assert b["vs_best_ci_low"] < -10 < b["vs_best_ci_high"] < 0, b
+            # the figures in the rounds (their levels): B's ratio to the best's is its difference
+            assert abs(b["estimate_rounds"] / best["estimate_rounds"] - 1 - b["vs_best_pct"] / 100) < 1e-4, (b, best)
         else:  # unpaired (Mann-Whitney's where the drift skews a side's 8 trials)
             assert b["vs_best_test"] in ("Welch's t-test", "Mann-Whitney U test"), b
+            assert b["estimate_rounds"] is None, b
     # a figure the report does not rank: no comparison, no detectable effect
     r = rows[("A", "untar", "disturbed")]
     assert (r["mde_basis"], r["vs_best"], r["vs_best_pct"], r["vs_best_verdict"]) == ("", "", None, ""), r
 PY
   # results.csv has them too; composite.xml's entries say which detectable effect
-  grep -Eq '^slow,h1,B,ext4,net-1,mbps,.*,rounds,8,slow/h1/[AC],-[0-9.]+,-[0-9.]+,-[0-9.]+,paired t-test over [78] rounds,significant$' \
+  grep -Eq '^slow,h1,B,ext4,net-1,mbps,.*,rounds,8,slow/h1/[AC],-[0-9.]+,-[0-9.]+,-[0-9.]+,paired t-test over [78] rounds,significant,[0-9.]+$' \
     "$OUT/slow/results.csv"
   xmllint --noout --schema "$XSD" "$OUT/slow/composite.xml"
   xpath "$OUT/slow/composite.xml" 'string(/PhoronixTestSuite/Result[Arguments="net-1 mbps"]/Data/Entry[Identifier="h1 / B"]/JSON)' |

@@ -6,6 +6,7 @@ report of many phases naming a false winner at 5% at most, a real 10%
 difference still found, one comparison unchanged; in rounds, each pair
 paired over the rounds it shares. The p values need scipy
 (without it a comparison keeps its own verdict): run with it."""
+import math
 import os
 import random
 import sys
@@ -176,6 +177,41 @@ class Rounds(unittest.TestCase):
         self.assertEqual(r["mde"], stats.blocked([by[n] for n in "ABC"]).mde_pct)
         self.assertLess(r["mde"], 5)
         self.assertEqual(r["winner"].v.name, "A")
+
+    def test_in_rounds_figures_are_levels_that_agree_with_the_differences(self):
+        # B is 3% ahead of A in every round; A alone sat out the slow round 3
+        # (disturbed), so A's mean of its trials is the higher: ordered by the
+        # means the card read "A (best); B (+3.0%)". By the rounds' levels B is
+        # first, each figure's ratio to the best is the difference beside it,
+        # and with every round complete the level is the trials' geometric mean.
+        drift = {1: 1000.0, 2: 1010.0, 3: 700.0, 4: 995.0, 5: 1005.0}
+        noise = {1: 1.002, 2: 0.998, 3: 1.001, 4: 0.999, 5: 1.0}
+        by = {"A": {k: [lv * noise[k]] for k, lv in drift.items() if k != 3},
+              "B": {k: [lv * 1.03 / noise[k]] for k, lv in drift.items()},
+              "C": {k: [lv * 0.97] for k, lv in drift.items()}}
+        vs = [RoundsVariant(n, by[n]) for n in "ABC"]
+        self.assertGreater(stats.estimate(vs[0].values("p", "rps")).center,
+                           stats.estimate(vs[1].values("p", "rps")).center)
+        r = ranking.rank(vs, "p", "rps")
+        self.assertEqual([e.v.name for e in r["entries"]], ["B", "A", "C"])
+        best = r["entries"][0]
+        for e in r["entries"][1:]:
+            self.assertAlmostEqual(e.med / best.med - 1, e.cmp.rel / 100, places=12)
+            self.assertLess(e.cmp.rel, 0)
+        c = r["entries"][2]
+        self.assertAlmostEqual(c.med, math.exp(math.fsum(math.log(by["C"][k][0]) for k in drift) / 5), places=6)
+        self.assertAlmostEqual(best.med / c.med, 1.03 / 0.97 / 1.0, delta=0.01)
+
+    def test_two_variants_that_share_one_round_are_compared_in_the_model(self):
+        # A and C share round 1 alone; B links them: compared through B, in the
+        # model, its figure's ratio the difference
+        by = {"A": {1: [1000.0], 2: [1012.0]}, "B": {1: [950.0], 2: [955.0], 3: [948.0]},
+              "C": {1: [900.0], 3: [901.0]}}
+        r = ranking.rank([RoundsVariant(n, by[n]) for n in "ABC"], "p", "rps")
+        self.assertEqual([e.v.name for e in r["entries"]], ["A", "B", "C"])
+        c = r["entries"][2]
+        self.assertTrue(c.cmp.test.startswith("t-test in the rounds' model"), c.cmp.test)
+        self.assertAlmostEqual(c.med / r["entries"][0].med - 1, c.cmp.rel / 100, places=12)
 
 
 if __name__ == "__main__":
