@@ -25,14 +25,16 @@ VARIANTS=(ext4)
 # Ansible's and records nothing).
 # The playbook's phases here: untar and untar2 (serve's request list names
 # files of both) on the first boot, serve (after its own reboot) and delete
-# (after a reboot), the guests one after the other.  Each reboot and each
+# (on serve's boot), the guests one after the other.  Each reboot and each
 # phase costs minutes a guest under TCG (on a slow day a reboot 1.5-3 min,
 # a trivial phase 1 min, serve 3 min): the whole method (a reboot before
 # untar2, net, the modes 1 and fork, 4 reboots a guest) took 29 min for one
-# guest on 2026-11-28, past CI's deadline for two.  The flush before
-# untar2, net and the other serve modes run locally (tests/shootout.bats,
-# tests/serve-fork.bats, ...).
-PLAY_PHASES=(untar untar2 serve flush delete)
+# guest on 2026-11-28, past CI's deadline for two; a flush phase (a reboot)
+# before delete cost 165-205 s a guest on 2026-11-29, and CI's lab run
+# that stop ended 92 s before its deadline.  Serve's reboot is the one
+# tested here; the flushes before untar2, delete and net and the other
+# serve modes run locally (tests/shootout.bats, tests/serve-fork.bats, ...).
+PLAY_PHASES=(untar untar2 serve delete)
 PHASES=(untar untar2 serve-cold-1 serve-warm-1 delete)
 SERVE_MODES=(1)
 
@@ -267,19 +269,19 @@ label() {
       # boot_ids.tsv: the boot id at the end of each phase, in order (and the
       # harness's "flush" check after each reboot, which notes the new one).
       # Between untar2 and serve (serve's own reboot before each mode's cold
-      # replay) and serve and delete the playbook rebooted: each of these
-      # must differ from the phase before it (untar2 follows untar on its
-      # boot here); the warm replays ran on their cold replay's boot.  So:
-      # the first boot, one per serve mode, delete's.
+      # replay) the playbook rebooted: serve's boot must differ from the
+      # phase's before it (untar2 follows untar on its boot here); the warm
+      # replays ran on their cold replay's boot, and delete on serve's.
+      # So: the first boot and one per serve mode.
       awk -F '\t' -v g="$g" '
-        $1 ~ /^(flush|serve-warm-1|serve-warm-32|serve-warm-fork|delete)$/ && $3 == prev { print "# " g ": no reboot before " $1 ": " $3; bad = 1 }
+        $1 ~ /^(flush|serve-warm-1|serve-warm-32|serve-warm-fork)$/ && $3 == prev { print "# " g ": no reboot before " $1 ": " $3; bad = 1 }
         $1 != "flush" { prev = $3 }
         END { exit bad }' "$f" >&3
-      [ "$(cut -f3 "$f" | sort -u | wc -l)" -ge $((2 + ${#SERVE_MODES[@]})) ]
+      [ "$(cut -f3 "$f" | sort -u | wc -l)" -ge $((1 + ${#SERVE_MODES[@]})) ]
     done
     # The guest's console saw every boot: the first and, per variant, one
-    # before each mode's cold serve, one before delete.
-    [ "$(grep -c 'Linux version' "$LAB_LOGS/$RUN_ID/$g.console")" -ge $((1 + (1 + ${#SERVE_MODES[@]}) * ${#VARIANTS[@]})) ]
+    # before each mode's cold serve.
+    [ "$(grep -c 'Linux version' "$LAB_LOGS/$RUN_ID/$g.console")" -ge $((1 + ${#SERVE_MODES[@]} * ${#VARIANTS[@]})) ]
   done
 }
 
