@@ -267,7 +267,8 @@ class Comparison:
     where the run has one, so that it is the ratio of the two figures the
     report shows; its interval and test are the pair's own rounds' (the
     paired t-test's spread: a noisier variant does not borrow the others'
-    quiet), or the model's where the two share fewer than 2 rounds."""
+    quiet), or the model's where the two share fewer than 2 rounds;
+    CANNOT_TELL where the model has no residual either."""
 
     def __init__(self, a, b, conf=CONF, by_round=None, model=None):
         self.a, self.b, self.conf = estimate(a, conf), estimate(b, conf), conf
@@ -285,6 +286,9 @@ class Comparison:
         if model is not None and math.isfinite(model[1]) and model[2] >= 1:
             self._model(*model)
             self.verdict = SIGNIFICANT if self.significant else NOT_SIGNIFICANT
+            return
+        if model is not None:  # rounds without a residual: the figures' ratio, no test
+            self.rel, self.verdict = math.expm1(model[0]) * 100, CANNOT_TELL
             return
         if min(ea.n, eb.n) < TEST_MIN or math.isnan(self.rel):
             self.verdict = CANNOT_TELL

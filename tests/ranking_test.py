@@ -213,6 +213,14 @@ class Rounds(unittest.TestCase):
         self.assertTrue(c.cmp.test.startswith("t-test in the rounds' model"), c.cmp.test)
         self.assertAlmostEqual(c.med / r["entries"][0].med - 1, c.cmp.rel / 100, places=12)
 
+    def test_rounds_without_a_residual_cannot_tell_but_keep_the_figures_ratio(self):
+        # one round shared, no residual: no test, the difference still the figures'
+        by = {"A": {1: [1000.0], 2: [700.0]}, "B": {1: [900.0]}}
+        r = ranking.rank([RoundsVariant(n, by[n]) for n in "AB"], "p", "rps")
+        a, b = r["entries"]
+        self.assertEqual((a.v.name, b.cmp.verdict, r["verdict"]), ("A", stats.CANNOT_TELL, "cannot tell"))
+        self.assertAlmostEqual(b.med / a.med - 1, b.cmp.rel / 100, places=12)
+
 
 if __name__ == "__main__":
     unittest.main()
