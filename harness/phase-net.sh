@@ -38,7 +38,7 @@ case $NET_COUNT$NET_SIZE in *[!0-9]*) harness_die "NET_COUNT and NET_SIZE want n
 serve_cpus
 phase_begin "${names[0]}" "${names[@]}"
 preflight_nofile $((NET_CONC + 256))
-preflight_port ::1
+preflight_port_at 127.0.0.1 ::1
 preflight_done
 proc_need httpd replay
 made_data=0

@@ -72,15 +72,20 @@ preflight_nofile() {
   preflight_problem "the open-file limit is $(ulimit -Sn) (hard $hard) but serving $((need - 256)) connections needs $need: raise it (ulimit -Hn $need as root, LimitNOFILE= for a service) or lower REPLAY_CONC or NET_CONC"
 }
 
-# preflight_port [ADDR...] : a PORT the user fixed must be free, at
-# 127.0.0.1 and at each ADDR the phase's servers listen on (::1 for the
-# IPv6 net phases: a server listening there alone would answer for an
-# httpd that could not bind).
+# preflight_port : a PORT the user fixed must be free at 127.0.0.1.
 preflight_port() {
+  preflight_port_at 127.0.0.1
+}
+
+# preflight_port_at ADDR... : a PORT the user fixed must be free at each
+# ADDR the phase's servers listen on (::1 too for the IPv6 net phases: a
+# server listening there alone would answer for an httpd that could not
+# bind).
+preflight_port_at() {
   local a
   [ -n "${PORT:-}" ] || return 0
   case $PORT in '' | *[!0-9]*) preflight_problem "PORT=$PORT is not a port number: leave PORT unset to pick a free one"; return 0 ;; esac
-  for a in 127.0.0.1 "$@"; do
+  for a in "$@"; do
     port_busy "$PORT" "$a" || continue
     preflight_problem "port $PORT is in use at $a: stop what listens there (ss -ltnp 'sport = :$PORT') or leave PORT unset to pick a free one"
     return 0
