@@ -89,14 +89,14 @@ class Blocked:
         if v < 2 or present < v or parts != 1:
             return
         inv, effect = _solve(v, rows)
-        base = math.fsum(math.fsum(row.values()) / len(row) - math.fsum(effect[i] for i in row) / len(row)
-                         for row in rows) / r
+        # each round's mean cell and the mean effect of its variants
+        means = [(math.fsum(row.values()) / len(row), math.fsum(effect[i] for i in row) / len(row)) for row in rows]
+        base = math.fsum(ybar - abar for ybar, abar in means) / r
         self.levels = [base + a for a in effect]
         if self.df < 1:
             return
         resid = []  # a cell less its round's mean, less its variant's effect against the round's
-        for row in rows:
-            ybar, abar = math.fsum(row.values()) / len(row), math.fsum(effect[i] for i in row) / len(row)
+        for row, (ybar, abar) in zip(rows, means):
             resid.extend(y - ybar - (effect[i] - abar) for i, y in row.items())
         sse = math.fsum(e * e for e in resid)
         self._inv, self._s2 = inv, sse / self.df

@@ -149,6 +149,19 @@ def ref_lines(refs, top, bottom):
     return out
 
 
+def at_levels(slots, rows, table, ranked, unit):
+    """(ROWS, TABLE) of bar_rows for SLOTS, each variant that RANKED (a
+    ranking.rank) compared in rounds at its level in them, the figure its
+    card shows (its whisker still its trials' range)."""
+    level = {id(e.v): e.med for e in (ranked["entries"] if ranked else []) if e.level is not None}
+    if not level:
+        return rows, table
+    rows = [r[:1] + (level[id(v)],) + r[2:6] + (fmt_value(level[id(v)], unit),) + r[7:] if id(v) in level else r
+            for v, r in zip(slots, rows)]
+    table = [(v, n, level.get(id(v), med), lo, hi) for v, n, med, lo, hi in table]
+    return rows, table
+
+
 def bar_specs(layout):
     """[(chart name, phase, metric, title, scale group)] of the bar charts
     of LAYOUT's variants: BAR_CHARTS, then their other phases
@@ -217,10 +230,11 @@ class Renderer:
         memory a labelled line at its figure (the memory ceiling, a
         reference), a bar only when no other is ranked."""
         name = stem(name)
-        noise, rows = noise_note(rows)
         slots = [v for _x, v in self.layout.slots]
-        row_of = {id(v): r for v, r in zip(slots, rows)}
         got = self.ranked.get((phase, metric))
+        rows, table = at_levels(slots, rows, table, got, unit)
+        noise, rows = noise_note(rows)
+        row_of = {id(v): r for v, r in zip(slots, rows)}
         order = [e.v for e in got["entries"]] if got else []
         marks = {id(e.v): ranking.mark(e, got, say_cannot_tell=False) for e in got["entries"]} if got else {}
         refs = got["reference"] if got and got["entries"] else []
@@ -240,15 +254,6 @@ class Renderer:
         def name_of(v):
             g = group_of[id(v)]
             return v.name if one else "%s / %s%s" % (g[0], v.name, "\n" + g[1] if len(g) > 1 else "")
-        # in rounds a bar is the variant's level in them (ranking.py), its
-        # whisker the trials' range
-        leveled = {id(e.v): e.med for e in (got["entries"] if got else []) if e.level is not None}
-        table = [(v, n, leveled.get(id(v), med), lo, hi) for v, n, med, lo, hi in table]
-        for e in got["entries"] if got else []:
-            if e.level is not None:
-                r, was = row_of[id(e.v)], fmt_value(row_of[id(e.v)][1], unit)
-                label = fmt_value(e.med, unit) + r[6][len(was):] if r[6].startswith(was) else r[6]
-                row_of[id(e.v)] = (r[0], e.med) + r[2:6] + (label,) + r[7:]
         out = []
         for y, v in enumerate(order, 1):
             r = row_of[id(v)]
@@ -307,6 +312,8 @@ class Renderer:
             for j, (phase, metric, legend) in enumerate(members):
                 got = bar_rows(layout, phase, metric, shift=-0.38 + step * (j + 0.5), color=j + 1)
                 if got:
+                    got = at_levels([v for _x, v in layout.slots], *got[:2], self.ranked.get((phase, metric)),
+                                    got[2]) + (got[2],)
                     prow += got[0]
                     unit = unit or got[2]
                     table += [(phase,) + t for t in got[1]]

@@ -40,6 +40,7 @@ class Entry:
         self.est = stats.estimate(vals)
         self.med = self.est.center  # the figure: the estimate (stats.Estimate), or exp(level)
         self.level = None  # in rounds: the rounds' model's level (stats.blocked), the figure exp(level)
+        self.block = None  # and its index among the model's variants
         self.rel = 0.0  # percent from the best: + slower (times), - lower (rates)
         self.ratio = 1.0  # the best's performance over this one's, <= 1
         self.place = 0  # 0: the best
@@ -100,14 +101,13 @@ def rank(variants, phase, metric):
     if b and b.levels:
         # in rounds, each figure is its rounds' level (the drift taken out),
         # so that the order and the differences beside it agree
-        for e, level in zip(entries, b.levels):
-            e.level, e.med = level, math.exp(level)
+        for i, (e, level) in enumerate(zip(entries, b.levels)):
+            e.level, e.med, e.block = level, math.exp(level), i
     if len(entries) > 1:
         if b and math.isfinite(b.mde_pct):
             r["mde"], r["rounds"] = b.mde_pct, b.rounds
         else:
             r["mde"] = stats.mde_of_sets([e.vals for e in entries])
-    index = {id(e): i for i, e in enumerate(entries)}
     entries.sort(key=lambda e: (e.med * -d, e.v.run, e.v.host, e.v.name))
     if entries:
         best = entries[0]
@@ -115,7 +115,7 @@ def rank(variants, phase, metric):
             e.place = i if e.med != best.med else 0
             e.ratio = (best.med / e.med if d < 0 else e.med / best.med) if best.med and e.med else 0.0
             if e is not best:
-                model = (e.level - best.level, b.pair_se(index[id(best)], index[id(e)]), b.df) \
+                model = (e.level - best.level, b.pair_se(best.block, e.block), b.df) \
                     if e.level is not None else None
                 e.cmp = stats.compare(best.vals, e.vals, by_round=paired(best, e), model=model)
                 e.rel = e.cmp.rel
