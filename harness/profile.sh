@@ -34,6 +34,8 @@
 # sampler (what profile_start starts in a process group of its own).
 
 PROFILE_GROUP='' PROFILE_RAW='' PROFILE_NAME='' PROFILE_T0='' PROFILE_T1='' PROFILE_DONE=0 PROFILE_NOTED=0
+# when the switchable sampler was last told to start sampling
+PROFILE_SWITCHED=''
 PROFILE_SLICED=0 PROFILE_CTL='' PROFILE_ACK=''
 # PROFILE_TRIAL: the current trial is sampled (profile_wanted); PROFILE_ON:
 # the switchable sampler's events are on now; PROFILE_ROUND0: each record
@@ -115,6 +117,7 @@ profile_start() {
 # sampled trial (PROFILE_TRIAL).
 profile_window_on() {
   [ "$PROFILE_TRIAL" = 1 ] || return 0
+  PROFILE_SWITCHED=$EPOCHREALTIME
   profile_switch enable
   PROFILE_ON=1 PROFILE_T0=$EPOCHREALTIME
 }
@@ -154,8 +157,12 @@ profile_stop() {
   [ -n "$g" ] || return 0
   if [ "$PROFILE_SLICED" = 1 ]; then
     [ "$PROFILE_ON" = 1 ] || return 0
-    printf '%s-%s\t%s\t%s\n' "$PROFILE_NAME" "$CUR_TRIAL" "$PROFILE_T0" "$EPOCHREALTIME" >>"$WORK/profile-windows.tsv"
+    local t1=$EPOCHREALTIME
     profile_switch disable
+    # the window, then the span the sampler was on: from the enable sent
+    # to the disable answered (a busy machine answers late)
+    printf '%s-%s\t%s\t%s\t%s\t%s\n' "$PROFILE_NAME" "$CUR_TRIAL" "$PROFILE_T0" "$t1" "$PROFILE_SWITCHED" "$EPOCHREALTIME" \
+      >>"$WORK/profile-windows.tsv"
     PROFILE_ON=0
     return 0
   fi

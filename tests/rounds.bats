@@ -478,12 +478,13 @@ for k in range(1, int(sys.argv[2]) + 1):
 }
 
 # samples_inside WINDOWS : every sample of the perf script kept beside the
-# phase's WINDOWS file ($T/script-*) lies in one of its windows (50 ms either
-# side: the switch's answer).
+# phase's WINDOWS file ($T/script-*) lies in the span one of its windows had
+# the sampler on (from the enable sent to the disable answered: fields 4 and
+# 5), 50 ms either side: perf sampled nothing between its windows.
 samples_inside() {
   awk '/[0-9]+\.[0-9]+: *$/ { t = $NF; sub(/:$/, "", t); print t }' "$T/script-${1##*/windows-}" >"$1.times"
   [ -s "$1.times" ]
-  awk -F '\t' 'NR == FNR { a[NR] = $2; b[NR] = $3; k = NR; next }
+  awk -F '\t' 'NR == FNR { a[NR] = $4; b[NR] = $5; k = NR; next }
     { ok = 0; for (i = 1; i <= k; i++) if ($1 >= a[i] - 0.05 && $1 <= b[i] + 0.05) ok = 1; if (!ok) bad++ }
     END { if (bad) print bad " of " FNR " samples outside the windows"; exit bad > 0 }' "$1" "$1.times"
 }

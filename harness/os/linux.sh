@@ -426,7 +426,7 @@ os_profile_started() {
 }
 
 # os_profile_fold RAW [WINDOWS] : RAW's samples as folded stacks
-# (os_parse_profile_perf); with WINDOWS ("KEY<TAB>T0<TAB>T1" lines, wall
+# (os_parse_profile_perf); with WINDOWS ("KEY<TAB>T0<TAB>T1[<TAB>...]" lines, wall
 # clock seconds), "KEY<TAB>STACK COUNT" lines of the samples inside each.
 # Status 1 when perf script cannot read RAW.  None, with status 0: perf took
 # no sample (the cpu-clock timer does not wake an idle CPU; a span of a few
